@@ -116,7 +116,7 @@ function packToTempDir() {
 	const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 	const pack = spawnSync(
 		npm,
-		['pack', '--ignore-scripts', '--json', '--pack-destination', tmp],
+		['pack', '--ignore-scripts', '--json', '--dry-run=false', '--pack-destination', tmp],
 		{ cwd: ROOT, encoding: 'utf8', shell: process.platform === 'win32' },
 	);
 	if (pack.status !== 0) {

@@ -94,7 +94,8 @@ const SECRET_PATTERNS: RegExp[] = [
 	/-----BEGIN [A-Z ]*(?:PRIVATE KEY|CERTIFICATE)-----/,
 	/\bBEGIN [A-Z ]*PRIVATE KEY\b/,
 	/sk_test/,
-	/\bsk_live_[A-Za-z0-9]{8,}/,
+	// sandbox-style keys: sk_sandbox_..., stk_sandbox_..., sk_vault_..., sk_live_...
+	/\b(?:sk|stk|pk|rk)_(?:test|live|sandbox|vault)_[A-Za-z0-9]{8,}/,
 	/\bwhsec_[A-Za-z0-9+/=]{16,}/,
 ];
 
@@ -114,7 +115,7 @@ function walk(dir: string, out: string[] = []): string[] {
  * keys, webhook secrets): none of them may leak into the published files.
  */
 function fixtureSecrets(): string[] {
-	const token = /\b(?:sk|pk|rk|whsec|vs|vsk|vst)_[A-Za-z0-9_+/=-]{12,}/g;
+	const token = /\b(?:sk|stk|pk|rk|whsec)_[A-Za-z0-9_+/=-]{12,}/g;
 	const found = new Set<string>();
 	for (const dir of ['sandbox', 'test', 'bench', 'examples']) {
 		for (const file of walk(path.join(ROOT, dir))) {
