@@ -1,0 +1,58 @@
+/**
+ * Per-test fault injection. A fault matches by method and path (exact string after removing a
+ * trailing slash, or a RegExp tested against the path) and fires for the next `count` matching
+ * requests (default 1).
+ *
+ *   '429'               answer 429 with Retry-After (option retryAfter, seconds, default 0); handler not run
+ *   '500'               answer 500 before the handler runs: nothing committed
+ *   'drop'              destroy the socket before handling
+ *   'drop-after-commit' run the handler and commit, then destroy the socket without answering
+ *   'slow'              run the handler and commit, then hold the response delayMs (default 1000);
+ *                       an idempotent retry arriving meanwhile gets 409, after it a replay
+ */
+import { normalizePath } from './app';
+
+export type FaultKind = '429' | '500' | 'drop' | 'drop-after-commit' | 'slow';
+
+export interface FaultSpec {
+	match?: { method?: string; path?: string | RegExp };
+	count?: number;
+	kind: FaultKind;
+	retryAfter?: number;
+	delayMs?: number;
+}
+
+export class Faults {
+	private list: (FaultSpec & { remaining: number })[] = [];
+
+	add(spec: FaultSpec): void {
+		this.list.push({ ...spec, remaining: spec.count ?? 1 });
+	}
+
+	clear(): void {
+		this.list = [];
+	}
+
+	/** Number of fault firings still pending. */
+	get pending(): number {
+		return this.list.reduce((n, f) => n + f.remaining, 0);
+	}
+
+	/** The first fault matching this request (consumes one firing). */
+	take(method: string, path: string): FaultSpec | undefined {
+		const p = normalizePath(path);
+		const i = this.list.findIndex((f) => matches(f, method, p));
+		if (i < 0) return undefined;
+		const f = this.list[i];
+		if (--f.remaining <= 0) this.list.splice(i, 1);
+		return f;
+	}
+}
+
+function matches(f: FaultSpec, method: string, path: string): boolean {
+	const m = f.match;
+	if (m?.method && m.method.toUpperCase() !== method) return false;
+	if (m?.path instanceof RegExp) return m.path.test(path);
+	if (typeof m?.path === 'string') return normalizePath(m.path) === path;
+	return true;
+}

@@ -1,0 +1,35 @@
+/**
+ * GET /v2/core/stores/:storeId/customers
+ * Query (names are our choice; the spec does not show them): page, limit, search (max 128,
+ * matches email / first / last / full name), sort (email|totalSpent|orderCount|createdAt,
+ * default createdAt), direction (asc|desc, default desc).
+ */
+import { core, ok, paginate, SandboxApp, single, textFilter, v } from '../app';
+import type { Customer } from '../state';
+
+const SORTS = ['email', 'totalSpent', 'orderCount', 'createdAt'] as const;
+
+export function register(app: SandboxApp): void {
+	app.route('GET', core('/customers'), (ctx) => {
+		const q = ctx.query;
+		const sort = v.oneOf(single(q.sort, 'sort'), 'sort', SORTS) ?? 'createdAt';
+		const direction = v.oneOf(single(q.direction, 'direction'), 'direction', ['asc', 'desc'] as const) ?? 'desc';
+		const found = textFilter(ctx.state.customers, single(q.search, 'search'), 'search', (c) => [c.email, c.firstName, c.lastName, `${c.firstName} ${c.lastName}`]);
+		const sign = direction === 'asc' ? 1 : -1;
+		found.sort((a, b) => sign * compare(a[sort], b[sort]) || (a.id < b.id ? -1 : 1));
+		return ok(paginate(found.map(customerView), q));
+	});
+}
+
+export const compare = (a: string | number, b: string | number) => (a < b ? -1 : a > b ? 1 : 0);
+
+export const customerView = (c: Customer) => ({
+	id: c.id,
+	email: c.email,
+	firstName: c.firstName,
+	lastName: c.lastName,
+	guest: c.guest,
+	totalSpent: c.totalSpent,
+	orderCount: c.orderCount,
+	createdAt: c.createdAt,
+});

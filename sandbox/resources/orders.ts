@@ -1,0 +1,101 @@
+/**
+ * Orders.
+ *   GET  /v2/core/stores/:storeId/orders/          list; query page, limit, status (PENDING|COMPLETED),
+ *                                                  search (max 128; orderNumber or customer email),
+ *                                                  sortDirection (asc|desc by createdAt, default desc)
+ *   GET  /v2/core/stores/:storeId/orders/:orderId  detail
+ *   POST /v2/stores/:storeId/orders/:orderId/refund {amount?, reason?}; honours Idempotency-Key;
+ *        scope REFUNDS_WRITE; also under /v2/core. Ledger kind 'refund', emits PAYMENT_REFUNDED.
+ * The query names of the text filter and the sort are our choice (not shown by the spec).
+ */
+import { both, core, Ctx, notFound, ok, paginate, SandboxApp, single, textFilter, unprocessable, badRequest, v } from '../app';
+import { ORDER_STATUSES, Order, Refund, SandboxState } from '../state';
+import { round2 } from '../util';
+
+export function register(app: SandboxApp): void {
+	app.route('GET', core('/orders/'), (ctx) => {
+		const q = ctx.query;
+		const status = v.oneOf(single(q.status, 'status'), 'status', ORDER_STATUSES);
+		const direction = v.oneOf(single(q.sortDirection, 'sortDirection'), 'sortDirection', ['asc', 'desc'] as const) ?? 'desc';
+		const email = (o: Order) => customerOf(ctx.state, o)?.email;
+		const found = textFilter(ctx.state.orders, single(q.search, 'search'), 'search', (o) => [o.orderNumber, email(o)])
+			.filter((o) => !status || o.status === status)
+			.sort((a, b) => (direction === 'asc' ? 1 : -1) * a.createdAt.localeCompare(b.createdAt));
+		return ok(paginate(found.map((o) => orderListItem(ctx.state, o)), q));
+	});
+
+	app.route('GET', core('/orders/:orderId'), (ctx) => ok(orderDetail(ctx.state, findOrder(ctx))));
+
+	app.route('POST', both('/orders/:orderId/refund'), (ctx) => {
+		const order = findOrder(ctx);
+		v.onlyFields(ctx.body, ['amount', 'reason']);
+		if (order.payment.status !== 'COMPLETED') throw unprocessable('order_not_refundable', 'Only orders with a completed payment can be refunded');
+		const remaining = refundable(ctx.state, order);
+		if (remaining <= 0) throw unprocessable('order_fully_refunded', 'This order has been refunded in full');
+		const amount = v.num(ctx.body.amount, 'amount', { gt: 0 }) ?? remaining;
+		if (amount > remaining + 1e-9) throw badRequest('amount', `must be <= the refundable remainder ${remaining}`);
+		const reason = v.str(ctx.body.reason, 'reason', { max: 500 }) ?? null;
+		const refund: Refund = {
+			id: ctx.app.newId('rfd_'),
+			storeId: order.storeId,
+			orderId: order.id,
+			paymentId: order.payment.id,
+			amount: round2(amount),
+			currency: order.currency,
+			reason,
+			status: 'SUCCEEDED',
+			createdAt: ctx.iso(),
+		};
+		ctx.state.refunds.push(refund);
+		ctx.commit('refund', { refundId: refund.id, orderId: order.id, amount: refund.amount });
+		ctx.app.emit('PAYMENT_REFUNDED', { orderId: order.id, paymentId: order.payment.id, refundId: refund.id, amount: refund.amount, currency: refund.currency, reason });
+		return ok(refund, 201);
+	}, { idempotency: 'honoured', scope: 'REFUNDS_WRITE' });
+}
+
+function findOrder(ctx: Ctx): Order {
+	const order = ctx.state.orders.find((o) => o.id === ctx.params.orderId);
+	if (!order) throw notFound('Order');
+	return order;
+}
+
+const customerOf = (state: SandboxState, o: Order) => state.customers.find((c) => c.id === o.customerId);
+
+export function refundable(state: SandboxState, order: Order): number {
+	const refunded = state.refunds.filter((r) => r.orderId === order.id).reduce((s, r) => s + r.amount, 0);
+	return round2(order.payment.totalAmount - refunded);
+}
+
+export function orderListItem(state: SandboxState, o: Order) {
+	return {
+		id: o.id,
+		orderNumber: o.orderNumber,
+		status: o.status,
+		amount: o.amount,
+		currency: o.currency,
+		discounted: o.discounted,
+		discountCode: o.discountCode,
+		customer: { id: o.customerId, email: customerOf(state, o)?.email ?? null },
+		payment: { status: o.payment.status, totalAmount: o.payment.totalAmount },
+		createdAt: o.createdAt,
+	};
+}
+
+export function orderDetail(state: SandboxState, o: Order) {
+	const c = customerOf(state, o);
+	return {
+		...orderListItem(state, o),
+		gateway: o.gateway,
+		customFields: o.customFields,
+		returnUrl: o.returnUrl,
+		updatedAt: o.updatedAt,
+		items: o.items,
+		customer: { id: o.customerId, email: c?.email ?? null, firstName: c?.firstName ?? null, lastName: c?.lastName ?? null, guest: c?.guest ?? false },
+		billingAddress: o.billingAddress,
+		payment: { ...o.payment },
+		licenses: state.licenses
+			.filter((l) => o.licenseIds.includes(l.id))
+			.map((l) => ({ id: l.id, key: l.key, status: l.status, productId: l.productId, variantId: l.variantId, claimedAt: l.claimedAt })),
+		paymentMethod: o.paymentMethod,
+	};
+}

@@ -1,0 +1,396 @@
+/**
+ * The sandbox server: HTTP plumbing (body limits, JSON, auth, faults, idempotency, latency,
+ * request log) around the routes that the modules in ./resources register. See app.ts for the
+ * route API and the Sandbox interface below for what tests get.
+ */
+import { readdirSync } from 'node:fs';
+import { createServer, IncomingMessage, ServerResponse } from 'node:http';
+import { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import {
+	Auth,
+	checkParams,
+	Ctx,
+	LedgerEntry,
+	Method,
+	normalizePath,
+	RateLimiter,
+	ResolvedOptions,
+	Router,
+	SandboxApp,
+} from './app';
+import { DeliveryAttempt, Deliveries } from './deliveries';
+import { FaultSpec, Faults } from './faults';
+import { IdempotencyStore } from './idempotency';
+import { ErrorStyle, errorReply, forbidden, HttpError, internalError, notFound, Reply, tooLarge, unauthorized } from './reply';
+import { SandboxState, seedState } from './state';
+import { Clock, isPlainObject, parseQuery, Rng, Timers } from './util';
+import { AccessLogEntry, Vault } from './vault';
+
+export interface SandboxOptions {
+	/** Default 0 (a free port). */
+	port?: number;
+	/** Default 1. */
+	seed?: number;
+	/** Seeded order count, default 250. */
+	orders?: number;
+	/** Fixed delay added to every response. */
+	latencyMs?: number;
+	/** Accept http://127.0.0.1 and http://localhost webhook URLs. */
+	allowHttpWebhooks?: boolean;
+	/** Multiplies webhook retry delays (e.g. 0.001 in tests). Default 1. */
+	webhookTimeScale?: number;
+}
+
+export interface RequestLogEntry {
+	method: string;
+	path: string;
+	query: Record<string, unknown>;
+	headers: Record<string, string | string[] | undefined>;
+	body: unknown;
+	/** Response status; 0 while running or when the socket was dropped. */
+	status: number;
+	dropped?: boolean;
+}
+
+export interface Sandbox {
+	baseUrl: string;
+	store: { storeId: string; secretKey: string; storeTokenKey: string; signingSecret: string };
+	vault: {
+		workspaceId: string;
+		vaultId: string;
+		secretKey: string;
+		noRevealKey: string;
+		accessLog: AccessLogEntry[];
+		useCvc(tokenId: string): string | undefined;
+	};
+	credentials(): {
+		vaultStoreStoreApi: { baseUrl: string; storeId: string; secretKey: string; signingSecret: string };
+		vaultStoreVaultApi: { baseUrl: string; workspaceId: string; vaultId: string; secretKey: string };
+	};
+	requests: RequestLogEntry[];
+	clearRequests(): void;
+	faults: Faults;
+	ledger: LedgerEntry[];
+	deliveries: DeliveryAttempt[];
+	waitForDeliveries(n: number, timeoutMs?: number): Promise<DeliveryAttempt[]>;
+	emit(eventType: string, data: unknown): string[];
+	clock: Clock;
+	state: SandboxState;
+	app: SandboxApp;
+	close(): Promise<void>;
+}
+
+export const REDACTED = '[redacted]';
+const MAX_BODY = 1024 * 1024;
+const STORE_SCOPES = [
+	'CASES_WRITE', 'SUBSCRIPTIONS_READ', 'SUBSCRIPTIONS_WRITE', 'USAGE_READ', 'METERS_READ', 'METERS_WRITE',
+	'REPORTS_READ', 'REPORTS_WRITE', 'REFUNDS_READ', 'REFUNDS_WRITE', 'DISPUTES_READ', 'DISPUTES_WRITE',
+];
+
+export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> {
+	const options: ResolvedOptions = {
+		seed: opts.seed ?? 1,
+		orders: opts.orders ?? 250,
+		latencyMs: opts.latencyMs ?? 0,
+		allowHttpWebhooks: opts.allowHttpWebhooks ?? false,
+		webhookTimeScale: opts.webhookTimeScale ?? 1,
+	};
+	const { state, secrets } = seedState(options.seed, options.orders);
+	const clock = new Clock();
+	const timers = new Timers();
+	const rng = new Rng(options.seed * 7919 + 17); // runtime ids: deterministic per seed, distinct from seeded ones
+	const vault = new Vault(state.tokens, clock, secrets.fingerprintKey);
+	const ledger: LedgerEntry[] = [];
+	const requests: RequestLogEntry[] = [];
+	const faults = new Faults();
+	const idempotency = new IdempotencyStore(clock);
+	const router = new Router();
+
+	// Credentials: key -> what it may do. Only hashes of keys ever leave this map (keyId).
+	const keys = new Map<string, Auth>([
+		[secrets.storeSecretKey, { kind: 'store', storeId: state.store.id, keyType: 'secret', scopes: new Set(STORE_SCOPES), keyId: 'key_store_secret' }],
+		[secrets.storeTokenKey, { kind: 'store', storeId: state.store.id, keyType: 'token', scopes: new Set(STORE_SCOPES.filter((s) => s.endsWith('_READ'))), keyId: 'key_store_token' }],
+		[secrets.vaultKey, { kind: 'vault', workspaceId: secrets.workspaceId, vaultId: secrets.vaultId, permissions: new Set(['tokens:read', 'tokens:write', 'tokens:reveal']), keyId: 'key_vault_full' }],
+		[secrets.vaultNoRevealKey, { kind: 'vault', workspaceId: secrets.workspaceId, vaultId: secrets.vaultId, permissions: new Set(['tokens:read', 'tokens:write']), keyId: 'key_vault_noreveal' }],
+	]);
+
+	const deliveries = new Deliveries({
+		secret: secrets.signingSecret,
+		clock,
+		timers,
+		rng,
+		timeScale: options.webhookTimeScale,
+		isActive: (id) => state.webhooks.some((w) => w.id === id),
+	});
+
+	const seededCollections = new Rng(options.seed * 104729 + 3);
+	const app: SandboxApp = {
+		route(method, path, handler, routeOptions = {}) {
+			for (const p of Array.isArray(path) ? path : [path]) router.add(method, p, handler, routeOptions);
+		},
+		rateLimit: (name, perMinute) => new RateLimiter(name, perMinute, clock),
+		emit(eventType, data) {
+			return state.webhooks.filter((w) => w.eventTypes.includes(eventType)).map((w) => deliveries.send(w, eventType, data));
+		},
+		deliver(endpointId, eventType, data) {
+			const endpoint = state.webhooks.find((w) => w.id === endpointId);
+			if (!endpoint) throw notFound('Webhook endpoint');
+			return deliveries.send(endpoint, eventType, data);
+		},
+		collection<T>(name: string, init?: (r: Rng) => T[]): T[] {
+			if (!state.collections[name]) state.collections[name] = init ? init(seededCollections) : [];
+			return state.collections[name] as T[];
+		},
+		newId: (prefix) => rng.id(prefix),
+		state,
+		clock,
+		vault,
+		ledger,
+		options,
+	};
+
+	loadResources(app);
+
+	// ------------------------------------------------------------ request pipeline
+
+	const authenticate = (req: IncomingMessage, kind: 'store' | 'vault', params: Record<string, string>): Auth => {
+		const m = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
+		const auth = m ? keys.get(m[1]) : undefined;
+		if (!auth || auth.kind !== kind) throw unauthorized(m ? 'Invalid API key' : 'Missing bearer token in Authorization header');
+		checkParams(params);
+		if (auth.kind === 'store' && (params.storeId !== state.store.id || auth.storeId !== params.storeId)) throw notFound('Store');
+		if (auth.kind === 'vault' && (params.workspaceId !== auth.workspaceId || params.vaultId !== auth.vaultId)) throw notFound('Vault');
+		return auth;
+	};
+
+	/** Everything after the body is read: routing, auth, JSON, idempotency, handler. */
+	const dispatch = async (req: IncomingMessage, entry: RequestLogEntry, raw: Buffer, fault: FaultSpec | undefined): Promise<Reply> => {
+		const method = entry.method as Method;
+		const found = router.match(method, entry.path);
+		if (!found) throw notFound(`Route ${entry.method} ${entry.path}`);
+		if ('allowed' in found) {
+			throw new HttpError(405, 'method_not_allowed', `Method ${entry.method} not allowed on ${entry.path}`, undefined, { Allow: found.allowed.join(', ') });
+		}
+		const { route, params } = found;
+		const o = route.options;
+		if (o.loopbackOnly && !isLoopback(req.socket.remoteAddress)) throw forbidden('loopback_only', 'This route is only available from localhost');
+		const authKind = o.auth ?? 'store';
+		const auth = authKind === 'none' ? undefined : authenticate(req, authKind, params);
+		if (authKind === 'none') checkParams(params);
+		if (auth?.kind === 'store' && o.scope && !auth.scopes.has(o.scope)) {
+			throw forbidden('missing_scope', `This operation requires the ${o.scope} scope`);
+		}
+		if (auth?.kind === 'vault' && o.permission && !auth.permissions.has(o.permission)) {
+			throw forbidden('permission_denied', `This API key lacks the ${o.permission} permission`);
+		}
+		const body = parseJsonBody(req, raw);
+		o.rateLimit?.hit(auth?.keyId ?? req.socket.remoteAddress ?? 'anonymous');
+
+		const idemKey = o.idempotency ? IdempotencyStore.parseKey(req.headers['idempotency-key'], o.idempotency === 'required') : undefined;
+		const ctx: Ctx = {
+			method,
+			path: entry.path,
+			params,
+			query: entry.query,
+			body: body ?? {},
+			headers: req.headers,
+			auth,
+			idempotencyKey: idemKey,
+			state,
+			app,
+			now: () => clock.now(),
+			iso: (ms) => clock.iso(ms),
+			commit: (kind, fields) => ledger.push({ kind, key: idemKey, at: clock.iso(), ...fields }),
+		};
+		const slow = fault?.kind === 'slow' ? () => timers.sleep(fault.delayMs ?? 1000) : async () => {};
+		if (!idemKey) {
+			const reply = await runHandler(route.handler, ctx, errorStyle(entry.path));
+			await slow();
+			return reply;
+		}
+		const begun = idempotency.begin(`${auth?.keyId ?? 'anonymous'} ${method} ${entry.path}`, idemKey, body);
+		if (!begun.run) return begun.reply;
+		let reply: Reply = errorReply(internalError(), errorStyle(entry.path));
+		try {
+			reply = await runHandler(route.handler, ctx, errorStyle(entry.path));
+			await slow();
+		} finally {
+			begun.finish(reply);
+		}
+		return reply;
+	};
+
+	const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+		const url = new URL(req.url ?? '/', 'http://sandbox.invalid');
+		const entry: RequestLogEntry = {
+			method: (req.method ?? 'GET').toUpperCase(),
+			path: normalizePath(url.pathname),
+			query: parseQuery(url.search),
+			headers: redactHeaders(req.headers),
+			body: undefined,
+			status: 0,
+		};
+		requests.push(entry);
+		const style = errorStyle(entry.path);
+		let reply: Reply;
+		const fault = faults.take(entry.method, entry.path);
+		try {
+			const raw = await readBody(req);
+			entry.body = tryJson(raw);
+			if (fault?.kind === 'drop') return drop(res, entry);
+			if (fault?.kind === '429') throw new HttpError(429, 'rate_limited', 'Too many requests (injected)', undefined, { 'Retry-After': String(fault.retryAfter ?? 0) });
+			if (fault?.kind === '500') throw new HttpError(500, 'internal_error', 'Internal server error (injected)');
+			reply = await dispatch(req, entry, raw, fault);
+		} catch (err) {
+			reply = errorReply(err instanceof HttpError ? err : internalError(), style);
+			if (!(err instanceof HttpError)) console.error('[sandbox] handler error', err);
+		}
+		if (fault?.kind === 'drop-after-commit') return drop(res, entry);
+		await timers.sleep(options.latencyMs);
+		entry.status = reply.status;
+		send(res, reply);
+	};
+
+	const server = createServer((req, res) => {
+		handle(req, res).catch((err) => {
+			console.error('[sandbox] unexpected error', err);
+			if (!res.headersSent) send(res, errorReply(internalError(), 'store'));
+		});
+	});
+	server.on('clientError', (_err, socket) => socket.destroy());
+	await new Promise<void>((resolve, reject) => {
+		server.once('error', reject);
+		server.listen(opts.port ?? 0, '127.0.0.1', () => resolve());
+	});
+	const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+	return {
+		baseUrl,
+		store: { storeId: state.store.id, secretKey: secrets.storeSecretKey, storeTokenKey: secrets.storeTokenKey, signingSecret: secrets.signingSecret },
+		vault: {
+			workspaceId: secrets.workspaceId,
+			vaultId: secrets.vaultId,
+			secretKey: secrets.vaultKey,
+			noRevealKey: secrets.vaultNoRevealKey,
+			accessLog: vault.accessLog,
+			useCvc: vault.useCvc,
+		},
+		credentials: () => ({
+			vaultStoreStoreApi: { baseUrl, storeId: state.store.id, secretKey: secrets.storeSecretKey, signingSecret: secrets.signingSecret },
+			vaultStoreVaultApi: { baseUrl, workspaceId: secrets.workspaceId, vaultId: secrets.vaultId, secretKey: secrets.vaultKey },
+		}),
+		requests,
+		clearRequests: () => void (requests.length = 0),
+		faults,
+		ledger,
+		deliveries: deliveries.attempts,
+		waitForDeliveries: (n, timeoutMs) => deliveries.waitFor(n, timeoutMs),
+		emit: app.emit,
+		clock,
+		state,
+		app,
+		close: async () => {
+			timers.clear();
+			deliveries.close();
+			server.closeAllConnections();
+			await new Promise<void>((resolve) => server.close(() => resolve()));
+		},
+	};
+}
+
+// ---------------------------------------------------------------- helpers
+
+/** Loads every module in ./resources (.ts under ts-jest, .js when compiled; never .d.ts). */
+function loadResources(app: SandboxApp): void {
+	const dir = join(__dirname, 'resources');
+	const files = readdirSync(dir)
+		.filter((f) => /\.(ts|js)$/.test(f) && !f.endsWith('.d.ts') && !/\.(test|spec)\./.test(f))
+		.sort();
+	const seen = new Set<string>();
+	for (const file of files) {
+		const name = file.replace(/\.(ts|js)$/, '');
+		if (seen.has(name)) continue; // x.ts and x.js side by side: load once
+		seen.add(name);
+		// eslint-disable-next-line @typescript-eslint/no-require-imports
+		const mod = require(join(dir, file)) as { register?: (a: SandboxApp) => void };
+		if (typeof mod.register !== 'function') throw new Error(`sandbox/resources/${file} does not export register(app)`);
+		mod.register(app);
+	}
+}
+
+async function runHandler(handler: (ctx: Ctx) => Reply | Promise<Reply>, ctx: Ctx, style: ErrorStyle): Promise<Reply> {
+	try {
+		return await handler(ctx);
+	} catch (err) {
+		if (err instanceof HttpError) return errorReply(err, style);
+		console.error('[sandbox] handler error', err);
+		return errorReply(internalError(), style);
+	}
+}
+
+const errorStyle = (path: string): ErrorStyle => (path.startsWith('/v2/workspaces/') ? 'vault' : 'store');
+
+const isLoopback = (addr: string | undefined) => addr === '127.0.0.1' || addr === '::1' || addr === '::ffff:127.0.0.1';
+
+/** Reads the body; past 1 MiB it keeps draining (so the client sees the answer) and then 413s. */
+function readBody(req: IncomingMessage): Promise<Buffer> {
+	return new Promise((resolve, reject) => {
+		const chunks: Buffer[] = [];
+		let size = 0;
+		req.on('data', (c: Buffer) => {
+			size += c.length;
+			if (size <= MAX_BODY) chunks.push(c);
+			else if (size > 16 * MAX_BODY) req.destroy();
+		});
+		req.on('end', () => (size > MAX_BODY ? reject(tooLarge('Request body exceeds 1 MiB')) : resolve(Buffer.concat(chunks))));
+		req.on('error', reject);
+	});
+}
+
+function tryJson(raw: Buffer): unknown {
+	if (!raw.length) return undefined;
+	try {
+		return JSON.parse(raw.toString('utf8'));
+	} catch {
+		return raw.toString('utf8');
+	}
+}
+
+function parseJsonBody(req: IncomingMessage, raw: Buffer): Record<string, unknown> | undefined {
+	if (!raw.length) return undefined;
+	const type = req.headers['content-type'] ?? '';
+	if (!/^application\/([\w.+-]+\+)?json\s*(;|$)/i.test(type)) {
+		throw new HttpError(415, 'unsupported_media_type', 'Content-Type must be application/json');
+	}
+	let parsed: unknown;
+	try {
+		parsed = JSON.parse(raw.toString('utf8'));
+	} catch {
+		throw new HttpError(400, 'invalid_json', 'Request body is not valid JSON');
+	}
+	if (!isPlainObject(parsed)) throw new HttpError(400, 'invalid_body', 'Request body must be a JSON object');
+	return parsed;
+}
+
+function redactHeaders(h: IncomingMessage['headers']): Record<string, string | string[] | undefined> {
+	const out: Record<string, string | string[] | undefined> = { ...h };
+	if (out.authorization !== undefined) out.authorization = REDACTED;
+	return out;
+}
+
+function drop(res: ServerResponse, entry: RequestLogEntry): void {
+	entry.dropped = true;
+	res.socket?.destroy();
+}
+
+function send(res: ServerResponse, reply: Reply): void {
+	if (res.writableEnded || res.destroyed) return;
+	const text = reply.body === undefined ? '' : JSON.stringify(reply.body);
+	res.writeHead(reply.status, {
+		'content-type': 'application/json; charset=utf-8',
+		'content-length': Buffer.byteLength(text),
+		...reply.headers,
+	});
+	res.end(text);
+}
