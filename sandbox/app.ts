@@ -219,8 +219,8 @@ export interface Page<T> {
 
 /** Store list wrapper. `page` >= 1 (default 1), `limit` 1..100 (default 25); 400 otherwise. */
 export function paginate<T>(items: readonly T[], query: Record<string, unknown>): Page<T> {
-	const page = v.int(query.page, 'page', { min: 1 }) ?? 1;
-	const limit = v.int(query.limit, 'limit', { min: 1, max: 100 }) ?? 25;
+	const page = v.queryInt(query.page, 'page', { min: 1 }) ?? 1;
+	const limit = v.queryInt(query.limit, 'limit', { min: 1, max: 100 }) ?? 25;
 	const start = (page - 1) * limit;
 	return {
 		items: items.slice(start, start + limit),

@@ -24,7 +24,7 @@ import { FaultSpec, Faults } from './faults';
 import { IdempotencyStore } from './idempotency';
 import { ErrorStyle, errorReply, forbidden, HttpError, internalError, notFound, Reply, tooLarge, unauthorized } from './reply';
 import { SandboxState, seedState } from './state';
-import { Clock, isPlainObject, parseQuery, Rng, Timers } from './util';
+import { Clock, isPlainObject, parseQuery, Rng, sha256, Timers } from './util';
 import { AccessLogEntry, Vault } from './vault';
 
 export interface SandboxOptions {
@@ -44,6 +44,7 @@ export interface SandboxOptions {
 
 export interface RequestLogEntry {
 	method: string;
+	/** As sent (a trailing slash is kept; routing ignores it). */
 	path: string;
 	query: Record<string, unknown>;
 	headers: Record<string, string | string[] | undefined>;
@@ -124,7 +125,6 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
 		isActive: (id) => state.webhooks.some((w) => w.id === id),
 	});
 
-	const seededCollections = new Rng(options.seed * 104729 + 3);
 	const app: SandboxApp = {
 		route(method, path, handler, routeOptions = {}) {
 			for (const p of Array.isArray(path) ? path : [path]) router.add(method, p, handler, routeOptions);
@@ -139,7 +139,9 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
 			return deliveries.send(endpoint, eventType, data);
 		},
 		collection<T>(name: string, init?: (r: Rng) => T[]): T[] {
-			if (!state.collections[name]) state.collections[name] = init ? init(seededCollections) : [];
+			// Each collection gets its own generator, so results do not depend on module load order.
+			const collectionRng = () => new Rng(options.seed * 104729 + parseInt(sha256(name).slice(0, 8), 16));
+			if (!state.collections[name]) state.collections[name] = init ? init(collectionRng()) : [];
 			return state.collections[name] as T[];
 		},
 		newId: (prefix) => rng.id(prefix),
@@ -167,10 +169,12 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
 	/** Everything after the body is read: routing, auth, JSON, idempotency, handler. */
 	const dispatch = async (req: IncomingMessage, entry: RequestLogEntry, raw: Buffer, fault: FaultSpec | undefined): Promise<Reply> => {
 		const method = entry.method as Method;
-		const found = router.match(method, entry.path);
-		if (!found) throw notFound(`Route ${entry.method} ${entry.path}`);
+		const path = normalizePath(entry.path);
+		const style = errorStyle(path);
+		const found = router.match(method, path);
+		if (!found) throw notFound(`Route ${entry.method} ${path}`);
 		if ('allowed' in found) {
-			throw new HttpError(405, 'method_not_allowed', `Method ${entry.method} not allowed on ${entry.path}`, undefined, { Allow: found.allowed.join(', ') });
+			throw new HttpError(405, 'method_not_allowed', `Method ${entry.method} not allowed on ${path}`, undefined, { Allow: found.allowed.join(', ') });
 		}
 		const { route, params } = found;
 		const o = route.options;
@@ -190,7 +194,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
 		const idemKey = o.idempotency ? IdempotencyStore.parseKey(req.headers['idempotency-key'], o.idempotency === 'required') : undefined;
 		const ctx: Ctx = {
 			method,
-			path: entry.path,
+			path,
 			params,
 			query: entry.query,
 			body: body ?? {},
@@ -205,15 +209,15 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
 		};
 		const slow = fault?.kind === 'slow' ? () => timers.sleep(fault.delayMs ?? 1000) : async () => {};
 		if (!idemKey) {
-			const reply = await runHandler(route.handler, ctx, errorStyle(entry.path));
+			const reply = await runHandler(route.handler, ctx, style);
 			await slow();
 			return reply;
 		}
-		const begun = idempotency.begin(`${auth?.keyId ?? 'anonymous'} ${method} ${entry.path}`, idemKey, body);
+		const begun = idempotency.begin(`${auth?.keyId ?? 'anonymous'} ${method} ${path}`, idemKey, body);
 		if (!begun.run) return begun.reply;
-		let reply: Reply = errorReply(internalError(), errorStyle(entry.path));
+		let reply: Reply = errorReply(internalError(), style);
 		try {
-			reply = await runHandler(route.handler, ctx, errorStyle(entry.path));
+			reply = await runHandler(route.handler, ctx, style);
 			await slow();
 		} finally {
 			begun.finish(reply);
@@ -225,7 +229,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
 		const url = new URL(req.url ?? '/', 'http://sandbox.invalid');
 		const entry: RequestLogEntry = {
 			method: (req.method ?? 'GET').toUpperCase(),
-			path: normalizePath(url.pathname),
+			path: url.pathname,
 			query: parseQuery(url.search),
 			headers: redactHeaders(req.headers),
 			body: undefined,

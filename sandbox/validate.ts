@@ -1,7 +1,7 @@
 /**
  * Input validation helpers. Each takes the raw value and the field name, returns the typed
  * value (or undefined when optional and absent) and throws a 400 naming the field otherwise.
- * Query values arrive as strings: use `int`/`num` (they accept numeric strings) for them.
+ * Query values arrive as strings: use `queryInt` for them (body numbers must be JSON numbers).
  */
 import { badRequest } from './reply';
 import { isPlainObject } from './util';
@@ -61,10 +61,12 @@ export function oneOf<T extends string>(value: unknown, field: string, allowed: 
 	return value as T;
 }
 
-/** A number (numeric strings accepted, for query parameters). */
-export function num(value: unknown, field: string, o?: Opt & { min?: number; max?: number; integer?: boolean; gt?: number }): number | undefined {
+type NumOpt = Opt & { min?: number; max?: number; integer?: boolean; gt?: number; coerce?: boolean };
+
+/** A JSON number; with `coerce` also a numeric string (query parameters). */
+export function num(value: unknown, field: string, o?: NumOpt): number | undefined {
 	if (absent(value)) return need(field, o);
-	const n = typeof value === 'string' && /^-?\d+(\.\d+)?$/.test(value.trim()) ? Number(value) : value;
+	const n = o?.coerce && typeof value === 'string' && /^-?\d+(\.\d+)?$/.test(value.trim()) ? Number(value) : value;
 	if (typeof n !== 'number' || !Number.isFinite(n)) throw badRequest(field, 'must be a number');
 	if (o?.integer && !Number.isInteger(n)) throw badRequest(field, 'must be an integer');
 	if (o?.min !== undefined && n < o.min) throw badRequest(field, `must be >= ${o.min}`);
@@ -73,14 +75,19 @@ export function num(value: unknown, field: string, o?: Opt & { min?: number; max
 	return n;
 }
 
-export function int(value: unknown, field: string, o?: Opt & { min?: number; max?: number }): number | undefined {
+export function int(value: unknown, field: string, o?: Omit<NumOpt, 'integer'>): number | undefined {
 	return num(value, field, { ...o, integer: true });
+}
+
+/** An integer query parameter (given once, as a string). */
+export function queryInt(value: unknown, field: string, o?: Omit<NumOpt, 'integer' | 'coerce'>): number | undefined {
+	if (Array.isArray(value)) throw badRequest(field, 'must be given once');
+	return num(value, field, { ...o, integer: true, coerce: true });
 }
 
 export function bool(value: unknown, field: string, o?: Opt): boolean | undefined {
 	if (value === undefined || value === null) return need(field, o);
 	if (typeof value === 'boolean') return value;
-	if (value === 'true' || value === 'false') return value === 'true';
 	throw badRequest(field, 'must be a boolean');
 }
 

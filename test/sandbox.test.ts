@@ -168,6 +168,7 @@ describe('refunds and idempotency', () => {
 	it('validates the amount against the refundable remainder', async () => {
 		const order = completedOrder(2);
 		expect((await post(refundUrl(2), { amount: 0 })).status).toBe(400);
+		expect((await post(refundUrl(2), { amount: '1' })).data.error.field).toBe('amount');
 		const over = await post(refundUrl(2), { amount: order.payment.totalAmount + 1 });
 		expect(over.status).toBe(400);
 		expect(over.data.error.field).toBe('amount');
@@ -267,6 +268,8 @@ describe('faults, latency, rate limits and the request log', () => {
 		expect(r).toEqual(expect.objectContaining({ method: 'GET', status: 200, query: { metadata: { team: 'ops' }, type: 'card' }, body: undefined }));
 		expect(r.headers.authorization).toBe('[redacted]');
 		expect(JSON.stringify(sb.requests)).not.toContain(sb.vault.secretKey);
+		await get(core('/orders/?page=2'));
+		expect(sb.requests[1]).toEqual(expect.objectContaining({ path: `/v2/core/stores/${sb.store.storeId}/orders/`, query: { page: '2' }, status: 200 }));
 	});
 });
 

@@ -41,7 +41,7 @@ export function register(app: SandboxApp): void {
 		const q = ctx.query;
 		const type = v.oneOf(single(q.type, 'type'), 'type', TOKEN_TYPES);
 		const fingerprint = v.str(single(q.fingerprint, 'fingerprint'), 'fingerprint', { max: 128 });
-		const limit = v.int(single(q.limit, 'limit'), 'limit', { min: 1, max: 100 }) ?? 100;
+		const limit = v.queryInt(q.limit, 'limit', { min: 1, max: 100 }) ?? 100;
 		const meta = v.obj(q.metadata, 'metadata') ?? {};
 		const wanted = Object.entries(meta).map(([k, val]) => [k, single(val, `metadata[${k}]`)] as const);
 		const found = vault
