@@ -72,6 +72,9 @@ describe('envelope, auth and routing', () => {
 		try {
 			expect(other.store).toEqual(sb.store);
 			expect(other.state.orders.map((o) => o.id)).toEqual(sb.state.orders.map((o) => o.id));
+			const init = (rng: { id(p: string): string }) => [rng.id('prd_'), rng.id('prd_')];
+			expect(other.app.collection('demo', init)).toEqual(sb.app.collection('demo', init));
+			expect(sb.app.collection('demo')).toBe(sb.app.collection('demo'));
 			const third = await startSandbox({ seed: 2, orders: 10 });
 			expect(third.store.storeId).not.toBe(sb.store.storeId);
 			expect(third.state.orders).toHaveLength(10);
