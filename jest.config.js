@@ -3,7 +3,9 @@ module.exports = {
 	testEnvironment: 'node',
 	roots: ['<rootDir>/test'],
 	testMatch: ['**/*.test.ts'],
-	transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.dev.json', isolatedModules: true }] },
+	transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.dev.json' }] },
 	testTimeout: 120000,
+	// n8n-core keeps process-wide handles (DI services) open after a run.
+	forceExit: true,
 	globalSetup: '<rootDir>/test/global-setup.js',
 };

@@ -1,0 +1,74 @@
+import type {
+	IAuthenticateGeneric,
+	ICredentialTestRequest,
+	ICredentialType,
+	Icon,
+	INodeProperties,
+} from 'n8n-workflow';
+
+export class VaultStoreStoreApi implements ICredentialType {
+	name = 'vaultStoreStoreApi';
+
+	displayName = 'Vault Store Store API';
+
+	icon: Icon = { light: 'file:../icons/vaultStore.svg', dark: 'file:../icons/vaultStore.dark.svg' };
+
+	documentationUrl = 'https://github.com/vault-store/n8n-nodes-vault-store#credentials';
+
+	properties: INodeProperties[] = [
+		{
+			displayName: 'Base URL',
+			name: 'baseUrl',
+			type: 'string',
+			default: '',
+			required: true,
+			placeholder: 'https://api.example.com',
+			description:
+				'Address of the service, without a trailing path (for the local sandbox: the URL `npm run sandbox` prints)',
+		},
+		{
+			displayName: 'Store ID',
+			name: 'storeId',
+			type: 'string',
+			default: '',
+			required: true,
+			placeholder: 'shp_...',
+			description: 'ID of the store this key belongs to: starts with shp_, 12 to 48 characters',
+		},
+		{
+			displayName: 'Secret Key',
+			name: 'secretKey',
+			type: 'string',
+			typeOptions: { password: true },
+			default: '',
+			required: true,
+			description: 'Store secret key (sk_...) or store token (stk_...) from the merchant dashboard',
+		},
+		{
+			displayName: 'Webhook Signing Secret',
+			name: 'signingSecret',
+			type: 'string',
+			typeOptions: { password: true },
+			default: '',
+			description:
+				'Secret used by the Vault Store Trigger to verify deliveries (whsec_...). Only needed for the trigger.',
+		},
+	];
+
+	authenticate: IAuthenticateGeneric = {
+		type: 'generic',
+		properties: {
+			headers: {
+				Authorization: '=Bearer {{$credentials.secretKey}}',
+			},
+		},
+	};
+
+	test: ICredentialTestRequest = {
+		request: {
+			baseURL: '={{$credentials.baseUrl.replace(/\\/+$/, "")}}',
+			url: '=/v2/core/stores/{{$credentials.storeId}}',
+			method: 'GET',
+		},
+	};
+}

@@ -1,0 +1,74 @@
+import type {
+	IAuthenticateGeneric,
+	ICredentialTestRequest,
+	ICredentialType,
+	Icon,
+	INodeProperties,
+} from 'n8n-workflow';
+
+export class VaultStoreVaultApi implements ICredentialType {
+	name = 'vaultStoreVaultApi';
+
+	displayName = 'Vault Store Vault API';
+
+	icon: Icon = { light: 'file:../icons/vaultStore.svg', dark: 'file:../icons/vaultStore.dark.svg' };
+
+	documentationUrl = 'https://github.com/vault-store/n8n-nodes-vault-store#credentials';
+
+	properties: INodeProperties[] = [
+		{
+			displayName: 'Base URL',
+			name: 'baseUrl',
+			type: 'string',
+			default: '',
+			required: true,
+			placeholder: 'https://api.example.com',
+			description: 'Address of the service, without a trailing path',
+		},
+		{
+			displayName: 'Workspace ID',
+			name: 'workspaceId',
+			type: 'string',
+			default: '',
+			required: true,
+			placeholder: 'wks_...',
+			description: 'Workspace that owns the vault: starts with wks_',
+		},
+		{
+			displayName: 'Vault ID',
+			name: 'vaultId',
+			type: 'string',
+			default: '',
+			required: true,
+			placeholder: 'vlt_...',
+			description: 'Vault that holds the tokens: starts with vlt_',
+		},
+		{
+			displayName: 'Secret Key',
+			name: 'secretKey',
+			type: 'string',
+			typeOptions: { password: true },
+			default: '',
+			required: true,
+			description:
+				'Vault secret key. Revealing token data needs a key with the tokens:reveal permission.',
+		},
+	];
+
+	authenticate: IAuthenticateGeneric = {
+		type: 'generic',
+		properties: {
+			headers: {
+				Authorization: '=Bearer {{$credentials.secretKey}}',
+			},
+		},
+	};
+
+	test: ICredentialTestRequest = {
+		request: {
+			baseURL: '={{$credentials.baseUrl.replace(/\\/+$/, "")}}',
+			url: '=/v2/workspaces/{{$credentials.workspaceId}}/vaults/{{$credentials.vaultId}}/tokens',
+			method: 'GET',
+		},
+	};
+}

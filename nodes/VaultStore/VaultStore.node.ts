@@ -1,0 +1,49 @@
+import type {
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeType,
+	INodeTypeDescription,
+} from 'n8n-workflow';
+import { NodeConnectionTypes } from 'n8n-workflow';
+
+import { operationProperty, resourceProperty } from './descriptions';
+import { executeOperation } from './executor';
+import { listSearch } from './listSearch';
+import { resources } from './resources';
+import { VAULT_CREDENTIAL, STORE_CREDENTIAL } from './transport/request';
+import { optionsProperty } from './options';
+
+const vaultResources = resources.filter((r) => r.credential === VAULT_CREDENTIAL).map((r) => r.value);
+const storeResources = resources.filter((r) => r.credential === STORE_CREDENTIAL).map((r) => r.value);
+
+export class VaultStore implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'Vault Store',
+		name: 'vaultStore',
+		icon: { light: 'file:../../icons/vaultStore.svg', dark: 'file:../../icons/vaultStore.dark.svg' },
+		group: ['transform'],
+		version: 1,
+		subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
+		description: 'Manage orders, refunds, subscriptions, payouts, reports and vault tokens of Vault & Store',
+		defaults: { name: 'Vault Store' },
+		usableAsTool: true,
+		inputs: [NodeConnectionTypes.Main],
+		outputs: [NodeConnectionTypes.Main],
+		credentials: [
+			{ name: STORE_CREDENTIAL, required: true, displayOptions: { show: { resource: storeResources } } },
+			{ name: VAULT_CREDENTIAL, required: true, displayOptions: { show: { resource: vaultResources } } },
+		],
+		properties: [
+			resourceProperty(resources),
+			...resources.map(operationProperty),
+			...resources.flatMap((r) => r.fields),
+			optionsProperty,
+		],
+	};
+
+	methods = { listSearch };
+
+	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		return await executeOperation(this, resources);
+	}
+}

@@ -1,0 +1,128 @@
+import type { INodeProperties, INodePropertyModeValidation, INodePropertyOptions } from 'n8n-workflow';
+
+import type { Resource } from './operation';
+import type { IdRule } from './validate';
+
+/** displayOptions for a resource and some of its operations. */
+export function showFor(resource: string, operations?: string[]): INodeProperties['displayOptions'] {
+	return { show: operations ? { resource: [resource], operation: operations } : { resource: [resource] } };
+}
+
+/** The regex n8n shows as the ID mode's validation, mirroring the Validator. */
+export function idPattern(rule: IdRule): string {
+	return rule.prefix ? `^${rule.prefix}[A-Za-z0-9_-]{${12 - rule.prefix.length},${48 - rule.prefix.length}}$` : '^[A-Za-z0-9_-]{12,48}$';
+}
+
+function idValidation(rule: IdRule): INodePropertyModeValidation[] {
+	return [
+		{
+			type: 'regex',
+			properties: {
+				regex: idPattern(rule),
+				errorMessage: rule.prefix
+					? `Must start with ${rule.prefix} and be 12 to 48 characters`
+					: 'Must be 12 to 48 characters',
+			},
+		},
+	];
+}
+
+/**
+ * A resource locator for a path id: an ID mode validated against the spec's
+ * prefix and 12 to 48 length, and a searchable list where a list exists.
+ */
+export function idLocator(
+	name: string,
+	rule: IdRule,
+	show: INodeProperties['displayOptions'],
+	options: { searchMethod?: string; required?: boolean; description?: string } = {},
+): INodeProperties {
+	const base: INodeProperties = {
+		displayName: rule.label,
+		name,
+		type: 'resourceLocator',
+		default: { mode: options.searchMethod ? 'list' : 'id', value: '' },
+		required: options.required ?? true,
+		description:
+			options.description ??
+			(rule.prefix
+				? `The ${rule.label.replace(/ ID$/, '').toLowerCase()} to use (ID starts with ${rule.prefix})`
+				: `The ${rule.label.replace(/ ID$/, '').toLowerCase()} to use`),
+		displayOptions: show,
+	};
+	const placeholder = rule.prefix ? `${rule.prefix}...` : 'ID';
+	if (!options.searchMethod) {
+		return {
+			...base,
+			modes: [{ displayName: 'ID', name: 'id', type: 'string', placeholder, validation: idValidation(rule) }],
+		};
+	}
+	return {
+		...base,
+		modes: [
+			{
+				displayName: 'From List',
+				name: 'list',
+				type: 'list',
+				typeOptions: { searchListMethod: options.searchMethod, searchable: true },
+			},
+			{ displayName: 'ID', name: 'id', type: 'string', placeholder, validation: idValidation(rule) },
+		],
+	};
+}
+
+/** Return All and Limit for a list operation. */
+export function listFields(resource: string, operation: string): INodeProperties[] {
+	return [
+		{
+			displayName: 'Return All',
+			name: 'returnAll',
+			type: 'boolean',
+			default: false,
+			description: 'Whether to return all results or only up to a given limit',
+			displayOptions: showFor(resource, [operation]),
+		},
+		{
+			displayName: 'Limit',
+			name: 'limit',
+			type: 'number',
+			typeOptions: { minValue: 1 },
+			default: 50,
+			description: 'Max number of results to return',
+			displayOptions: { show: { resource: [resource], operation: [operation], returnAll: [false] } },
+		},
+	];
+}
+
+/** The resource selector, built from the resource rows. */
+export function resourceProperty(resources: readonly Resource[]): INodeProperties {
+	const firstResource = resources[0].value;
+	return {
+		displayName: 'Resource',
+		name: 'resource',
+		type: 'options',
+		noDataExpression: true,
+		options: resources.map((r) => ({ name: r.name, value: r.value, description: r.description })),
+		default: firstResource,
+	};
+}
+
+/** One operation selector per resource, built from its operation rows. */
+export function operationProperty(resource: Resource): INodeProperties {
+	const options: INodePropertyOptions[] = resource.operations.map((op) => ({
+		name: op.name,
+		value: op.value,
+		action: op.action,
+		description: op.scope ? `${op.description} (scope ${op.scope})` : op.description,
+	}));
+	const firstOperation = resource.operations[0].value;
+	return {
+		displayName: 'Operation',
+		name: 'operation',
+		type: 'options',
+		noDataExpression: true,
+		displayOptions: showFor(resource.value),
+		options,
+		default: firstOperation,
+	};
+}

@@ -1,0 +1,91 @@
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	IHttpRequestMethods,
+	INodeExecutionData,
+	INodeProperties,
+} from 'n8n-workflow';
+
+import type { ApiRequest, CredentialName, Family, Transport } from './transport/request';
+import type { IdRule } from './validate';
+import { Validator } from './validate';
+
+/**
+ * Reads one item's parameters (resource locators give their value) and
+ * validates them with messages that name the field.
+ */
+export class Params {
+	readonly v: Validator;
+
+	constructor(
+		readonly ctx: IExecuteFunctions,
+		readonly itemIndex: number,
+	) {
+		this.v = new Validator(ctx.getNode(), itemIndex);
+	}
+
+	get<T = unknown>(name: string, fallback?: T): T {
+		return this.ctx.getNodeParameter(name, this.itemIndex, fallback as never, {
+			extractValue: true,
+		}) as T;
+	}
+
+	/** A collection parameter (additionalFields, updateFields, filters, options). */
+	fields(name: string): IDataObject {
+		return this.get<IDataObject>(name, {}) ?? {};
+	}
+
+	id(name: string, rule: IdRule): string {
+		return this.v.id(rule, this.get(name, ''));
+	}
+
+	get item(): INodeExecutionData {
+		return this.ctx.getInputData()[this.itemIndex];
+	}
+}
+
+export interface RunContext {
+	ctx: IExecuteFunctions;
+	p: Params;
+	transport: Transport;
+	/** The request the row describes, with ids filled, query and body built. */
+	request: ApiRequest;
+	concurrency: number;
+}
+
+export interface Operation {
+	/** Parameter value (fixed: workflows depend on it). */
+	value: string;
+	name: string;
+	action: string;
+	description: string;
+	method: IHttpRequestMethods;
+	family: Family;
+	/** Path below the family root; `{param}` is filled from the id parameter of that name. */
+	path: string;
+	ids?: Record<string, IdRule>;
+	query?: (p: Params) => IDataObject | undefined;
+	body?: (p: Params) => IDataObject | IDataObject[] | undefined;
+	/** `paged`: page/limit walking; `client`: one request, Limit applied here. */
+	list?: 'paged' | 'client';
+	/** Sends an Idempotency-Key: `required` by the spec, or `honoured` by the route. */
+	idempotent?: 'required' | 'honoured';
+	/** The spec names the operation but not its path or body. */
+	inferred?: boolean;
+	/** Scope or permission the spec names for this route. */
+	scope?: string;
+	hints?: ApiRequest['hints'];
+	/** Special cases (downloads, batching): the row points at a small function. */
+	run?: (rc: RunContext) => Promise<INodeExecutionData[]>;
+	/** Reshapes the unwrapped records before they become items. */
+	output?: (records: IDataObject[], p: Params) => IDataObject[];
+}
+
+export interface Resource {
+	value: string;
+	name: string;
+	description: string;
+	credential: CredentialName;
+	operations: Operation[];
+	fields: INodeProperties[];
+}

@@ -1,0 +1,46 @@
+import type { INodeProperties } from 'n8n-workflow';
+
+/** Node-wide options: speed, retries and the idempotency key. */
+export const optionsProperty: INodeProperties = {
+	displayName: 'Options',
+	name: 'options',
+	type: 'collection',
+	placeholder: 'Add Option',
+	default: {},
+	options: [
+		{
+			displayName: 'Concurrency',
+			name: 'concurrency',
+			type: 'number',
+			typeOptions: { minValue: 1, maxValue: 20 },
+			default: 5,
+			description:
+				'How many requests may be in flight at once (1 to 20). Output order does not change; a rate-limit answer slows every request of the node down.',
+		},
+		{
+			displayName: 'Idempotency Key',
+			name: 'idempotencyKey',
+			type: 'string',
+			default: '',
+			description:
+				'Key sent as Idempotency-Key by operations that use one (token create, refund, payout create, checkout pay): 1 to 255 of A-Z a-z 0-9 _ -. Leave empty to use a key derived from the execution and item, which stays the same on every retry.',
+		},
+		{
+			displayName: 'Max Retries',
+			name: 'maxRetries',
+			type: 'number',
+			typeOptions: { minValue: 0, maxValue: 10 },
+			default: 3,
+			description:
+				'Retries after a rate limit (429), a server error (5xx), a dropped connection or an idempotent request still running (409)',
+		},
+		{
+			displayName: 'Timeout (Ms)',
+			name: 'timeout',
+			type: 'number',
+			typeOptions: { minValue: 100 },
+			default: 30000,
+			description: 'How long to wait for each response before retrying, in milliseconds',
+		},
+	],
+};

@@ -1,0 +1,166 @@
+import type { IDataObject, IExecuteFunctions, INode } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+import { IDEMPOTENCY_KEY_PATTERN } from './transport/idempotency';
+
+/**
+ * Input rules of the spec. Every failure names the field and what is allowed,
+ * and happens before any request is sent. Values of secret fields are never
+ * echoed.
+ */
+export class InputError extends NodeOperationError {}
+
+export interface IdRule {
+	/** Field label used in messages. */
+	label: string;
+	/** Required prefix, e.g. `ord_`; none for ids the spec gives no prefix. */
+	prefix?: string;
+}
+
+export function fail(node: INode, itemIndex: number, message: string, description?: string): never {
+	throw new InputError(node, message, { itemIndex, description });
+}
+
+function show(value: unknown): string {
+	const text = typeof value === 'string' ? value : JSON.stringify(value);
+	return text === undefined ? String(value) : text.length > 60 ? `${text.slice(0, 57)}...` : text;
+}
+
+export class Validator {
+	constructor(
+		private readonly node: INode,
+		private readonly itemIndex: number,
+	) {}
+
+	fail(message: string, description?: string): never {
+		fail(this.node, this.itemIndex, message, description);
+	}
+
+	/** Path ids: the spec's prefix, and 12 to 48 characters. */
+	id(rule: IdRule, value: unknown): string {
+		const text = typeof value === 'string' ? value.trim() : '';
+		if (text === '') this.fail(`"${rule.label}" is required`);
+		const prefixText = rule.prefix ? `start with "${rule.prefix}" and ` : '';
+		if ((rule.prefix && !text.startsWith(rule.prefix)) || text.length < 12 || text.length > 48) {
+			this.fail(
+				`"${rule.label}" must ${prefixText}be 12 to 48 characters long (got ${show(text)})`,
+			);
+		}
+		if (!/^[A-Za-z0-9_-]+$/.test(text)) {
+			this.fail(`"${rule.label}" may contain only letters, digits, "_" and "-" (got ${show(text)})`);
+		}
+		return text;
+	}
+
+	string(
+		label: string,
+		value: unknown,
+		rule: { min?: number; max?: number; secret?: boolean } = {},
+	): string {
+		if (typeof value !== 'string') this.fail(`"${label}" must be text`);
+		const { min = 0, max = Infinity } = rule;
+		const length = [...value].length;
+		if (length < min || length > max) {
+			const range = max === Infinity ? `at least ${min}` : min > 0 ? `${min} to ${max}` : `at most ${max}`;
+			this.fail(
+				`"${label}" must be ${range} characters long (got ${length})`,
+				rule.secret ? undefined : `Value: ${show(value)}`,
+			);
+		}
+		return value;
+	}
+
+	number(
+		label: string,
+		value: unknown,
+		rule: { min?: number; max?: number; integer?: boolean } = {},
+	): number {
+		const n = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+		if (typeof n !== 'number' || !Number.isFinite(n)) this.fail(`"${label}" must be a number (got ${show(value)})`);
+		if (rule.integer && !Number.isInteger(n)) this.fail(`"${label}" must be a whole number (got ${n})`);
+		if (rule.min !== undefined && n < rule.min) {
+			this.fail(`"${label}" must be at least ${rule.min}${rule.max !== undefined ? ` and at most ${rule.max}` : ''} (got ${n})`);
+		}
+		if (rule.max !== undefined && n > rule.max) {
+			this.fail(`"${label}" must be at most ${rule.max}${rule.min !== undefined ? ` and at least ${rule.min}` : ''} (got ${n})`);
+		}
+		return n;
+	}
+
+	oneOf<T extends string>(label: string, value: unknown, allowed: readonly T[]): T {
+		if (typeof value !== 'string' || !allowed.includes(value as T)) {
+			this.fail(`"${label}" must be one of ${allowed.join(', ')} (got ${show(value)})`);
+		}
+		return value as T;
+	}
+
+	array<T>(label: string, value: unknown, rule: { min?: number; max?: number } = {}): T[] {
+		if (!Array.isArray(value)) this.fail(`"${label}" must be a list`);
+		const { min = 0, max = Infinity } = rule;
+		if (value.length < min || value.length > max) {
+			const range = max === Infinity ? `at least ${min}` : min > 0 ? `${min} to ${max}` : `at most ${max}`;
+			this.fail(`"${label}" must have ${range} entries (got ${value.length})`);
+		}
+		return value as T[];
+	}
+
+	url(label: string, value: unknown, rule: { max?: number; httpsOnly?: boolean } = {}): string {
+		const text = this.string(label, value, { min: 1, max: rule.max ?? 2048 });
+		if (rule.httpsOnly && !text.startsWith('https://')) {
+			this.fail(`"${label}" must start with https:// (got ${show(text)})`);
+		}
+		if (!/^https?:\/\/\S+$/.test(text)) this.fail(`"${label}" must be an http(s) URL (got ${show(text)})`);
+		return text;
+	}
+
+	timestamp(label: string, value: unknown): string {
+		const text = typeof value === 'string' ? value.trim() : '';
+		const ms = Date.parse(text);
+		if (text === '' || Number.isNaN(ms)) {
+			this.fail(`"${label}" must be a date and time (ISO 8601, e.g. 2026-01-31T12:00:00Z) (got ${show(value)})`);
+		}
+		return new Date(ms).toISOString();
+	}
+
+	idempotencyKey(value: unknown): string {
+		if (typeof value !== 'string' || !IDEMPOTENCY_KEY_PATTERN.test(value)) {
+			this.fail(
+				'"Idempotency Key" must be 1 to 255 characters of A-Z, a-z, 0-9, "_" and "-"',
+				`Got ${typeof value === 'string' ? `${value.length} characters` : typeof value}`,
+			);
+		}
+		return value;
+	}
+
+	json(label: string, value: unknown): unknown {
+		if (typeof value !== 'string') return value;
+		if (value.trim() === '') return undefined;
+		try {
+			return JSON.parse(value) as unknown;
+		} catch {
+			this.fail(`"${label}" must be valid JSON`);
+		}
+	}
+
+	object(label: string, value: unknown): IDataObject {
+		const parsed = this.json(label, value);
+		if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+			this.fail(`"${label}" must be a JSON object`);
+		}
+		return parsed as IDataObject;
+	}
+}
+
+/** Drops undefined, null and empty-string values: empty fields are not sent. */
+export function compact(values: IDataObject): IDataObject {
+	const out: IDataObject = {};
+	for (const [key, value] of Object.entries(values)) {
+		if (value === undefined || value === null || value === '') continue;
+		out[key] = value;
+	}
+	return out;
+}
+
+export function validatorFor(ctx: IExecuteFunctions, itemIndex: number): Validator {
+	return new Validator(ctx.getNode(), itemIndex);
+}

@@ -1,0 +1,79 @@
+/**
+ * A bounded, in-memory set of recently seen delivery ids with a time window, for
+ * dropping retried or replayed deliveries. No timers: expiry happens on use.
+ *
+ * Records sit in a ring of `max` slots in the order they were made, and a Map points
+ * each live id at its slot. Each call drops expired records from the head of the
+ * ring, and the oldest record when the ring is full. Every record is added and
+ * dropped once, so `seen` is amortised O(1). (A Map alone used as a queue is not:
+ * V8 leaves deleted entries as holes that every iteration from the front skips.)
+ *
+ * To catch replays of a signed delivery, use a window at least twice the signature
+ * tolerance: a delivery stamped T verifies from T - tolerance to T + tolerance.
+ */
+export class SeenIds {
+	private readonly max: number;
+
+	/** id -> sequence number of its live record. */
+	private readonly live = new Map<string, number>();
+
+	private readonly ids: Array<string | undefined>;
+
+	private readonly times: number[];
+
+	/** Sequence number of the oldest record in the ring. */
+	private head = 0;
+
+	/** Sequence number the next record gets. */
+	private tail = 0;
+
+	constructor(max = 10000) {
+		this.max = Number.isInteger(max) && max > 0 ? max : 10000;
+		this.ids = [];
+		this.times = [];
+	}
+
+	/** Number of ids currently remembered. */
+	get size(): number {
+		return this.live.size;
+	}
+
+	/**
+	 * True if `id` was recorded less than `windowMs` before `nowMs` (a duplicate);
+	 * otherwise records it at `nowMs` and returns false. The first sighting counts:
+	 * a duplicate does not extend the window.
+	 */
+	seen(id: string, nowMs: number, windowMs: number): boolean {
+		while (this.head < this.tail && !(nowMs - this.times[this.head % this.max] < windowMs)) {
+			this.dropHead();
+		}
+		const sequence = this.live.get(id);
+		if (sequence !== undefined) {
+			if (Math.abs(nowMs - this.times[sequence % this.max]) < windowMs) {
+				return true;
+			}
+			// Expired but not at the head (the clock moved back): forget it; its old
+			// slot is released when it reaches the head.
+			this.live.delete(id);
+		}
+		if (this.tail - this.head >= this.max) {
+			this.dropHead();
+		}
+		const slot = this.tail % this.max;
+		this.ids[slot] = id;
+		this.times[slot] = nowMs;
+		this.live.set(id, this.tail);
+		this.tail++;
+		return false;
+	}
+
+	private dropHead(): void {
+		const slot = this.head % this.max;
+		const id = this.ids[slot];
+		if (id !== undefined && this.live.get(id) === this.head) {
+			this.live.delete(id);
+		}
+		this.ids[slot] = undefined;
+		this.head++;
+	}
+}

@@ -1,0 +1,302 @@
+/**
+ * Runs real workflows in-process with n8n-core: the package is loaded with
+ * PackageDirectoryLoader from its compiled files (as n8n loads a community
+ * package), workflows run through WorkflowExecute, and credentials come from a
+ * small ICredentialsHelper that applies each credential type's own
+ * `authenticate` definition. Requests go over real HTTP (to the sandbox).
+ */
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+
+import { Container } from '@n8n/di';
+import {
+	BinaryDataService,
+	ExecutionLifecycleHooks,
+	PackageDirectoryLoader,
+	WorkflowExecute,
+} from 'n8n-core';
+import type {
+	ICredentialDataDecryptedObject,
+	ICredentials,
+	ICredentialType,
+	IDataObject,
+	IExecuteData,
+	IHttpRequestOptions,
+	INode,
+	INodeCredentialsDetails,
+	INodeExecutionData,
+	INodeProperties,
+	INodeType,
+	INodeTypes,
+	IRun,
+	IRunExecutionData,
+	IVersionedNodeType,
+	IWorkflowExecuteAdditionalData,
+	IConnections,
+} from 'n8n-workflow';
+import { ICredentialsHelper, NodeHelpers, Workflow } from 'n8n-workflow';
+
+export const PACKAGE_ROOT = path.resolve(__dirname, '..');
+export const PACKAGE_NAME = 'n8n-nodes-vault-store';
+export const NODE_TYPE = `${PACKAGE_NAME}.vaultStore`;
+export const TRIGGER_TYPE = `${PACKAGE_NAME}.vaultStoreTrigger`;
+
+export type CredentialSet = Record<string, ICredentialDataDecryptedObject>;
+
+let loaderPromise: Promise<PackageDirectoryLoader> | undefined;
+
+/** Loads the built package once per test file, as n8n loads an installed community package. */
+export async function loadPackage(): Promise<PackageDirectoryLoader> {
+	loaderPromise ??= (async () => {
+		const loader = new PackageDirectoryLoader(PACKAGE_ROOT);
+		await loader.loadAll();
+		return loader;
+	})();
+	return await loaderPromise;
+}
+
+export class PackageNodeTypes implements INodeTypes {
+	constructor(private readonly loader: PackageDirectoryLoader) {}
+
+	getByName(nodeType: string): INodeType | IVersionedNodeType {
+		const short = nodeType.startsWith(`${PACKAGE_NAME}.`) ? nodeType.slice(PACKAGE_NAME.length + 1) : nodeType;
+		const loaded = this.loader.nodeTypes[short];
+		if (!loaded) throw new Error(`Unknown node type ${nodeType}`);
+		return loaded.type;
+	}
+
+	getByNameAndVersion(nodeType: string, version?: number): INodeType {
+		return NodeHelpers.getVersionedNodeType(this.getByName(nodeType), version);
+	}
+
+	getKnownTypes(): IDataObject {
+		return {};
+	}
+}
+
+/** Resolves `={{$credentials.x}}`-style values of a generic authenticate definition. */
+function resolveCredentialExpression(value: string, credentials: ICredentialDataDecryptedObject): string {
+	const text = value.startsWith('=') ? value.slice(1) : value;
+	return text.replace(/\{\{\s*\$credentials\.(\w+)\s*\}\}/g, (_, key: string) => String(credentials[key] ?? ''));
+}
+
+export class TestCredentialsHelper extends ICredentialsHelper {
+	constructor(
+		private readonly loader: PackageDirectoryLoader,
+		private readonly credentials: CredentialSet,
+	) {
+		super();
+	}
+
+	private type(name: string): ICredentialType {
+		return this.loader.credentialTypes[name].type;
+	}
+
+	getParentTypes(): string[] {
+		return [];
+	}
+
+	async authenticate(
+		credentials: ICredentialDataDecryptedObject,
+		typeName: string,
+		requestOptions: IHttpRequestOptions,
+	): Promise<IHttpRequestOptions> {
+		const auth = this.type(typeName).authenticate;
+		if (!auth) return requestOptions;
+		if (typeof auth === 'function') return await auth(credentials, requestOptions);
+		const headers = { ...(requestOptions.headers ?? {}) } as IDataObject;
+		for (const [key, value] of Object.entries(auth.properties.headers ?? {})) {
+			headers[key] = resolveCredentialExpression(String(value), credentials);
+		}
+		return { ...requestOptions, headers };
+	}
+
+	async preAuthentication(): Promise<undefined> {
+		return undefined;
+	}
+
+	async getCredentials(details: INodeCredentialsDetails, type: string): Promise<ICredentials> {
+		return {
+			id: details.id,
+			name: details.name,
+			type,
+			data: '',
+			getData: () => this.credentials[type],
+			getDataToSave: () => ({ id: details.id, name: details.name, type, data: '' }),
+			setData: () => {},
+		} as unknown as ICredentials;
+	}
+
+	async getDecrypted(
+		_additionalData: IWorkflowExecuteAdditionalData,
+		_details: INodeCredentialsDetails,
+		type: string,
+	): Promise<ICredentialDataDecryptedObject> {
+		const data = this.credentials[type];
+		if (!data) throw new Error(`No test credentials of type ${type}`);
+		return { ...data };
+	}
+
+	async updateCredentials(): Promise<void> {}
+
+	async updateCredentialsOauthTokenData(): Promise<void> {}
+
+	getCredentialsProperties(type: string): INodeProperties[] {
+		return this.type(type).properties;
+	}
+}
+
+let binaryReady: Promise<void> | undefined;
+
+async function ensureBinaryData(): Promise<void> {
+	binaryReady ??= Container.get(BinaryDataService).init();
+	await binaryReady;
+}
+
+export function makeAdditionalData(
+	credentialsHelper: ICredentialsHelper,
+	hooks: ExecutionLifecycleHooks,
+	executionId: string,
+): IWorkflowExecuteAdditionalData {
+	return {
+		credentialsHelper,
+		hooks,
+		executionId,
+		currentNodeExecutionIndex: 0,
+		restApiUrl: 'http://127.0.0.1:5678/rest',
+		instanceBaseUrl: 'http://127.0.0.1:5678',
+		formWaitingBaseUrl: 'http://127.0.0.1:5678/form-waiting',
+		webhookBaseUrl: 'http://127.0.0.1:5678/webhook',
+		webhookWaitingBaseUrl: 'http://127.0.0.1:5678/webhook-waiting',
+		webhookTestBaseUrl: 'http://127.0.0.1:5678/webhook-test',
+		variables: {},
+		logAiEvent: () => {},
+		executeWorkflow: async () => {
+			throw new Error('not supported in tests');
+		},
+		getRunExecutionData: async () => undefined,
+		startRunnerTask: async () => {
+			throw new Error('not supported in tests');
+		},
+	} as unknown as IWorkflowExecuteAdditionalData;
+}
+
+export interface NodeSpec {
+	name?: string;
+	type?: string;
+	parameters: IDataObject;
+	continueOnFail?: boolean;
+}
+
+export interface RunResult {
+	run: IRun;
+	/** Items the node output (first output, last run). */
+	output(nodeName?: string): INodeExecutionData[];
+	/** The node's error, if it failed. */
+	error(nodeName?: string): (Error & { description?: string; httpCode?: string }) | undefined;
+}
+
+const DEFAULT_NODE = 'Vault Store';
+
+export function credentialRefs(): INode['credentials'] {
+	return {
+		vaultStoreStoreApi: { id: '1', name: 'Store API' },
+		vaultStoreVaultApi: { id: '2', name: 'Vault API' },
+	};
+}
+
+/**
+ * Runs one or more nodes in a chain; the first receives `input` items.
+ * Returns the run and accessors for each node's output and error.
+ */
+export async function runNodes(
+	specs: NodeSpec[],
+	credentials: CredentialSet,
+	input: INodeExecutionData[] = [{ json: {} }],
+	options: { executionId?: string } = {},
+): Promise<RunResult> {
+	await ensureBinaryData();
+	const loader = await loadPackage();
+	const nodeTypes = new PackageNodeTypes(loader);
+	const nodes: INode[] = specs.map((spec, index) => ({
+		id: randomUUID(),
+		name: spec.name ?? (index === 0 ? DEFAULT_NODE : `${DEFAULT_NODE} ${index + 1}`),
+		type: spec.type ?? NODE_TYPE,
+		typeVersion: 1,
+		position: [index * 200, 0],
+		parameters: spec.parameters as INode['parameters'],
+		credentials: credentialRefs(),
+		onError: spec.continueOnFail ? 'continueRegularOutput' : undefined,
+	}));
+	const connections: IConnections = {};
+	for (let i = 0; i + 1 < nodes.length; i++) {
+		connections[nodes[i].name] = { main: [[{ node: nodes[i + 1].name, type: 'main', index: 0 }]] };
+	}
+	const workflow = new Workflow({
+		id: `wf_${randomUUID().slice(0, 8)}`,
+		name: 'test',
+		nodes,
+		connections,
+		nodeTypes,
+		active: false,
+		settings: {},
+	});
+	const executionId = options.executionId ?? randomUUID();
+	const hooks = new ExecutionLifecycleHooks('manual', executionId, {
+		id: workflow.id,
+		name: 'test',
+		nodes,
+		connections,
+		active: false,
+		settings: {},
+		createdAt: new Date(),
+		updatedAt: new Date(),
+		isArchived: false,
+		activeVersionId: null,
+	} as never);
+	const done = new Promise<IRun>((resolve) => {
+		hooks.addHandler('workflowExecuteAfter', (run) => resolve(run));
+	});
+	const additionalData = makeAdditionalData(new TestCredentialsHelper(loader, credentials), hooks, executionId);
+	const startNode = nodes[0];
+	const runExecutionData: IRunExecutionData = {
+		resultData: { runData: {} },
+		executionData: {
+			contextData: {},
+			metadata: {},
+			waitingExecution: {},
+			waitingExecutionSource: null,
+			nodeExecutionStack: [{ node: startNode, data: { main: [input] }, source: null } as IExecuteData],
+		},
+	} as IRunExecutionData;
+	const execute = new WorkflowExecute(additionalData, 'manual', runExecutionData);
+	await execute.processRunExecutionData(workflow);
+	const run = await done;
+	const runData = run.data.resultData.runData;
+	return {
+		run,
+		output(nodeName = nodes[nodes.length - 1].name) {
+			const tasks = runData[nodeName];
+			return tasks?.[tasks.length - 1]?.data?.main?.[0] ?? [];
+		},
+		error(nodeName = nodes[nodes.length - 1].name) {
+			const tasks = runData[nodeName];
+			return tasks?.[tasks.length - 1]?.error as RunResult['error'] extends (n?: string) => infer E ? E : never;
+		},
+	};
+}
+
+/** Runs a single Vault Store node with the given parameters. */
+export async function runNode(
+	parameters: IDataObject,
+	credentials: CredentialSet,
+	input?: INodeExecutionData[],
+	options: { continueOnFail?: boolean; executionId?: string } = {},
+): Promise<RunResult> {
+	return await runNodes(
+		[{ parameters, continueOnFail: options.continueOnFail }],
+		credentials,
+		input,
+		options,
+	);
+}
