@@ -57,13 +57,18 @@ export type Verdict =
 	  }
 	| { ok: false; reason: string };
 
+// Limits (module constants: the hot path reads them without going through exports).
+const MAX_HEADER = 8192;
+const MAX_ENTRIES = 20;
+const MAX_ID = 256;
+
 export const DEFAULT_TOLERANCE_SECONDS = 300;
-/** Signature headers longer than this are rejected before parsing. */
-export const MAX_SIGNATURE_HEADER_LENGTH = 8192;
+/** Signature headers longer than this (in characters) are rejected before parsing. */
+export const MAX_SIGNATURE_HEADER_LENGTH = MAX_HEADER;
 /** More space-separated signature entries than this are rejected. */
-export const MAX_SIGNATURE_ENTRIES = 20;
-/** Longest accepted webhook-id. */
-export const MAX_ID_LENGTH = 256;
+export const MAX_SIGNATURE_ENTRIES = MAX_ENTRIES;
+/** Longest accepted webhook-id (printable ASCII, no space). */
+export const MAX_ID_LENGTH = MAX_ID;
 
 const WHSEC_PREFIX = 'whsec_';
 const DIGEST_BYTES = 32;
@@ -75,10 +80,6 @@ const BASE64_PATTERN = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/
 /** Looks like a V2 header: some entry starts with "v1,". */
 const V2_ENTRY_PATTERN = /(?:^| )v1,/;
 
-// Local copies of the exported limits (hot path: no property loads through exports).
-const MAX_HEADER = 8192;
-const MAX_ENTRIES = 20;
-const MAX_ID = 256;
 /** Length of canonical padded base64 of 32 bytes. */
 const BASE64_DIGEST_LENGTH = 44;
 const CHAR_SPACE = 0x20;
@@ -220,6 +221,8 @@ function hmacSha256(prepared: PreparedKey, prefix: string, body: Uint8Array): Bu
 		scratch.set(body, SHA256_BLOCK + prefixLength);
 		const end = SHA256_BLOCK + prefixLength + body.length;
 		const inner = oneShotHash('sha256', scratch.subarray(0, end), 'binary');
+		// Leave neither key material nor the body behind in the shared buffer.
+		scratch.fill(0, 0, end);
 		prepared.outerBlock.write(inner, SHA256_BLOCK, 'latin1');
 		digestBytes.write(oneShotHash('sha256', prepared.outerBlock, 'binary'), 0, 'latin1');
 		return digestBytes;
