@@ -72,6 +72,8 @@ export interface Operation {
 	idempotent?: 'required' | 'honoured';
 	/** The spec names the operation but not its path or body. */
 	inferred?: boolean;
+	/** A word for the README table, e.g. which part of the request is inferred. */
+	notes?: string;
 	/** Scope or permission the spec names for this route. */
 	scope?: string;
 	hints?: ApiRequest['hints'];

@@ -43,7 +43,7 @@ export const orderOperations: Operation[] = [
 		path: '/orders/{orderId}/refund',
 		ids: { orderId: ID.orderId },
 		idempotent: 'honoured',
-		inferred: true,
+		notes: 'body (amount, reason) inferred',
 		body: (p) => {
 			const f = p.fields('additionalFields');
 			return {
