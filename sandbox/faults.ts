@@ -9,6 +9,9 @@
  *   'drop-after-commit' run the handler and commit, then destroy the socket without answering
  *   'slow'              run the handler and commit, then hold the response delayMs (default 1000);
  *                       an idempotent retry arriving meanwhile gets 409, after it a replay
+ *
+ * With `oncePerKey`, a fault fires on the first request of each distinct Idempotency-Key (and
+ * never on its retries), as many times as `count` allows: one fault per input item of a run.
  */
 import { normalizePath } from './app';
 
@@ -20,13 +23,14 @@ export interface FaultSpec {
 	kind: FaultKind;
 	retryAfter?: number;
 	delayMs?: number;
+	oncePerKey?: boolean;
 }
 
 export class Faults {
-	private list: (FaultSpec & { remaining: number })[] = [];
+	private list: (FaultSpec & { remaining: number; keys: Set<string> })[] = [];
 
 	add(spec: FaultSpec): void {
-		this.list.push({ ...spec, remaining: spec.count ?? 1 });
+		this.list.push({ ...spec, remaining: spec.count ?? 1, keys: new Set() });
 	}
 
 	clear(): void {
@@ -39,11 +43,14 @@ export class Faults {
 	}
 
 	/** The first fault matching this request (consumes one firing). */
-	take(method: string, path: string): FaultSpec | undefined {
+	take(method: string, path: string, idempotencyKey?: string): FaultSpec | undefined {
 		const p = normalizePath(path);
-		const i = this.list.findIndex((f) => matches(f, method, p));
+		const i = this.list.findIndex(
+			(f) => matches(f, method, p) && (!f.oncePerKey || (idempotencyKey !== undefined && !f.keys.has(idempotencyKey))),
+		);
 		if (i < 0) return undefined;
 		const f = this.list[i];
+		if (f.oncePerKey && idempotencyKey !== undefined) f.keys.add(idempotencyKey);
 		if (--f.remaining <= 0) this.list.splice(i, 1);
 		return f;
 	}

@@ -238,7 +238,8 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
 		requests.push(entry);
 		const style = errorStyle(entry.path);
 		let reply: Reply;
-		const fault = faults.take(entry.method, entry.path);
+		const keyHeader = req.headers['idempotency-key'];
+		const fault = faults.take(entry.method, entry.path, Array.isArray(keyHeader) ? keyHeader[0] : keyHeader);
 		try {
 			const raw = await readBody(req);
 			entry.body = tryJson(raw);

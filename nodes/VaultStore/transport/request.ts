@@ -435,8 +435,10 @@ function networkCode(error: unknown): string | undefined {
 	let current: unknown = error;
 	while (current && typeof current === 'object' && !seen.has(current)) {
 		seen.add(current);
-		const record = current as { code?: unknown; cause?: unknown; message?: unknown };
-		if (typeof record.code === 'string' && /^E[A-Z_]+$/.test(record.code)) return record.code;
+		const record = current as { code?: unknown; httpCode?: unknown; cause?: unknown; message?: unknown };
+		for (const code of [record.code, record.httpCode]) {
+			if (typeof code === 'string' && /^E[A-Z_]+$/.test(code)) return code;
+		}
 		if (typeof record.message === 'string') {
 			if (/socket hang up/i.test(record.message)) return 'ECONNRESET';
 			if (/timeout of \d+ms exceeded/i.test(record.message)) return 'ETIMEDOUT';
