@@ -1,6 +1,10 @@
 import type { Resource } from '../operation';
 import { order } from './order';
 import { store } from './store';
+import { subscription } from './subscription';
+import { payout } from './payout';
+import { webhook } from './webhook';
+import { custom } from './custom';
 
 /** Every resource of the node, in the order the editor lists them. */
-export const resources: Resource[] = [order, store];
+export const resources: Resource[] = [order, store, subscription, payout, webhook, custom];

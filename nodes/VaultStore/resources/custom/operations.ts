@@ -1,0 +1,124 @@
+import type { IDataObject, IHttpRequestMethods, INodeExecutionData } from 'n8n-workflow';
+
+import type { Operation, Params, RunContext } from '../../operation';
+import { IdempotencyKeys } from '../../transport/idempotency';
+import { STORE_CREDENTIAL } from '../../transport/request';
+
+export const CUSTOM_METHODS = ['DELETE', 'GET', 'PATCH', 'POST', 'PUT'] as const;
+const BODY_METHODS: readonly string[] = ['PATCH', 'POST', 'PUT'];
+
+/**
+ * The path of a custom call: below the Base URL, starting with /v2/, with
+ * `{storeId}` as the only placeholder. Query strings belong in Query Parameters.
+ */
+export function checkCustomPath(p: Params, raw: unknown): string {
+	const path = p.v.string('Path', typeof raw === 'string' ? raw.trim() : raw, { min: 1, max: 2048 });
+	if (!path.startsWith('/v2/')) {
+		p.v.fail(`"Path" must start with /v2/ (got ${path.slice(0, 60)})`, 'Example: /v2/core/stores/{storeId}/payouts');
+	}
+	if (/[\s?#]/.test(path)) {
+		p.v.fail('"Path" must not contain spaces, "?" or "#"', 'Put query values under "Query Parameters".');
+	}
+	if (path.split('/').some((segment, i) => i > 0 && (segment === '' || segment === '.' || segment === '..'))) {
+		p.v.fail('"Path" must not contain empty, "." or ".." segments', `Got ${path.slice(0, 60)}`);
+	}
+	const unknown = /\{(?!storeId\})[^}]*\}/.exec(path);
+	if (unknown) p.v.fail(`"Path" has an unknown placeholder ${unknown[0]}: only {storeId} is replaced`);
+	return path;
+}
+
+function readQuery(p: Params): IDataObject | undefined {
+	const collection = p.fields('queryParameters');
+	const rows = (collection.parameters as IDataObject[] | undefined) ?? [];
+	const query: IDataObject = {};
+	for (const row of rows) {
+		const name = typeof row.name === 'string' ? row.name.trim() : '';
+		const value = row.value === undefined || row.value === null ? '' : String(row.value);
+		if (name === '') {
+			if (value === '') continue;
+			p.v.fail('"Query Parameters" has a value without a name');
+		}
+		if (name in query) p.v.fail(`"Query Parameters" names "${name}" twice`);
+		if (value !== '') query[name] = value;
+	}
+	return Object.keys(query).length ? query : undefined;
+}
+
+function readBody(p: Params): IDataObject | IDataObject[] | undefined {
+	const parsed = p.v.json('Body', p.get('body', ''));
+	if (parsed === undefined || parsed === null) return undefined;
+	if (typeof parsed !== 'object') p.v.fail('"Body" must be a JSON object or array');
+	if (Array.isArray(parsed)) return parsed.length ? (parsed as IDataObject[]) : undefined;
+	return Object.keys(parsed).length ? (parsed as IDataObject) : undefined;
+}
+
+function records(data: unknown): IDataObject[] {
+	if (data === undefined || data === null || data === '') return [{ success: true }];
+	if (Array.isArray(data)) {
+		return data.map((entry) =>
+			entry !== null && typeof entry === 'object' && !Array.isArray(entry)
+				? (entry as IDataObject)
+				: { value: entry as IDataObject[keyof IDataObject] },
+		);
+	}
+	if (typeof data === 'object') return [data as IDataObject];
+	return [{ value: data as string }];
+}
+
+async function customRequest(rc: RunContext): Promise<INodeExecutionData[]> {
+	const { p, ctx } = rc;
+	const method = p.v.oneOf('Method', p.get('method', 'GET'), CUSTOM_METHODS);
+	const template = checkCustomPath(p, p.get('path', ''));
+	const query = readQuery(p);
+	const body = BODY_METHODS.includes(method) ? readBody(p) : undefined;
+	const extra = p.fields('additionalFields');
+
+	let idempotencyKey: string | undefined;
+	if (extra.sendIdempotencyKey === true) {
+		const own = p.fields('options').idempotencyKey;
+		idempotencyKey =
+			typeof own === 'string' && own !== ''
+				? p.v.idempotencyKey(own)
+				: new IdempotencyKeys({
+						workflowId: ctx.getWorkflow().id,
+						executionId: ctx.getExecutionId(),
+						nodeName: ctx.getNode().name,
+						runIndex: (ctx as unknown as { runIndex?: number }).runIndex ?? 0,
+					}).forItem(p.itemIndex);
+	}
+
+	let path = template;
+	if (template.includes('{storeId}')) {
+		const credentials = await ctx.getCredentials(STORE_CREDENTIAL);
+		const storeId = typeof credentials.storeId === 'string' ? credentials.storeId : '';
+		if (storeId === '') p.v.fail('"Path" uses {storeId} but the credential has no Store ID');
+		path = template.split('{storeId}').join(encodeURIComponent(storeId));
+	}
+
+	const res = await rc.transport.request({
+		...rc.request,
+		method: method as IHttpRequestMethods,
+		path,
+		query,
+		body,
+		idempotencyKey,
+	});
+	return records(res.data).map((json) => ({
+		json: res.replay ? { ...json, idempotentReplay: true } : json,
+		pairedItem: { item: p.itemIndex },
+	}));
+}
+
+export const customOperations: Operation[] = [
+	{
+		value: 'request',
+		name: 'Make a Request',
+		action: 'Make a custom API call',
+		description:
+			'Call any route of the store API with the store credential: the escape hatch for routes the node has no operation for (meters, refund and dispute lists and evidence, tax details, monthly revenue analytics, credit/debit payouts). Path starts with /v2/ and may use {storeId}; the response is unwrapped from {ok, data}.',
+		method: 'GET',
+		family: 'base',
+		path: '',
+		run: customRequest,
+	},
+];

@@ -1,0 +1,56 @@
+import type { Operation } from '../../operation';
+
+/** Bank account ids of payouts start with bnk_ (Payout bank account in the spec). */
+export const BANK_ACCOUNT_ID = { label: 'Bank Account ID', prefix: 'bnk_' };
+
+export const payoutOperations: Operation[] = [
+	{
+		value: 'create',
+		name: 'Create',
+		action: 'Create a payout',
+		description:
+			'Request a payout of the store balance to a bank account. The output carries the fee quote (standard_payout_fee, cross_border_payout_fee, foreign_exchange_fee). Sends an Idempotency-Key, so a retry never pays out twice.',
+		method: 'POST',
+		family: 'stores',
+		path: '/payouts',
+		idempotent: 'honoured',
+		notes: 'inferred body names amount, bankAccountId, currency',
+		body: (p) => {
+			const f = p.fields('additionalFields');
+			const currency =
+				f.currency === undefined || f.currency === '' ? undefined : p.v.string('Currency', f.currency, { min: 3, max: 3 });
+			if (currency !== undefined && !/^[A-Za-z]{3}$/.test(currency)) {
+				p.v.fail(`"Currency" must be a three-letter currency code such as USD (got ${currency})`);
+			}
+			const amount = p.v.number('Amount', p.get('amount'), { min: 0 });
+			if (amount <= 0) p.v.fail(`"Amount" must be greater than 0 (got ${amount})`);
+			return {
+				amount,
+				bankAccountId:
+					f.bankAccountId === undefined || f.bankAccountId === '' ? undefined : p.v.id(BANK_ACCOUNT_ID, f.bankAccountId),
+				currency: currency?.toUpperCase(),
+			};
+		},
+	},
+	{
+		value: 'getAll',
+		name: 'Get Many',
+		action: 'Get many payouts',
+		description: 'List the payouts of the store with amount, fee, status, reference and payout method',
+		method: 'GET',
+		family: 'core',
+		path: '/payouts',
+		list: 'paged',
+	},
+	{
+		value: 'getBankAccounts',
+		name: 'Get Bank Accounts',
+		action: 'Get the payout bank accounts',
+		description:
+			'List the bank accounts payouts can go to, one item per account: primary flag, status, last 4 digits, bank, country, supported currencies and payout speeds',
+		method: 'GET',
+		family: 'core',
+		path: '/payouts/bank-accounts',
+		list: 'client',
+	},
+];
