@@ -8,4 +8,5 @@ module.exports = {
 	// n8n-core keeps process-wide handles (DI services) open after a run.
 	forceExit: true,
 	globalSetup: '<rootDir>/test/global-setup.js',
+	globalTeardown: '<rootDir>/test/global-teardown.ts',
 };

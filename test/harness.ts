@@ -36,6 +36,10 @@ import type {
 	IConnections,
 } from 'n8n-workflow';
 import { ICredentialsHelper, NodeHelpers, Workflow } from 'n8n-workflow';
+import { Logger } from '@n8n/backend-common';
+
+import type { ScanEntry } from './secret-scan';
+import { outputText, record } from './secret-scan';
 
 /** The package folder (this file also runs compiled from out/test/ in benchmarks). */
 export const PACKAGE_ROOT = ((): string => {
@@ -157,9 +161,63 @@ export class TestCredentialsHelper extends ICredentialsHelper {
 	}
 }
 
+/** Every log line nodes write through n8n's logger, kept for the secret scan and for tests. */
+export const logLines: string[] = [];
+
+function capturingLogger(): Logger {
+	const write =
+		(level: string) =>
+		(message: string, meta?: object): void => {
+			logLines.push(`${level} ${message}${meta ? ` ${JSON.stringify(meta)}` : ''}`);
+		};
+	const logger = {
+		error: write('error'),
+		warn: write('warn'),
+		info: write('info'),
+		debug: write('debug'),
+		verbose: write('verbose'),
+		scoped: () => logger,
+	};
+	return logger as unknown as Logger;
+}
+
+/** Secrets of a credential set: values of fields whose names say key or secret. */
+export function credentialSecrets(credentials: CredentialSet): string[] {
+	return Object.values(credentials).flatMap((c) =>
+		Object.entries(c)
+			.filter(([key, value]) => /key|secret/i.test(key) && typeof value === 'string')
+			.map(([, value]) => value as string),
+	);
+}
+
+/** Records what a run shows a user (items, errors, log lines) for the suite's secret scan. */
+export function recordForScan(
+	source: string,
+	credentials: CredentialSet,
+	parts: { items?: { json: IDataObject; allowRevealedNumber?: boolean }[]; errors?: unknown[]; logs?: string[] },
+): void {
+	const secrets = credentialSecrets(credentials);
+	const entries: ScanEntry[] = [];
+	for (const item of parts.items ?? []) {
+		entries.push({ source, secrets, text: outputText(item.json, item.allowRevealedNumber ?? false) });
+	}
+	for (const error of parts.errors ?? []) {
+		const e = error as { message?: string; description?: string };
+		entries.push({ source, secrets, text: `${e?.message ?? ''} ${e?.description ?? ''} ${JSON.stringify(error)}` });
+	}
+	for (const line of parts.logs ?? []) entries.push({ source, secrets, text: line });
+	record(entries);
+}
+
+function currentTestName(): string {
+	const jestExpect = (globalThis as { expect?: { getState?: () => { currentTestName?: string } } }).expect;
+	return jestExpect?.getState?.().currentTestName ?? 'run';
+}
+
 let binaryReady: Promise<void> | undefined;
 
 async function ensureBinaryData(): Promise<void> {
+	if (!binaryReady) Container.set(Logger, capturingLogger());
 	binaryReady ??= Container.get(BinaryDataService).init();
 	await binaryReady;
 }
@@ -283,8 +341,18 @@ export async function runNodes(
 	} as IRunExecutionData;
 	const execute = new WorkflowExecute(additionalData, 'manual', runExecutionData);
 	await execute.processRunExecutionData(workflow);
+	const logStart = logLines.length;
 	const run = await done;
 	const runData = run.data.resultData.runData;
+	for (const node of nodes) {
+		const tasks = runData[node.name] ?? [];
+		const reveal = node.parameters.resource === 'token' && node.parameters.operation === 'reveal';
+		recordForScan(`${currentTestName()} / ${node.name}`, credentials, {
+			items: tasks.flatMap((t) => t.data?.main?.[0] ?? []).map((i) => ({ json: i.json, allowRevealedNumber: reveal })),
+			errors: tasks.map((t) => t.error).filter(Boolean),
+			logs: logLines.slice(logStart),
+		});
+	}
 	return {
 		run,
 		output(nodeName = nodes[nodes.length - 1].name) {
