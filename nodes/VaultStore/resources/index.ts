@@ -5,6 +5,7 @@ import { subscription } from './subscription';
 import { payout } from './payout';
 import { webhook } from './webhook';
 import { custom } from './custom';
+import { token } from './token';
 
 /** Every resource of the node, in the order the editor lists them. */
-export const resources: Resource[] = [order, store, subscription, payout, webhook, custom];
+export const resources: Resource[] = [order, store, subscription, payout, webhook, token, custom];

@@ -1,0 +1,171 @@
+import type { IDataObject } from 'n8n-workflow';
+
+import type { Params } from '../../operation';
+
+/**
+ * Token data rules checked on the node's side, before anything is sent.
+ * Messages name the field and the rule but never carry the value: card
+ * numbers, expiry dates, CVCs and token data never appear in an error.
+ */
+
+export const TOKEN_TYPES = ['bank_account', 'card', 'custom', 'pii'] as const;
+export type TokenType = (typeof TOKEN_TYPES)[number];
+
+/** The spec's limit of `custom` token data: 16 KiB, measured as UTF-8 JSON. */
+export const CUSTOM_DATA_MAX_BYTES = 16 * 1024;
+
+export function luhnValid(digits: string): boolean {
+	let sum = 0;
+	for (let i = 0; i < digits.length; i++) {
+		let d = digits.charCodeAt(digits.length - 1 - i) - 48;
+		if (i % 2 === 1) {
+			d *= 2;
+			if (d > 9) d -= 9;
+		}
+		sum += d;
+	}
+	return sum % 10 === 0;
+}
+
+/** A value of a password field as text; numbers (from expressions) are accepted too. */
+function text(value: unknown): string {
+	if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+	return typeof value === 'string' ? value.trim() : '';
+}
+
+export function cardNumber(p: Params, value: unknown): string {
+	const raw = text(value);
+	if (raw === '') p.v.fail('"Card Number" is required');
+	const digits = raw.replace(/[\s-]/g, '');
+	if (!/^\d{12,19}$/.test(digits)) {
+		p.v.fail(
+			'"Card Number" must be 12 to 19 digits (spaces and dashes are allowed)',
+			'The value is not shown here, for your protection.',
+		);
+	}
+	if (!luhnValid(digits)) {
+		p.v.fail(
+			'"Card Number" is not a valid card number: it fails the Luhn check',
+			'Check for a mistyped digit. The value is not shown here, for your protection.',
+		);
+	}
+	return digits;
+}
+
+export function expMonth(p: Params, value: unknown): number {
+	const raw = text(value);
+	if (!/^\d{1,2}$/.test(raw) || Number(raw) < 1 || Number(raw) > 12) {
+		p.v.fail('"Expiry Month" must be a whole number from 1 to 12');
+	}
+	return Number(raw);
+}
+
+/** A four-digit year not in the past; in the current year the month must not be past either. */
+export function expYear(p: Params, value: unknown, month: number, now = new Date()): number {
+	const raw = text(value);
+	if (!/^\d{4}$/.test(raw)) p.v.fail('"Expiry Year" must be a four-digit year, e.g. 2031');
+	const year = Number(raw);
+	const thisYear = now.getUTCFullYear();
+	if (year < thisYear) p.v.fail('"Expiry Year" must not be in the past: the card has expired');
+	if (year === thisYear && month < now.getUTCMonth() + 1) {
+		p.v.fail('"Expiry Month" must not be in the past for a card expiring this year: the card has expired');
+	}
+	return year;
+}
+
+export function cvc(p: Params, value: unknown): string | undefined {
+	const raw = text(value);
+	if (raw === '') return undefined;
+	if (!/^\d{3,4}$/.test(raw)) p.v.fail('"CVC" must be 3 or 4 digits');
+	return raw;
+}
+
+/** `data` of a card token, from the card fields. */
+export function cardData(p: Params): IDataObject {
+	const number = cardNumber(p, p.get('cardNumber', ''));
+	const month = expMonth(p, p.get('expMonth', ''));
+	const year = expYear(p, p.get('expYear', ''), month);
+	const code = cvc(p, p.get('cvc', ''));
+	return { number, exp_month: month, exp_year: year, ...(code === undefined ? {} : { cvc: code }) };
+}
+
+/** `data` of a bank_account, pii or custom token, from the Data JSON field. */
+export function jsonData(p: Params, type: Exclude<TokenType, 'card'>): IDataObject {
+	const raw = p.get<unknown>('data', '');
+	if (raw === undefined || raw === null || (typeof raw === 'string' && raw.trim() === '')) {
+		p.v.fail('"Data" is required: a JSON object');
+	}
+	const data = p.v.object('Data', raw);
+	if (type === 'custom') {
+		const bytes = Buffer.byteLength(JSON.stringify(data), 'utf8');
+		if (bytes > CUSTOM_DATA_MAX_BYTES) {
+			p.v.fail(
+				`"Data" of a custom token must be at most 16 KiB (${CUSTOM_DATA_MAX_BYTES} bytes) as UTF-8 JSON (got ${bytes} bytes)`,
+				'Store large documents elsewhere and keep only the sensitive part in the vault.',
+			);
+		}
+		return data;
+	}
+	if (Object.keys(data).length === 0) {
+		p.v.fail(
+			`"Data" of a ${type === 'pii' ? 'PII' : 'bank account'} token must not be empty`,
+			type === 'pii' ? 'Example: {"value": "..."}' : 'Example: {"account_number": "...", "routing_number": "..."}',
+		);
+	}
+	return data;
+}
+
+const CVC_KEY = /^(cvc|cvc2|cvv|cvv2|csc)$/i;
+
+/** A copy without any CVC-like key, at any depth. */
+export function withoutCvc(value: unknown): unknown {
+	if (Array.isArray(value)) return value.map(withoutCvc);
+	if (value === null || typeof value !== 'object') return value;
+	const out: IDataObject = {};
+	for (const [key, inner] of Object.entries(value as IDataObject)) {
+		if (CVC_KEY.test(key)) continue;
+		out[key] = withoutCvc(inner) as IDataObject[keyof IDataObject];
+	}
+	return out;
+}
+
+/** A token as create, get, getAll and update show it: never any data, never a CVC. */
+export function publicToken(record: IDataObject): IDataObject {
+	const { data: _data, ...rest } = record;
+	return withoutCvc(rest) as IDataObject;
+}
+
+/** A reveal response: data kept (that is what reveal is for), but never a CVC. */
+export function revealedToken(record: IDataObject): IDataObject {
+	return withoutCvc(record) as IDataObject;
+}
+
+/** Metadata key/value pairs of a fixedCollection (`{entries: [{key, value}]}`). */
+export function metadataPairs(p: Params, label: string, collection: unknown): IDataObject | undefined {
+	const entries = ((collection as IDataObject | undefined)?.entries as IDataObject[] | undefined) ?? [];
+	const out: IDataObject = {};
+	for (const entry of entries) {
+		const key = typeof entry.key === 'string' ? entry.key.trim() : '';
+		const value = entry.value === undefined || entry.value === null ? '' : String(entry.value);
+		if (key === '') {
+			if (value === '') continue;
+			p.v.fail(`"${label}" has a value without a key`);
+		}
+		if (key in out) p.v.fail(`"${label}" names the key "${key.slice(0, 40)}" twice`);
+		out[key] = value;
+	}
+	return Object.keys(out).length ? out : undefined;
+}
+
+/** Keys given as a list or as comma-separated text. */
+export function keyList(value: unknown): string[] {
+	const parts = Array.isArray(value) ? value.map(String) : typeof value === 'string' ? value.split(',') : [];
+	return [...new Set(parts.map((k) => k.trim()).filter((k) => k !== ''))];
+}
+
+/** An expiry timestamp, which must lie in the future. */
+export function futureTimestamp(p: Params, label: string, value: unknown, nowMs = Date.now()): string {
+	const iso = p.v.timestamp(label, value);
+	if (Date.parse(iso) <= nowMs) p.v.fail(`"${label}" must be in the future (got ${iso})`);
+	return iso;
+}
