@@ -3,6 +3,7 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import type { Operation, Resource } from './operation';
 import { Params } from './operation';
+import { secretParameterNames, withRedactedNode } from './redactNode';
 import { mapLimit } from './transport/concurrency';
 import { IdempotencyKeys } from './transport/idempotency';
 import { paginate, readPage } from './transport/paginate';
@@ -73,6 +74,18 @@ function errorItem(error: unknown, itemIndex: number): INodeExecutionData {
  * the input order whatever the concurrency.
  */
 export async function executeOperation(
+	ctx: IExecuteFunctions,
+	resources: readonly Resource[],
+): Promise<INodeExecutionData[][]> {
+	try {
+		return await runOperation(ctx, resources);
+	} catch (error) {
+		// Errors carry a copy of the node: keep secret parameter values out of it.
+		throw withRedactedNode(error, ctx.getNode(), secretParameterNames(resources));
+	}
+}
+
+async function runOperation(
 	ctx: IExecuteFunctions,
 	resources: readonly Resource[],
 ): Promise<INodeExecutionData[][]> {

@@ -90,4 +90,6 @@ export interface Resource {
 	credential: CredentialName;
 	operations: Operation[];
 	fields: INodeProperties[];
+	/** Parameters besides password fields whose values must not appear in errors (e.g. token data). */
+	secretParameters?: string[];
 }

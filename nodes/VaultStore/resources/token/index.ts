@@ -10,4 +10,6 @@ export const token: Resource = {
 	credential: VAULT_CREDENTIAL,
 	operations: tokenOperations,
 	fields: tokenFields,
+	// Password fields (card number, expiry, CVC) are kept out of errors anyway; token data too.
+	secretParameters: ['data'],
 };
