@@ -1,0 +1,29 @@
+#!/usr/bin/env node
+// @ts-check
+/**
+ * npm run e2e:install — installs what the end-to-end suite and the demo need, idempotently:
+ * n8n 2.8.4 into the cache folder (VS_N8N_HOME, default ~/.cache/n8n-nodes-vault-store/n8n-2.8.4)
+ * and Debian's chromium (apt-get, as root) for the editor test. `npm run test:e2e` and
+ * `npm run demo` call the same steps themselves; this is for warming a machine or a CI cache.
+ * --no-browser skips chromium.
+ */
+'use strict';
+
+const lib = require('./lib');
+
+async function main() {
+	lib.installCleanup();
+	const t = Date.now();
+	const home = await lib.ensureN8n();
+	lib.log(`n8n ${lib.N8N_VERSION} ready: ${lib.n8nBin(home)}`);
+	if (!process.argv.includes('--no-browser')) {
+		const exe = await lib.ensureChromium();
+		lib.log(`chromium ready: ${exe}`);
+	}
+	lib.log(`done in ${((Date.now() - t) / 1000).toFixed(1)} s`);
+}
+
+main().catch((err) => {
+	console.error(err instanceof Error ? err.message : err);
+	process.exit(1);
+});

@@ -1,0 +1,185 @@
+#!/usr/bin/env node
+// @ts-check
+/**
+ * npm run test:e2e — this package in a real n8n 2.8.4:
+ *   1. n8n installed once into a cache folder (VS_N8N_HOME, default ~/.cache/n8n-nodes-vault-store/n8n-2.8.4)
+ *   2. npm run build, npm pack, the tarball installed into a fresh N8N_USER_FOLDER/.n8n/nodes
+ *      (under .e2e/) the way the community-nodes panel does
+ *   3. the sandbox started in this process (its request log is read directly), credentials and
+ *      the example workflows imported with the n8n CLI
+ *   4. action workflows run with `n8n execute --id --rawOutput`      (test/e2e/actions.js)
+ *   5. `n8n start`: the trigger workflow published and driven by sandbox events (test/e2e/trigger.js)
+ *   6. the editor in Debian's chromium with playwright-core           (test/e2e/editor.js)
+ *   7. n8n stopped; it must exit cleanly
+ * Everything listens on 127.0.0.1; every child runs in its own process group and is killed on
+ * exit, failure, Ctrl-C or the overall timeout (VS_E2E_TIMEOUT_MS, default 20 minutes).
+ *
+ * Options (environment): VS_N8N_HOME, VS_E2E_SKIP_BUILD=1 (reuse dist/ and out/),
+ * VS_E2E_SKIP_BROWSER=1, VS_E2E_KEEP=1 (keep the run folder under .e2e/), VS_E2E_ONLY=actions,trigger,editor
+ */
+'use strict';
+
+const fs = require('node:fs');
+const path = require('node:path');
+
+const lib = require('./lib');
+const { Checks } = require('./checks');
+const { log, ROOT } = lib;
+
+const TIMEOUT_MS = Number(process.env.VS_E2E_TIMEOUT_MS || 20 * 60_000);
+const only = process.env.VS_E2E_ONLY ? new Set(process.env.VS_E2E_ONLY.split(',')) : undefined;
+const wants = (phase) => !only || only.has(phase);
+
+async function main() {
+	const started = Date.now();
+	const t = new Checks();
+	lib.installCleanup();
+	const overall = setTimeout(() => {
+		log(`overall timeout of ${TIMEOUT_MS / 1000} s reached: killing everything`);
+		console.log(t.summary());
+		lib.killAll('SIGKILL');
+		process.exit(1);
+	}, TIMEOUT_MS);
+	overall.unref();
+
+	const runDir = path.join(ROOT, '.e2e', `run-${new Date().toISOString().replace(/[:.]/g, '-')}-${process.pid}`);
+	const userFolder = path.join(runDir, 'n8n');
+	const logDir = path.join(runDir, 'logs');
+	fs.mkdirSync(userFolder, { recursive: true });
+	log(`run folder ${path.relative(ROOT, runDir)} (logs in logs/)`);
+
+	/** @type {any} */
+	let sb;
+	/** @type {ReturnType<typeof lib.makeInstance> | undefined} */
+	let inst;
+	/** @type {{example: ReturnType<typeof lib.exampleWorkflows>[number], missing: string[]}[]} */
+	let examples = [];
+	const build = process.env.VS_E2E_SKIP_BUILD !== '1';
+
+	await t.runPhase('setup', async () => {
+		const [home, tgz] = await Promise.all([lib.ensureN8n(), lib.buildAndPack(path.join(runDir, 'pack'), { build })]);
+		const { startSandbox } = await lib.loadSandbox({ build });
+		sb = await startSandbox({ allowHttpWebhooks: true, seed: 1 });
+		log(`sandbox on ${sb.baseUrl}`);
+		await lib.installPackage(userFolder, tgz);
+		inst = lib.makeInstance({ userFolder, logDir, home });
+		await inst.importCredentials(lib.credentialsFor(sb));
+		examples = lib.exampleWorkflows().map((example) => ({ example, missing: lib.missingInBuild(ROOT, example.workflow) }));
+		for (const { example, missing } of examples) {
+			if (missing.length) {
+				log(`example ${example.name}: not imported, the build lacks ${missing.join('; ')}`);
+				continue;
+			}
+			await inst.importWorkflow(example.file);
+		}
+		const listed = await inst.cli(['list:workflow']);
+		const ready = examples.filter((e) => !e.missing.length);
+		t.check(
+			'setup: every runnable example is imported with its own id',
+			ready.every(({ example }) => listed.stdout.includes(`${example.id}|${example.title}`)),
+			listed.stdout,
+		);
+		const exported = await inst.cli(['export:credentials', '--all', '--decrypted', `--output=${path.join(runDir, 'creds.export.json')}`]);
+		const creds = JSON.parse(fs.readFileSync(path.join(runDir, 'creds.export.json'), 'utf8'));
+		fs.rmSync(path.join(runDir, 'creds.export.json'));
+		t.equal(
+			'setup: credentials imported with the ids and names the examples use',
+			creds.map((/** @type {any} */ c) => [c.id, c.name, c.type, c.data?.baseUrl]).sort(),
+			[
+				['1', 'Vault Store account', 'vaultStoreStoreApi', sb.baseUrl],
+				['2', 'Vault Store vault', 'vaultStoreVaultApi', sb.baseUrl],
+			],
+		);
+		void exported;
+	});
+	const setupOk = t.phases[0].ok && inst && sb;
+
+	// ------------------------------------------------------------------ actions (n8n execute)
+	const { checks: actionChecks } = require('../../test/e2e/actions');
+	if (!setupOk) t.skipPhase('actions (n8n execute)', 'setup failed');
+	else if (wants('actions')) {
+		for (const { example, missing } of examples) {
+			const fn = actionChecks[example.name];
+			if (!fn) continue;
+			const phase = `actions: ${example.name}`;
+			if (missing.length) {
+				t.skipPhase(phase, `not in this build yet: ${missing.join('; ')}`);
+				continue;
+			}
+			await t.runPhase(phase, () => fn({ inst, sb, t, example }));
+		}
+	}
+
+	// ------------------------------------------------------------------ n8n start: trigger, editor
+	const trigger = examples.find((e) => e.example.name === 'trigger-events.json');
+	const needServer = setupOk && (wants('trigger') || wants('editor'));
+	/** @type {ReturnType<typeof lib.restClient> | undefined} */
+	let rest;
+	if (needServer) {
+		await t.runPhase('n8n start', async () => {
+			const i = /** @type {NonNullable<typeof inst>} */ (inst);
+			if (trigger && !trigger.missing.length && wants('trigger')) {
+				const r = await i.cli(['publish:workflow', `--id=${trigger.example.id}`]);
+				t.check('n8n start: publish:workflow of the trigger example succeeded', r.code === 0, r.stdout);
+			}
+			const t1 = Date.now();
+			await i.start();
+			log(`n8n started on ${i.url} in ${((Date.now() - t1) / 1000).toFixed(1)} s`);
+			const server = /** @type {NonNullable<typeof i.server>} */ (i.server);
+			const out = () => server.stdout + server.stderr;
+			t.check('n8n start: the community package loaded (no load error in the log)', !/Failed to load|Error loading package|n8n-nodes-vault-store.*error/i.test(out()), lib.tail(out(), 20));
+			rest = lib.restClient(i.url);
+			await rest.ownerLogin();
+			await rest.createApiKey();
+			const types = await rest.ok('GET', '/types/nodes.json');
+			const names = (Array.isArray(types) ? types : []).map((/** @type {any} */ n) => n.name);
+			t.check('n8n start: the editor serves both node types', names.includes(`${lib.PKG_NAME}.vaultStore`) && names.includes(`${lib.PKG_NAME}.vaultStoreTrigger`), names.filter((n) => /vault/i.test(n)).join(', ') || `${names.length} types, none of ours`);
+		});
+	}
+	const serverOk = needServer && inst?.server && t.phases[t.phases.length - 1].ok;
+
+	if (wants('trigger')) {
+		if (!trigger) t.skipPhase('trigger (n8n start)', 'examples/trigger-events.json is missing');
+		else if (trigger.missing.length) t.skipPhase('trigger (n8n start)', `not in this build yet: ${trigger.missing.join('; ')}`);
+		else if (!serverOk) t.skipPhase('trigger (n8n start)', 'n8n did not start');
+		else {
+			const { triggerChecks } = require('../../test/e2e/trigger');
+			await t.runPhase('trigger (n8n start)', () => triggerChecks({ inst, sb, t, rest, example: trigger.example }));
+		}
+	}
+
+	if (wants('editor')) {
+		if (process.env.VS_E2E_SKIP_BROWSER === '1') t.skipPhase('editor (chromium)', 'VS_E2E_SKIP_BROWSER=1');
+		else if (!serverOk) t.skipPhase('editor (chromium)', 'n8n did not start');
+		else {
+			const { editorChecks } = require('../../test/e2e/editor');
+			await t.runPhase('editor (chromium)', () => editorChecks({ inst, sb, t, rest, examples }));
+		}
+	}
+
+	if (inst?.server) {
+		await t.runPhase('n8n stop', async () => {
+			const i = /** @type {NonNullable<typeof inst>} */ (inst);
+			const r = await i.stop();
+			t.check('n8n stop: SIGTERM ends n8n within 30 s with exit code 0', r.clean, JSON.stringify(r));
+			const leftovers = await lib.run('pgrep', ['-f', i.userFolder], { allowFail: true });
+			t.check('n8n stop: no process of this run is left', leftovers.stdout.trim() === '', leftovers.stdout);
+		});
+	}
+
+	await sb?.close();
+	await lib.stopAll();
+	clearTimeout(overall);
+	console.log(t.summary());
+	log(`finished in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+	const ok = t.failed.length === 0;
+	if (ok && process.env.VS_E2E_KEEP !== '1') fs.rmSync(runDir, { recursive: true, force: true });
+	else log(`run folder kept: ${path.relative(ROOT, runDir)}`);
+	process.exit(ok ? 0 : 1);
+}
+
+main().catch(async (err) => {
+	console.error(err);
+	await lib.stopAll();
+	process.exit(1);
+});
