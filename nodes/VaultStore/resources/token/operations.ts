@@ -112,6 +112,7 @@ export const tokenOperations: Operation[] = [
 		family: 'vault',
 		path: '/tokens',
 		idempotent: 'required',
+		notes: 'card number, expiry and CVC checked before sending; custom data max 16 KiB; output never has data',
 		body: createBody,
 		output: (records) => records.map(publicToken),
 	},
@@ -168,6 +169,7 @@ export const tokenOperations: Operation[] = [
 		path: '/tokens/{tokenId}/reveal',
 		ids,
 		scope: 'tokens:reveal',
+		notes: 'access-logged; a CVC is never output',
 		hints: { 403: REVEAL_403, 404: GONE },
 		output: (records) => records.map(revealedToken),
 	},
@@ -182,6 +184,7 @@ export const tokenOperations: Operation[] = [
 		path: '/tokens/{tokenId}',
 		ids,
 		hints: { 404: GONE },
+		notes: 'metadata keys removed with null; Clear Expiry sends expires_at: null',
 		run: runUpdate,
 	},
 ];
