@@ -1,8 +1,6 @@
 import type { Operation } from '../../operation';
 import { ID } from '../ids';
 
-const INFERRED_NOTE = 'The spec names this operation but not its path; the route is inferred.';
-
 export const caseOperations: Operation[] = [
 	{
 		value: 'addMessage',
@@ -20,7 +18,8 @@ export const caseOperations: Operation[] = [
 		value: 'get',
 		name: 'Get',
 		action: 'Get a case',
-		description: `Get one support case by its ID (cs_...) with its messages. ${INFERRED_NOTE}`,
+		description:
+			'Get one support case by its ID (cs_...) with its messages. The spec names this operation but not its path; the route is inferred.',
 		method: 'GET',
 		family: 'core',
 		path: '/cases/{caseId}',
@@ -31,7 +30,8 @@ export const caseOperations: Operation[] = [
 		value: 'getAll',
 		name: 'Get Many',
 		action: 'Get many cases',
-		description: `List support cases of the store, newest first, optionally only those with a given status. ${INFERRED_NOTE}`,
+		description:
+			'List support cases of the store, newest first, optionally only those with a given status. The spec names this operation but not its path; the route is inferred.',
 		method: 'GET',
 		family: 'core',
 		path: '/cases',

@@ -9,7 +9,7 @@ export const customerOperations: Operation[] = [
 		name: 'Get Many',
 		action: 'Get many customers',
 		description:
-			'List customers of the store (id, email, first and last name, guest flag, total spent, order count, created at), optionally filtered by a search text and sorted',
+			'List customers of the store (ID, email, first and last name, guest flag, total spent, order count, created at), optionally filtered by a search text and sorted',
 		method: 'GET',
 		family: 'core',
 		path: '/customers',

@@ -10,7 +10,7 @@ export const mandateOperations: Operation[] = [
 		name: 'Create',
 		action: 'Create a mandate',
 		description:
-			'Create a billing agreement (mandate) for an existing customer. Returns id, status REQUIRES_ACTION and agreementUrl: send the customer to agreementUrl to authorize it; once ACTIVE it can be charged.',
+			'Create a billing agreement (mandate) for an existing customer. Returns the ID, status REQUIRES_ACTION and agreementUrl: send the customer to agreementUrl to authorize it; once ACTIVE it can be charged.',
 		method: 'POST',
 		family: 'core',
 		path: '/mandates',

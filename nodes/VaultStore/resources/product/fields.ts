@@ -291,7 +291,8 @@ const updateFields: INodeProperties[] = [
 		type: 'json',
 		default: '',
 		description:
-			'Variants replacing the current ones, as a JSON array (max 20). Each object may have: id (to keep or change an existing variant), title (needed for a new one), slug, description, sku, options, price, compareAtPrice, images (array of URLs), inStock, quantity, trackStock, position.',
+			'Variants replacing the current ones, as a JSON array of Variant objects (max 20). A new variant needs a title; to keep or change an existing one, include its ID. Prices are at least 0, images is an array of URLs, quantity and position are whole numbers.',
+		hint: 'Keys: id, title, slug, description, sku, options, price, compareAtPrice, images, inStock, quantity, trackStock, position',
 	},
 	{
 		displayName: 'Webhook Secret',
