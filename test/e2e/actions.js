@@ -67,6 +67,40 @@ const checks = {
 		const ledger = sb.ledger.slice(ledgerFrom).filter((/** @type {any} */ e) => e.kind === 'refund');
 		t.equal('list-and-refund: the sandbox ledger has exactly one refund', ledger.map((/** @type {any} */ e) => [e.orderId, e.amount]), [[listed[0]?.id, 1]]);
 	},
+
+	async 'tokenize-card.json'({ inst, sb, t, example }) {
+		const from = sb.requests.length;
+		const accessFrom = sb.vault.accessLog.length;
+		const { run, stdout } = await inst.execute(example.id);
+		t.equal('tokenize-card: execution finished without error', run.data?.resultData?.error?.message ?? null, null);
+
+		const created = json(nodeOutput(run, 'Tokenize the card'))[0] ?? {};
+		t.check('tokenize-card: Create returns a tok_ id, type card and the mask', /^tok_/.test(created.id) && created.type === 'card' && created.mask?.last4 === '4242' && created.mask?.brand, JSON.stringify(created));
+		t.check('tokenize-card: Create output has no card data', created.data === undefined && !JSON.stringify(created).includes('4242424242424242'), JSON.stringify(created));
+		t.equal('tokenize-card: Create keeps the metadata', created.metadata, { source: 'n8n example' });
+
+		const got = json(nodeOutput(run, 'Get the token (mask only)'))[0] ?? {};
+		t.check('tokenize-card: Get shows the same token with mask, without data', got.id === created.id && got.mask?.last4 === '4242' && got.data === undefined, JSON.stringify(got));
+
+		const revealed = json(nodeOutput(run, 'Reveal the card'))[0] ?? {};
+		const number = String(revealed.data?.number ?? '').replace(/\D/g, '');
+		t.check('tokenize-card: Reveal returns the card number and no CVC', revealed.id === created.id && number === '4242424242424242' && !JSON.stringify(revealed).toLowerCase().includes('"cvc"'), JSON.stringify({ ...revealed, data: revealed.data && Object.keys(revealed.data) }));
+
+		const reqs = apiRequests(sb, from);
+		const { workspaceId, vaultId } = sb.vault;
+		const base = `/v2/workspaces/${workspaceId}/vaults/${vaultId}/tokens`;
+		t.equal('tokenize-card: sandbox saw create, get, reveal', reqs.map((r) => `${r.method} ${r.path} ${r.status}`), [
+			`POST ${base} 201`,
+			`GET ${base}/${created.id} 200`,
+			`POST ${base}/${created.id}/reveal 200`,
+		]);
+		const create = reqs[0] ?? {};
+		t.check('tokenize-card: create carries an Idempotency-Key', typeof create.headers?.['idempotency-key'] === 'string', JSON.stringify(create.headers));
+		t.equal('tokenize-card: create body type and metadata', { type: create.body?.type, metadata: create.body?.metadata }, { type: 'card', metadata: { source: 'n8n example' } });
+		t.equal('tokenize-card: exactly one reveal in the vault access log', sb.vault.accessLog.slice(accessFrom).map((/** @type {any} */ a) => [a.tokenId, a.action]), [[created.id, 'reveal']]);
+		const secret = sb.vault.secretKey;
+		t.check('tokenize-card: the vault key appears nowhere in n8n output', !stdout.includes(secret), 'vault secret key found in n8n execute output');
+	},
 };
 
 module.exports = { checks, apiRequests };
