@@ -472,10 +472,13 @@ function makeInstance({ userFolder, logDir, home }) {
 				fs.rmSync(file, { force: true });
 			}
 		},
-		async importWorkflow(/** @type {string} */ file) {
-			const r = await inst.cli(['import:workflow', `--input=${file}`]);
-			if (!/Successfully imported 1 workflow|Imported 1 workflow/i.test(r.stdout + r.stderr)) {
-				throw new Error(`import:workflow ${file}: no success message\n${tail(r.stdout + r.stderr)}`);
+		/** Imports every *.json workflow of a folder (n8n import:workflow --separate). */
+		async importWorkflows(/** @type {string} */ dir) {
+			const n = fs.readdirSync(dir).filter((f) => f.endsWith('.json')).length;
+			if (!n) return;
+			const r = await inst.cli(['import:workflow', '--separate', `--input=${dir}`]);
+			if (!new RegExp(`Successfully imported ${n} workflow`).test(r.stdout + r.stderr)) {
+				throw new Error(`import:workflow --separate ${dir}: expected "Successfully imported ${n} workflow(s)"\n${tail(r.stdout + r.stderr)}`);
 			}
 		},
 		/**

@@ -65,13 +65,13 @@ async function main() {
 		inst = lib.makeInstance({ userFolder, logDir, home });
 		await inst.importCredentials(lib.credentialsFor(sb));
 		examples = lib.exampleWorkflows().map((example) => ({ example, missing: lib.missingInBuild(ROOT, example.workflow) }));
+		const importDir = path.join(runDir, 'import');
+		fs.mkdirSync(importDir);
 		for (const { example, missing } of examples) {
-			if (missing.length) {
-				log(`example ${example.name}: not imported, the build lacks ${missing.join('; ')}`);
-				continue;
-			}
-			await inst.importWorkflow(example.file);
+			if (missing.length) log(`example ${example.name}: not imported, the build lacks ${missing.join('; ')}`);
+			else fs.copyFileSync(example.file, path.join(importDir, example.name));
 		}
+		await inst.importWorkflows(importDir);
 		const listed = await inst.cli(['list:workflow']);
 		const ready = examples.filter((e) => !e.missing.length);
 		t.check(

@@ -1,0 +1,215 @@
+// @ts-check
+/**
+ * The Vault Store Trigger in a running n8n 2.8.4 (`n8n start`), against the in-process sandbox:
+ *   - publishing the example workflow registers exactly one endpoint at the sandbox for its
+ *     production webhook URL, with its events, signature version and note
+ *   - a V2-signed sandbox event starts exactly one execution, whose output is the event
+ *   - an event the workflow did not subscribe to is not delivered
+ *   - forged deliveries (bad signature, tampered body, no signature) and a stale one (timestamp
+ *     10 minutes old, correctly signed) get 401 and start nothing
+ *   - a replayed delivery (same message id, still fresh) starts nothing
+ *   - a V1 variant of the workflow (created and activated over the public API) gets a V1
+ *     endpoint and behaves the same, including 401 for forged and stale V1 deliveries
+ *   - deactivating deletes the endpoint at the sandbox; the webhook URL is then gone in n8n
+ * Executions are read through n8n's public API with an API key.
+ */
+'use strict';
+
+const crypto = require('node:crypto');
+const path = require('node:path');
+
+const { ROOT, PKG_NAME, log } = require('../../scripts/e2e/lib');
+
+/** @param {() => any} fn */
+async function waitUntil(fn, timeoutMs = 20_000, intervalMs = 250) {
+	const end = Date.now() + timeoutMs;
+	let last;
+	while (Date.now() < end) {
+		last = await fn();
+		if (last) return last;
+		await new Promise((r) => setTimeout(r, intervalMs));
+	}
+	return last;
+}
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** The trigger's production webhook URL: WEBHOOK_URL + webhook/<webhookId>/<path of the description>. */
+function webhookUrl(baseUrl, node) {
+	const mod = require(path.join(ROOT, 'dist', 'nodes', 'VaultStoreTrigger', 'VaultStoreTrigger.node.js'));
+	const description = new mod.VaultStoreTrigger().description;
+	const p = String(description.webhooks?.[0]?.path ?? 'webhook').replace(/^\/+/, '');
+	return `${baseUrl}/webhook/${node.webhookId}/${p}`;
+}
+
+/**
+ * @param {{inst: any, sb: any, t: import('../../scripts/e2e/checks').Checks, rest: any, example: any}} ctx
+ */
+async function triggerChecks({ inst, sb, t, rest, example }) {
+	const deliveriesMod = require(path.join(ROOT, 'out', 'sandbox', 'deliveries.js'));
+	const secret = sb.store.signingSecret;
+	const wf = example.workflow;
+	const node = wf.nodes.find((/** @type {any} */ n) => n.type === `${PKG_NAME}.vaultStoreTrigger`);
+	const url = webhookUrl(inst.url, node);
+	const endpointsFor = (u) => sb.state.webhooks.filter((/** @type {any} */ w) => w.url === u);
+
+	/** Executions of a workflow (public API), oldest first. */
+	const executions = async (workflowId) => {
+		const r = await rest.api(`/executions?workflowId=${encodeURIComponent(workflowId)}&limit=250`);
+		return [...(r.data ?? [])].sort((a, b) => Number(a.id) - Number(b.id));
+	};
+	/** Waits for n executions, then a little longer to see that no more come. */
+	const settle = async (workflowId, n, extraMs = 1500) => {
+		await waitUntil(async () => (await executions(workflowId)).filter((e) => e.finished || e.status === 'success' || e.status === 'error').length >= n, 20_000);
+		await sleep(extraMs);
+		return await executions(workflowId);
+	};
+	/** POST a delivery to n8n ourselves. */
+	const post = async (u, headers, body) => {
+		const res = await fetch(u, { method: 'POST', headers, body, signal: AbortSignal.timeout(15_000) });
+		const text = await res.text();
+		return { status: res.status, text };
+	};
+	const emit = async (eventType, data) => {
+		const res = await fetch(`${sb.baseUrl}/__dev/events`, {
+			method: 'POST',
+			headers: { 'content-type': 'application/json' },
+			body: JSON.stringify({ eventType, data }),
+		});
+		const body = /** @type {any} */ (await res.json());
+		return /** @type {string[]} */ (body.data?.messageIds ?? body.messageIds ?? []);
+	};
+	/** The first attempt of a message to a URL, once it has a response. */
+	const deliveryOf = (messageId, u) =>
+		waitUntil(() => sb.deliveries.find((/** @type {any} */ d) => d.messageId === messageId && d.url === u && d.status !== undefined && d.attempt === 1 && (d.status !== 0 || d.error)), 20_000);
+
+	// ---------------------------------------------------------------- activation
+	const registered = await waitUntil(() => endpointsFor(url).length > 0, 30_000);
+	t.must('trigger: publishing the workflow registered an endpoint at the sandbox', registered, `no endpoint for ${url}; endpoints: ${JSON.stringify(sb.state.webhooks.map((/** @type {any} */ w) => w.url))}`);
+	const server = inst.server;
+	t.check('trigger: n8n logged the activation of the workflow', new RegExp(`${example.id}|${wf.name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`).test(server.stdout + server.stderr), 'no log line naming the workflow');
+	const eps = endpointsFor(url);
+	t.equal('trigger: exactly one sandbox endpoint for the workflow URL', eps.length, 1);
+	const ep = eps[0];
+	t.equal('trigger: endpoint events, signature version and note are the node parameters', { events: [...ep.eventTypes].sort(), v: ep.signatureVersion, note: ep.note }, { events: [...node.parameters.events].sort(), v: 'V2', note: node.parameters.note ?? null });
+	t.equal('trigger: nothing has run yet', (await executions(example.id)).length, 0);
+
+	// ---------------------------------------------------------------- a real V2 event
+	const orderRef = `ord_e2e${crypto.randomBytes(6).toString('hex')}`;
+	const [messageId, ...others] = await emit('PAYMENT_COMPLETED', { orderId: orderRef, amount: 12.5, currency: 'USD' });
+	t.check('trigger: the sandbox sent PAYMENT_COMPLETED to one endpoint', messageId && others.length === 0, JSON.stringify([messageId, ...others]));
+	const delivery = await deliveryOf(messageId, url);
+	t.check('trigger: n8n answered the signed V2 delivery with 2xx', delivery && delivery.status >= 200 && delivery.status < 300, JSON.stringify(delivery && { status: delivery.status, error: delivery.error }));
+	let runs = await settle(example.id, 1);
+	t.equal('trigger: the V2 event started exactly one execution', runs.length, 1);
+	t.check('trigger: that execution succeeded', runs[0]?.status === 'success' || runs[0]?.finished === true, JSON.stringify(runs[0]));
+	if (runs[0]) {
+		const full = await rest.api(`/executions/${runs[0].id}?includeData=true`);
+		const out = full.data?.resultData?.runData?.[node.name]?.[0]?.data?.main?.[0] ?? [];
+		const text = JSON.stringify(out.map((/** @type {any} */ i) => i.json));
+		t.check('trigger: the execution output is the event (message id, type and data)', out.length === 1 && text.includes(messageId) && text.includes('PAYMENT_COMPLETED') && text.includes(orderRef), text.slice(0, 400));
+		t.check('trigger: the signing secret is not in the execution data', !JSON.stringify(full).includes(secret), 'signing secret found');
+		const handled = full.data?.resultData?.runData?.['Handle the event']?.[0]?.data?.main?.[0] ?? [];
+		t.equal('trigger: the next node got the one event item', handled.length, 1);
+	}
+
+	// ---------------------------------------------------------------- not subscribed
+	const before = sb.deliveries.length;
+	await emit('SUBSCRIPTION_UPDATED', { subscriptionId: 'sub_e2e000000000' });
+	await sleep(500);
+	t.equal('trigger: an event the node did not subscribe to is not delivered', sb.deliveries.slice(before).filter((/** @type {any} */ d) => d.url === url).length, 0);
+
+	// ---------------------------------------------------------------- forged, stale, replayed
+	const good = /** @type {any} */ (delivery);
+	const headers = { ...good.headers };
+	const fresh = () => String(Math.floor(Date.now() / 1000));
+	const signedV2 = (id, ts, body) => ({ ...headers, 'webhook-id': id, 'webhook-timestamp': ts, 'webhook-signature': deliveriesMod.signV2(secret, id, ts, body) });
+	const newBody = (id) => JSON.stringify({ id, event: 'PAYMENT_COMPLETED', createdAt: new Date().toISOString(), data: { orderId: orderRef, amount: 99, currency: 'USD' } });
+	const forgedId = `msg_e2eforged${crypto.randomBytes(4).toString('hex')}`;
+	const forgedBody = newBody(forgedId);
+	const wrongKey = `whsec_${crypto.randomBytes(24).toString('base64')}`;
+	const cases = [
+		['signed with another secret', { ...headers, 'webhook-id': forgedId, 'webhook-timestamp': fresh(), 'webhook-signature': deliveriesMod.signV2(wrongKey, forgedId, fresh(), forgedBody) }, forgedBody],
+		['tampered body (valid signature of the original)', { ...signedV2(forgedId, fresh(), forgedBody) }, forgedBody.replace('"amount":99', '"amount":9999')],
+		['no signature headers', { 'content-type': 'application/json' }, forgedBody],
+		['stale: correctly signed, timestamp 10 minutes old', signedV2(forgedId, String(Math.floor(Date.now() / 1000) - 600), forgedBody), forgedBody],
+		['from the future: correctly signed, timestamp 10 minutes ahead', signedV2(forgedId, String(Math.floor(Date.now() / 1000) + 600), forgedBody), forgedBody],
+	];
+	for (const [label, h, body] of cases) {
+		const r = await post(url, h, body);
+		t.equal(`trigger: V2 ${label} -> 401`, r.status, 401);
+		t.check(`trigger: V2 ${label}: the answer does not echo the secret`, !r.text.includes(secret), r.text);
+	}
+	const replay = await post(url, good.headers, good.body);
+	t.check('trigger: a replayed delivery (same message id, still fresh) is acknowledged or refused, never 5xx', replay.status < 500, `HTTP ${replay.status} ${replay.text.slice(0, 200)}`);
+	const reSigned = await post(url, signedV2(good.headers['webhook-id'], fresh(), good.body), good.body);
+	t.check('trigger: the same message re-signed with a fresh timestamp (a sender retry) is not 5xx', reSigned.status < 500, `HTTP ${reSigned.status}`);
+	runs = await settle(example.id, 1, 2000);
+	t.equal('trigger: forged, stale and duplicate deliveries started no execution', runs.length, 1);
+	log(`trigger: duplicate answered HTTP ${replay.status} / ${reSigned.status}`);
+
+	// ---------------------------------------------------------------- a V1 endpoint
+	const v1 = JSON.parse(JSON.stringify(wf));
+	const v1Node = v1.nodes.find((/** @type {any} */ n) => n.name === node.name);
+	v1Node.webhookId = crypto.randomUUID();
+	v1Node.parameters.signatureVersion = 'V1';
+	v1Node.parameters.note = 'e2e V1 endpoint';
+	const createdV1 = /** @type {any} */ (await rest.request('POST', '/api/v1/workflows', { name: `${wf.name} (V1)`, nodes: v1.nodes, connections: v1.connections, settings: v1.settings }, { 'X-N8N-API-KEY': rest.apiKey }));
+	t.must('trigger: V1 variant created over the public API', createdV1.status === 200 && createdV1.body?.id, JSON.stringify(createdV1).slice(0, 400));
+	const v1Id = createdV1.body.id;
+	const act = /** @type {any} */ (await rest.request('POST', `/api/v1/workflows/${v1Id}/activate`, undefined, { 'X-N8N-API-KEY': rest.apiKey }));
+	t.must('trigger: V1 variant activated over the public API', act.status === 200, JSON.stringify(act).slice(0, 400));
+	const v1Url = webhookUrl(inst.url, v1Node);
+	const v1Eps = endpointsFor(v1Url);
+	t.equal('trigger: exactly one V1 endpoint for the V1 workflow URL', v1Eps.map((/** @type {any} */ w) => w.signatureVersion), ['V1']);
+	t.equal('trigger: the V2 endpoint is still the only one for its URL', endpointsFor(url).length, 1);
+
+	const v1Ref = `ord_e2ev1${crypto.randomBytes(6).toString('hex')}`;
+	const ids = await emit('PAYMENT_FAILED', { orderId: v1Ref, reason: 'card_declined' });
+	t.equal('trigger: PAYMENT_FAILED went to both endpoints', ids.length, 2);
+	const v1Delivery = /** @type {any} */ (await waitUntil(() => sb.deliveries.find((/** @type {any} */ d) => ids.includes(d.messageId) && d.url === v1Url && (d.status !== 0 || d.error)), 20_000));
+	t.check('trigger: the delivery to the V1 endpoint is V1-signed (bare hex, ms timestamp)', v1Delivery && /^[0-9a-f]{64}$/.test(v1Delivery.headers['webhook-signature']) && v1Delivery.headers['webhook-timestamp'].length >= 13, JSON.stringify(v1Delivery?.headers));
+	t.check('trigger: n8n answered the V1 delivery with 2xx', v1Delivery && v1Delivery.status >= 200 && v1Delivery.status < 300, JSON.stringify(v1Delivery && { status: v1Delivery.status, error: v1Delivery.error }));
+	const v1Runs = await settle(v1Id, 1);
+	t.equal('trigger: the V1 event started exactly one execution of the V1 workflow', v1Runs.length, 1);
+	runs = await settle(example.id, 2, 500);
+	t.equal('trigger: and exactly one more of the V2 workflow', runs.length, 2);
+	if (v1Runs[0]) {
+		const full = await rest.api(`/executions/${v1Runs[0].id}?includeData=true`);
+		const text = JSON.stringify(full.data?.resultData?.runData?.[node.name]?.[0]?.data?.main?.[0] ?? []);
+		t.check('trigger: the V1 execution output is the event', text.includes(v1Ref) && text.includes('PAYMENT_FAILED'), text.slice(0, 300));
+	}
+	const v1Body = JSON.stringify({ id: 'msg_e2ev1forged00', event: 'PAYMENT_FAILED', createdAt: new Date().toISOString(), data: { orderId: v1Ref } });
+	const v1Headers = (ts, sig) => ({ ...v1Delivery.headers, 'webhook-timestamp': ts, 'webhook-signature': sig, 'x-service-timestamp': ts, 'x-service-signature': deliveriesMod.hmacHex(secret, v1Body) });
+	const nowMs = () => String(Date.now());
+	const v1Cases = [
+		['V1 signed with another secret', v1Headers(nowMs(), deliveriesMod.hmacHex('not-the-secret', `${nowMs()}.${v1Body}`)), v1Body],
+		['V1 stale: correctly signed, timestamp 10 minutes old', (() => { const ts = String(Date.now() - 600_000); return v1Headers(ts, deliveriesMod.hmacHex(secret, `${ts}.${v1Body}`)); })(), v1Body],
+		['V1 tampered body', (() => { const ts = nowMs(); return v1Headers(ts, deliveriesMod.hmacHex(secret, `${ts}.${v1Body}`)); })(), v1Body.replace('ord_', 'ord_x')],
+		['V2-signed delivery to the V1 endpoint', signedV2('msg_e2ev2tov1000', fresh(), v1Body), v1Body],
+	];
+	for (const [label, h, body] of v1Cases) {
+		const r = await post(v1Url, h, body);
+		t.equal(`trigger: ${label} -> 401`, r.status, 401);
+	}
+	const v1Replay = await post(v1Url, v1Delivery.headers, v1Delivery.body);
+	t.check('trigger: a replayed V1 delivery is not 5xx', v1Replay.status < 500, `HTTP ${v1Replay.status}`);
+	t.equal('trigger: forged, stale and replayed V1 deliveries started nothing', (await settle(v1Id, 1, 2000)).length, 1);
+
+	// ---------------------------------------------------------------- deactivation
+	const deletesBefore = sb.requests.length;
+	const deact1 = /** @type {any} */ (await rest.request('POST', `/api/v1/workflows/${v1Id}/deactivate`, undefined, { 'X-N8N-API-KEY': rest.apiKey }));
+	t.check('trigger: V1 variant deactivated over the public API', deact1.status === 200, JSON.stringify(deact1).slice(0, 300));
+	t.check('trigger: deactivating the V1 workflow deleted its endpoint at the sandbox', await waitUntil(() => endpointsFor(v1Url).length === 0, 15_000), JSON.stringify(endpointsFor(v1Url)));
+
+	const deact = /** @type {any} */ (await rest.request('POST', `/api/v1/workflows/${example.id}/deactivate`, undefined, { 'X-N8N-API-KEY': rest.apiKey }));
+	t.check('trigger: example workflow deactivated over the public API', deact.status === 200, JSON.stringify(deact).slice(0, 300));
+	t.check('trigger: deactivating deleted the endpoint at the sandbox', await waitUntil(() => endpointsFor(url).length === 0, 15_000), JSON.stringify(endpointsFor(url)));
+	const deletes = sb.requests.slice(deletesBefore).filter((/** @type {any} */ r) => r.method === 'DELETE' && /\/webhooks\/whk_/.test(r.path));
+	t.equal('trigger: one DELETE per endpoint, both answered 200', deletes.map((/** @type {any} */ r) => r.status), [200, 200]);
+	t.equal('trigger: no endpoint of this n8n is left at the sandbox', sb.state.webhooks.filter((/** @type {any} */ w) => w.url.startsWith(inst.url)).length, 0);
+	const after = await post(url, signedV2(`msg_e2eafter${crypto.randomBytes(4).toString('hex')}`, fresh(), forgedBody), forgedBody);
+	t.equal('trigger: the webhook URL is gone from n8n after deactivation (404)', after.status, 404);
+	t.equal('trigger: in all, the example workflow ran twice', (await executions(example.id)).length, 2);
+}
+
+module.exports = { triggerChecks, webhookUrl };
