@@ -391,9 +391,11 @@ function drop(res: ServerResponse, entry: RequestLogEntry): void {
 
 function send(res: ServerResponse, reply: Reply): void {
 	if (res.writableEnded || res.destroyed) return;
-	const text = reply.body === undefined ? '' : JSON.stringify(reply.body);
+	// A Buffer body is sent as it is (files such as report downloads; set content-type in headers).
+	const raw = Buffer.isBuffer(reply.body);
+	const text = raw ? (reply.body as Buffer) : reply.body === undefined ? '' : JSON.stringify(reply.body);
 	res.writeHead(reply.status, {
-		'content-type': 'application/json; charset=utf-8',
+		'content-type': raw ? 'application/octet-stream' : 'application/json; charset=utf-8',
 		'content-length': Buffer.byteLength(text),
 		...reply.headers,
 	});

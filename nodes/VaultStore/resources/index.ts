@@ -13,6 +13,9 @@ import { license } from './license';
 import { supportCase } from './case';
 import { mandate } from './mandate';
 import { analytics } from './analytics';
+import { report } from './report';
+import { search } from './search';
+import { checkout } from './checkout';
 
 /** Every resource of the node, in the order the editor lists them. */
-export const resources: Resource[] = [order, store, subscription, payout, webhook, token, product, category, customer, license, supportCase, mandate, analytics, custom];
+export const resources: Resource[] = [order, store, subscription, payout, webhook, token, product, category, customer, license, supportCase, mandate, analytics, report, search, checkout, custom];

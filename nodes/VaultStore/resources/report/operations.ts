@@ -1,0 +1,173 @@
+import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+import type { Operation, Params, RunContext } from '../../operation';
+import { Transport } from '../../transport/request';
+import { STORE_CREDENTIAL } from '../../transport/request';
+import { ID } from '../ids';
+
+export const REPORT_TYPES = ['PAYMENT_ACTIVITY', 'PAYOUT_RECONCILIATION', 'BALANCE_LEDGER', 'REFUNDS_DISPUTES'] as const;
+export const REPORT_STATUSES = ['PENDING', 'PROCESSING', 'SUCCEEDED', 'FAILED'] as const;
+export const REPORT_FORMATS = ['CSV', 'JSON'] as const;
+
+const DAY_MS = 86_400_000;
+/** The spec's limit on the period of one report. */
+export const MAX_PERIOD_DAYS = 90;
+/**
+ * Longest Retry-After report creation waits for. The concurrent-report limit
+ * clears only when running reports finish, so a longer wait fails at once
+ * with a clear message instead of keeping the workflow busy.
+ */
+const CREATE_MAX_RETRY_AFTER_MS = 10_000;
+
+const LIMIT_HINT =
+	'More than 10 reports of this store are PENDING or PROCESSING. Wait for running reports to finish ' +
+	'(Report > Get Many with Status filter PENDING or PROCESSING), then create this report again.';
+
+const MIME_TYPES: Record<(typeof REPORT_FORMATS)[number], string> = {
+	CSV: 'text/csv',
+	JSON: 'application/json',
+};
+
+function createBody(p: Params): IDataObject {
+	const type = p.v.oneOf('Type', p.get('type'), REPORT_TYPES);
+	const from = p.v.timestamp('From', p.get('from'));
+	const to = p.v.timestamp('To', p.get('to'));
+	const fromMs = Date.parse(from);
+	const toMs = Date.parse(to);
+	if (fromMs >= toMs) p.v.fail(`"From" must be before "To" (got From ${from}, To ${to})`);
+	const days = (toMs - fromMs) / DAY_MS;
+	if (days > MAX_PERIOD_DAYS) {
+		p.v.fail(
+			`The period from "From" to "To" must be at most ${MAX_PERIOD_DAYS} days (got ${Math.ceil(days)} days)`,
+			'Split a longer period into several reports.',
+		);
+	}
+	const f = p.fields('additionalFields');
+	return {
+		type,
+		from,
+		to,
+		format: f.format === undefined || f.format === '' ? undefined : p.v.oneOf('Format', f.format, REPORT_FORMATS),
+	};
+}
+
+async function runCreate(rc: RunContext): Promise<INodeExecutionData[]> {
+	const transport = new Transport(rc.ctx, STORE_CREDENTIAL, {
+		...rc.transport.options,
+		maxRetryAfterMs: Math.min(rc.transport.options.maxRetryAfterMs, CREATE_MAX_RETRY_AFTER_MS),
+	});
+	try {
+		const res = await transport.request(rc.request);
+		return [{ json: (res.data ?? {}) as IDataObject, pairedItem: { item: rc.p.itemIndex } }];
+	} catch (error) {
+		if ((error as { httpCode?: string }).httpCode === '429') {
+			throw new NodeOperationError(
+				rc.ctx.getNode(),
+				'Too many reports are being generated: wait for running reports to finish (HTTP 429)',
+				{ description: LIMIT_HINT, itemIndex: rc.p.itemIndex },
+			);
+		}
+		throw error;
+	}
+}
+
+async function runDownload(rc: RunContext): Promise<INodeExecutionData[]> {
+	const { p } = rc;
+	const reportId = p.id('reportId', ID.reportId);
+	const format = p.v.oneOf('Format', p.get('format', 'CSV'), REPORT_FORMATS);
+	const downloadFile = p.get<boolean>('downloadFile', true) !== false;
+	const binaryProperty = downloadFile
+		? p.v.string('Put Output File in Field', p.get('binaryPropertyName', 'data'), { min: 1, max: 128 }).trim()
+		: '';
+	if (downloadFile && binaryProperty === '') p.v.fail('"Put Output File in Field" must not be empty');
+
+	const res = await rc.transport.request({ ...rc.request, path: `${rc.request.path}/${format}` });
+	const data = (res.data ?? {}) as IDataObject;
+	const url = data.url ?? data.downloadUrl;
+	if (typeof url !== 'string' || !/^https?:\/\//.test(url)) {
+		throw new NodeOperationError(p.ctx.getNode(), 'The service did not return a download URL', {
+			itemIndex: p.itemIndex,
+		});
+	}
+	const json: IDataObject = {
+		reportId,
+		format: data.format ?? format,
+		url,
+		expiresAt: data.expiresAt ?? data.expires_at ?? null,
+	};
+	if (!downloadFile) return [{ json, pairedItem: { item: p.itemIndex } }];
+
+	const file = await rc.transport.download(url, p.itemIndex);
+	const fileName = `report_${reportId}.${format.toLowerCase()}`;
+	const mimeType = MIME_TYPES[format];
+	const binary = await rc.ctx.helpers.prepareBinaryData(file.body, fileName, mimeType);
+	return [
+		{
+			json: { ...json, fileName, mimeType, fileSize: file.body.length },
+			binary: { [binaryProperty]: binary },
+			pairedItem: { item: p.itemIndex },
+		},
+	];
+}
+
+export const reportOperations: Operation[] = [
+	{
+		value: 'create',
+		name: 'Create',
+		action: 'Create a report',
+		description:
+			'Queue a report (payment activity, payout reconciliation, balance ledger, or refunds and disputes) for a period of at most 90 days. The report starts PENDING; poll it with Get until SUCCEEDED, then Download. At most 10 reports may be PENDING or PROCESSING at once.',
+		method: 'POST',
+		family: 'stores',
+		path: '/reports',
+		body: createBody,
+		inferred: true,
+		scope: 'REPORTS_WRITE',
+		hints: { 429: LIMIT_HINT },
+		run: runCreate,
+	},
+	{
+		value: 'download',
+		name: 'Download',
+		action: 'Download a report',
+		description:
+			'Get a 5-minute download URL for a finished (SUCCEEDED) report as CSV or JSON and, by default, fetch the file as binary data',
+		method: 'GET',
+		family: 'stores',
+		path: '/reports/{reportId}/download',
+		ids: { reportId: ID.reportId },
+		inferred: true,
+		scope: 'REPORTS_READ',
+		run: runDownload,
+	},
+	{
+		value: 'get',
+		name: 'Get',
+		action: 'Get a report',
+		description: 'Get the status (PENDING, PROCESSING, SUCCEEDED, FAILED) and metadata of a report',
+		method: 'GET',
+		family: 'stores',
+		path: '/reports/{reportId}',
+		ids: { reportId: ID.reportId },
+		scope: 'REPORTS_READ',
+	},
+	{
+		value: 'getAll',
+		name: 'Get Many',
+		action: 'Get many reports',
+		description: 'List reports of the store, optionally only those of one status or type',
+		method: 'GET',
+		family: 'stores',
+		path: '/reports',
+		list: 'paged',
+		scope: 'REPORTS_READ',
+		query: (p) => {
+			const f = p.fields('filters');
+			return {
+				status: f.status === undefined || f.status === '' ? undefined : p.v.oneOf('Status', f.status, REPORT_STATUSES),
+				type: f.type === undefined || f.type === '' ? undefined : p.v.oneOf('Type', f.type, REPORT_TYPES),
+			};
+		},
+	},
+];

@@ -1,0 +1,85 @@
+import type { INodeExecutionData } from 'n8n-workflow';
+
+import type { Operation, Params, RunContext } from '../../operation';
+import { readPage } from '../../transport/paginate';
+import type { Transport } from '../../transport/request';
+import { RequestWindow } from './window';
+
+/** Inputs the service resolves in one request. */
+export const SEARCH_BATCH = 10;
+/** Inputs one item may carry (so an item never needs more than 10 requests). */
+export const MAX_INPUTS = 100;
+export const MAX_INPUT_LENGTH = 256;
+/** The service's search rate limit. */
+export const SEARCH_PER_MINUTE = 30;
+
+/** One budget per node run (the transport is per run), shared by every item. */
+const windows = new WeakMap<Transport, RequestWindow>();
+
+function windowFor(transport: Transport): RequestWindow {
+	let w = windows.get(transport);
+	if (!w) {
+		w = new RequestWindow(SEARCH_PER_MINUTE, 60_000);
+		windows.set(transport, w);
+	}
+	return w;
+}
+
+/** Splits and checks the comma-separated inputs (an array from an expression is accepted too). */
+export function readInputs(p: Params): string[] {
+	const raw = p.get<unknown>('inputs', '');
+	let parts: string[];
+	if (Array.isArray(raw)) {
+		parts = raw.map((x) => (typeof x === 'string' || typeof x === 'number' ? String(x) : ''));
+	} else if (typeof raw === 'string' || typeof raw === 'number') {
+		const text = String(raw).trim();
+		if (text === '') p.v.fail('"Inputs" is required: give at least 1 id, email or order number');
+		parts = text.split(',');
+	} else {
+		p.v.fail('"Inputs" must be a comma-separated text or a list');
+	}
+	const inputs = parts.map((s) => s.trim());
+	if (inputs.length === 0) p.v.fail('"Inputs" is required: give at least 1 id, email or order number');
+	const empty = inputs.findIndex((s) => s === '');
+	if (empty >= 0) {
+		p.v.fail(`"Inputs" must not contain empty entries (entry ${empty + 1} of ${inputs.length} is empty)`, 'Remove doubled or trailing commas.');
+	}
+	if (inputs.length > MAX_INPUTS) {
+		p.v.fail(`"Inputs" may hold at most ${MAX_INPUTS} entries per item (got ${inputs.length})`, 'Split them over several input items.');
+	}
+	inputs.forEach((s, i) => {
+		const length = [...s].length;
+		if (length > MAX_INPUT_LENGTH) {
+			p.v.fail(`"Inputs" entry ${i + 1} must be 1 to ${MAX_INPUT_LENGTH} characters long (got ${length})`);
+		}
+	});
+	return inputs;
+}
+
+async function runResolve(rc: RunContext): Promise<INodeExecutionData[]> {
+	const inputs = readInputs(rc.p);
+	const budget = windowFor(rc.transport);
+	const out: INodeExecutionData[] = [];
+	for (let i = 0; i < inputs.length; i += SEARCH_BATCH) {
+		const batch = inputs.slice(i, i + SEARCH_BATCH);
+		await budget.acquire();
+		const res = await rc.transport.request({ ...rc.request, query: { q: batch.join(',') } });
+		for (const json of readPage(res.data).items) out.push({ json, pairedItem: { item: rc.p.itemIndex } });
+	}
+	return out;
+}
+
+export const searchOperations: Operation[] = [
+	{
+		value: 'resolve',
+		name: 'Resolve',
+		action: 'Resolve ids, emails or order numbers',
+		description:
+			'Look up order, customer, product or subscription IDs, customer emails and order numbers (comma-separated, up to 100 per item). Returns one item per match with kind, id, label, sublabel, link and createdAt; inputs that match nothing return nothing. Sent 10 inputs per request, at most 30 requests a minute.',
+		method: 'GET',
+		family: 'stores',
+		path: '/search',
+		inferred: true,
+		run: runResolve,
+	},
+];
