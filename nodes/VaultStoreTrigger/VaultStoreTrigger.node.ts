@@ -1,7 +1,25 @@
-import type { INodeType, INodeTypeDescription, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
+import type {
+	IHookFunctions,
+	INodeType,
+	INodeTypeDescription,
+	IWebhookFunctions,
+	IWebhookResponseData,
+} from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
-/** Placeholder while the trigger is written (issue 5). */
+import { STORE_CREDENTIAL } from '../VaultStore/transport/request';
+import { triggerProperties } from './description';
+import { createEndpoint, deleteEndpoint, endpointExists } from './lifecycle';
+import { receiveDelivery } from './receive';
+
+/**
+ * Starts a workflow on signed Vault & Store webhook deliveries.
+ *
+ * Activation registers n8n's webhook URL as an endpoint of the store (unless the
+ * "Manage Endpoint" option is off); each delivery is verified (V2 Standard Webhooks or
+ * deprecated V1, as the endpoint is configured) over the exact received bytes before
+ * anything starts. See lifecycle.ts and receive.ts.
+ */
 export class VaultStoreTrigger implements INodeType {
 	description: INodeTypeDescription = {
 		displayName: 'Vault Store Trigger',
@@ -9,16 +27,31 @@ export class VaultStoreTrigger implements INodeType {
 		icon: { light: 'file:../../icons/vaultStore.svg', dark: 'file:../../icons/vaultStore.dark.svg' },
 		group: ['trigger'],
 		version: 1,
-		description: 'Starts the workflow on signed Vault & Store events',
+		subtitle: '={{($parameter["events"] || []).join(", ")}}',
+		description: 'Starts the workflow on signed Vault & Store payment and subscription events',
 		defaults: { name: 'Vault Store Trigger' },
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
-		credentials: [{ name: 'vaultStoreStoreApi', required: true }],
+		credentials: [{ name: STORE_CREDENTIAL, required: true }],
 		webhooks: [{ name: 'default', httpMethod: 'POST', responseMode: 'onReceived', path: 'webhook' }],
-		properties: [],
+		properties: triggerProperties,
+	};
+
+	webhookMethods = {
+		default: {
+			async checkExists(this: IHookFunctions): Promise<boolean> {
+				return await endpointExists(this);
+			},
+			async create(this: IHookFunctions): Promise<boolean> {
+				return await createEndpoint(this);
+			},
+			async delete(this: IHookFunctions): Promise<boolean> {
+				return await deleteEndpoint(this);
+			},
+		},
 	};
 
 	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
-		return { workflowData: [this.helpers.returnJsonArray([this.getBodyData()])] };
+		return await receiveDelivery(this);
 	}
 }

@@ -1,0 +1,177 @@
+import type { IDataObject, INodeProperties, INodePropertyOptions } from 'n8n-workflow';
+
+import type { SignatureVersion } from './verify';
+
+/** Events an endpoint can subscribe to (spec, Events), in the spec's order. */
+export const TRIGGER_EVENTS = [
+	'PAYMENT_PENDING',
+	'PAYMENT_PROCESSING',
+	'PAYMENT_COMPLETED',
+	'PAYMENT_FAILED',
+	'PAYMENT_REFUNDED',
+	'PAYMENT_DISPUTED',
+	'PAYMENT_DISPUTE_WON',
+	'PAYMENT_DISPUTE_LOST',
+	'PAYMENT_DISPUTE_PREVENTED',
+	'SUBSCRIPTION_UPDATED',
+	'SUBSCRIPTION_TRIAL_ENDING',
+	'SUBSCRIPTION_RENEWING',
+] as const;
+
+const EVENT_DESCRIPTIONS: Record<(typeof TRIGGER_EVENTS)[number], string> = {
+	PAYMENT_PENDING: 'A payment was created and waits to be processed',
+	PAYMENT_PROCESSING: 'A payment is being processed',
+	PAYMENT_COMPLETED: 'A payment completed',
+	PAYMENT_FAILED: 'A payment failed',
+	PAYMENT_REFUNDED: 'A payment was refunded',
+	PAYMENT_DISPUTED: 'A payment was disputed',
+	PAYMENT_DISPUTE_WON: 'A dispute was decided for the merchant',
+	PAYMENT_DISPUTE_LOST: 'A dispute was decided against the merchant',
+	PAYMENT_DISPUTE_PREVENTED:
+		'Opt-in: only sent to endpoints that list it. A chargeback was prevented before it became a formal dispute; the disputed amount plus a fee is deducted from the balance.',
+	SUBSCRIPTION_UPDATED: 'Plan, quantity or payment-method change',
+	SUBSCRIPTION_TRIAL_ENDING: 'Fires a few days before a trial ends',
+	SUBSCRIPTION_RENEWING: 'Fires a few days before a renewal',
+};
+
+function eventName(value: string): string {
+	return value
+		.split('_')
+		.map((word) => word.charAt(0) + word.slice(1).toLowerCase())
+		.join(' ');
+}
+
+const eventOptions: INodePropertyOptions[] = TRIGGER_EVENTS.map((value) => ({
+	name: eventName(value),
+	value,
+	description: EVENT_DESCRIPTIONS[value],
+}));
+
+export const DEFAULT_TOLERANCE = 300;
+
+export const triggerProperties: INodeProperties[] = [
+	{
+		displayName:
+			'The service only delivers to public https:// addresses. If n8n runs locally, set the WEBHOOK_URL environment variable of n8n to a public https address (for example a tunnel) before activating.',
+		name: 'httpsNotice',
+		type: 'notice',
+		default: '',
+	},
+	{
+		displayName: 'Events',
+		name: 'events',
+		type: 'multiOptions',
+		required: true,
+		options: eventOptions,
+		default: [],
+		description:
+			'Events that start the workflow; choose at least one. Payment Dispute Prevented is opt-in: it is only delivered when selected here.',
+	},
+	{
+		displayName: 'Signature Version',
+		name: 'signatureVersion',
+		type: 'options',
+		options: [
+			{
+				name: 'V2 (Standard Webhooks)',
+				value: 'V2',
+				description: 'Signs the delivery ID, timestamp (seconds) and body; the signing secret is base64 (whsec_...)',
+			},
+			{
+				name: 'V1 (Deprecated)',
+				value: 'V1',
+				description:
+					'Hex signature of the timestamp (milliseconds) and body; the delivery ID is not signed. Only for endpoints that still need it.',
+			},
+		],
+		default: 'V2',
+		description:
+			'Signature scheme the endpoint is registered with. It is authoritative: deliveries signed the other way are rejected.',
+	},
+	{
+		displayName: 'Note',
+		name: 'note',
+		type: 'string',
+		default: '',
+		placeholder: 'n8n: order fulfilment workflow',
+		description: 'Label stored with the endpoint at the service (max 256 characters)',
+	},
+	{
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		options: [
+			{
+				displayName: 'Accept Body-Only Signature (Legacy, Unsafe)',
+				name: 'acceptBodyOnlySignature',
+				type: 'boolean',
+				default: false,
+				description:
+					'Whether V1 deliveries that carry only the legacy X-Service-Signature are accepted. That signature covers the body alone and its timestamp is not signed, so a captured delivery can be replayed later. Leave off unless a sender cannot send Webhook-Signature.',
+			},
+			{
+				displayName: 'Include Delivery Headers',
+				name: 'includeHeaders',
+				type: 'boolean',
+				default: false,
+				description:
+					'Whether the request headers are added under meta.headers (signature headers, Authorization and Cookie are left out)',
+			},
+			{
+				displayName: 'Manage Endpoint',
+				name: 'manageEndpoint',
+				type: 'boolean',
+				default: true,
+				description:
+					'Whether n8n registers the endpoint at the service on activation and deletes it on deactivation. Turn off if the URL was registered by hand: then set Events and Signature Version to match it.',
+			},
+			{
+				displayName: 'Reject Duplicates',
+				name: 'rejectDuplicates',
+				type: 'boolean',
+				default: true,
+				description:
+					'Whether a delivery whose ID was already accepted recently is answered with 200 without starting the workflow (retries and replays). Each n8n webhook process remembers IDs on its own.',
+			},
+			{
+				displayName: 'Timestamp Tolerance (Seconds)',
+				name: 'toleranceSeconds',
+				type: 'number',
+				typeOptions: { minValue: 1, maxValue: 3600 },
+				default: DEFAULT_TOLERANCE,
+				description: 'Largest difference between the delivery timestamp and the n8n clock (the spec says 300)',
+			},
+		],
+	},
+];
+
+export interface TriggerOptions {
+	manageEndpoint: boolean;
+	toleranceSeconds: number;
+	rejectDuplicates: boolean;
+	acceptBodyOnlySignature: boolean;
+	includeHeaders: boolean;
+}
+
+export function readOptions(raw: IDataObject | undefined): TriggerOptions {
+	const o = raw ?? {};
+	const tolerance = Number(o.toleranceSeconds);
+	return {
+		manageEndpoint: o.manageEndpoint !== false,
+		toleranceSeconds: Number.isFinite(tolerance) && tolerance > 0 ? tolerance : DEFAULT_TOLERANCE,
+		rejectDuplicates: o.rejectDuplicates !== false,
+		acceptBodyOnlySignature: o.acceptBodyOnlySignature === true,
+		includeHeaders: o.includeHeaders === true,
+	};
+}
+
+export function readVersion(value: unknown): SignatureVersion {
+	return value === 'V1' ? 'V1' : 'V2';
+}
+
+export function readEvents(value: unknown): string[] {
+	const list = Array.isArray(value) ? value.map(String) : [];
+	return [...new Set(list)];
+}

@@ -1,0 +1,158 @@
+import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
+
+import { STORE_CREDENTIAL } from '../VaultStore/transport/request';
+import { readEvents, readOptions, readVersion } from './description';
+import { SeenIds } from './duplicates';
+import { verifySignature } from './verify';
+
+/**
+ * Handling of one delivery: verify the signature over the exact received bytes, drop
+ * duplicates and unselected events, and emit the parsed body as one item.
+ *
+ * Answers: 401 {error: reason} for anything that does not verify (nothing starts);
+ * 200 {received: true, ignored: reason} for duplicates and unselected events (so the
+ * service stops retrying); otherwise n8n's normal answer for a started workflow.
+ */
+
+/** Ids accepted per workflow and node, bounded. Each n8n process (main or webhook worker)
+ * keeps its own sets: with several webhook processes, a retry that reaches another
+ * process is not recognised as a duplicate. */
+const seenByNode = new Map<string, SeenIds>();
+const MAX_NODES = 1000;
+const MAX_IDS_PER_NODE = 10000;
+
+function seenIdsFor(key: string): SeenIds {
+	let seen = seenByNode.get(key);
+	if (seen === undefined) {
+		if (seenByNode.size >= MAX_NODES) {
+			const oldest = seenByNode.keys().next().value;
+			if (oldest !== undefined) seenByNode.delete(oldest);
+		}
+		seen = new SeenIds(MAX_IDS_PER_NODE);
+		seenByNode.set(key, seen);
+	}
+	return seen;
+}
+
+/** Headers left out of meta.headers: signatures (not secret, but no use downstream) and credentials. */
+const HIDDEN_HEADERS = new Set([
+	'webhook-signature',
+	'x-service-signature',
+	'authorization',
+	'proxy-authorization',
+	'cookie',
+]);
+
+function visibleHeaders(headers: Record<string, string | string[] | undefined>): IDataObject {
+	const out: IDataObject = {};
+	for (const [name, value] of Object.entries(headers)) {
+		const key = name.toLowerCase();
+		if (value === undefined || HIDDEN_HEADERS.has(key)) continue;
+		out[key] = Array.isArray(value) ? value.join(', ') : value;
+	}
+	return out;
+}
+
+async function signingSecret(ctx: IWebhookFunctions): Promise<string> {
+	const stored = ctx.getWorkflowStaticData('node').signingSecret;
+	if (typeof stored === 'string' && stored !== '') return stored;
+	try {
+		const credentials = (await ctx.getCredentials(STORE_CREDENTIAL)) as IDataObject;
+		return typeof credentials.signingSecret === 'string' ? credentials.signingSecret : '';
+	} catch (error) {
+		ctx.logger.error(
+			`Vault Store Trigger: could not read the credential (${error instanceof Error ? error.message : 'unknown error'})`,
+		);
+		return '';
+	}
+}
+
+export async function receiveDelivery(ctx: IWebhookFunctions): Promise<IWebhookResponseData> {
+	const res = ctx.getResponseObject();
+	const where = (): IDataObject => ({ workflowId: ctx.getWorkflow().id, node: ctx.getNode().name });
+	const answer = (status: number, body: IDataObject): IWebhookResponseData => {
+		res.status(status).json(body);
+		return { noWebhookResponse: true };
+	};
+	const reject = (reason: string): IWebhookResponseData => {
+		ctx.logger.warn(`Vault Store Trigger: rejected a delivery: ${reason}`, where());
+		return answer(401, { error: reason });
+	};
+	const ignore = (reason: string): IWebhookResponseData => {
+		ctx.logger.debug(`Vault Store Trigger: ignored a delivery: ${reason}`, where());
+		return answer(200, { received: true, ignored: reason });
+	};
+
+	try {
+		const req = ctx.getRequestObject();
+		const version = readVersion(ctx.getNodeParameter('signatureVersion', 'V2'));
+		const events = readEvents(ctx.getNodeParameter('events', []));
+		const options = readOptions(ctx.getNodeParameter('options', {}) as IDataObject);
+
+		const secret = await signingSecret(ctx);
+		if (secret === '') {
+			ctx.logger.error(
+				'Vault Store Trigger: no signing secret: fill the credential field "Webhook Signing Secret"; every delivery is rejected until then',
+				where(),
+			);
+			return reject('the receiver has no signing secret configured');
+		}
+
+		const rawBody: unknown = req.rawBody;
+		const verdict = verifySignature({
+			rawBody: Buffer.isBuffer(rawBody) ? rawBody : undefined,
+			headers: req.headers,
+			secret,
+			version,
+			nowMs: Date.now(),
+			toleranceSeconds: options.toleranceSeconds,
+			acceptBodyOnlySignature: options.acceptBodyOnlySignature,
+		});
+		if (!verdict.ok) return reject(verdict.reason);
+
+		// The body is read from the verified bytes, never from a re-serialisation.
+		let body: unknown;
+		try {
+			body = JSON.parse((rawBody as Buffer).toString('utf8'));
+		} catch {
+			return answer(400, { error: 'body is not JSON' });
+		}
+		if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+			return answer(400, { error: 'body is not a JSON object' });
+		}
+		const payload = body as IDataObject;
+
+		if (options.rejectDuplicates) {
+			// Twice the tolerance: a delivery stamped T verifies from T - tolerance to T + tolerance.
+			const windowMs = 2 * options.toleranceSeconds * 1000;
+			const node = ctx.getNode();
+			const seen = seenIdsFor(`${ctx.getWorkflow().id ?? ''}\u0000${node.id ?? node.name}`);
+			const keys = [verdict.id];
+			// V1 does not sign webhook-id; the message id inside the signed body is authenticated.
+			if (verdict.version === 'V1' && typeof payload.id === 'string') keys.push(`body:${payload.id}`);
+			const now = Date.now();
+			const duplicate = keys.map((key) => seen.seen(key, now, windowMs)).some(Boolean);
+			if (duplicate) return ignore('duplicate delivery');
+		}
+
+		const event = payload.event;
+		if (typeof event !== 'string' || !events.includes(event)) {
+			return ignore('event not selected');
+		}
+
+		const meta: IDataObject = {
+			deliveryId: verdict.id,
+			timestamp: verdict.timestamp,
+			signatureVersion: verdict.version,
+			legacy: verdict.legacy === true,
+		};
+		if (options.includeHeaders) meta.headers = visibleHeaders(req.headers);
+		return { workflowData: [[{ json: { ...payload, meta } }]] };
+	} catch (error) {
+		ctx.logger.error(
+			`Vault Store Trigger: delivery could not be handled (${error instanceof Error ? error.message : 'unknown error'})`,
+			where(),
+		);
+		return answer(401, { error: 'delivery could not be verified' });
+	}
+}
