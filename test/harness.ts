@@ -216,7 +216,8 @@ function currentTestName(): string {
 
 let binaryReady: Promise<void> | undefined;
 
-async function ensureBinaryData(): Promise<void> {
+/** Sets up n8n-core services the node contexts need (logger, binary data); idempotent. */
+export async function ensureBinaryData(): Promise<void> {
 	if (!binaryReady) Container.set(Logger, capturingLogger());
 	binaryReady ??= Container.get(BinaryDataService).init();
 	await binaryReady;
