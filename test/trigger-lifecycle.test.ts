@@ -1,0 +1,278 @@
+/**
+ * Endpoint lifecycle of the Vault Store Trigger against the sandbox, through n8n-core's
+ * HookContext: activation registers exactly one endpoint, checkExists verifies it,
+ * deactivation deletes it, and the https requirement reaches the user as a WEBHOOK_URL hint.
+ */
+import type { IDataObject } from 'n8n-workflow';
+
+import type { SandboxFixture } from './fixtures';
+import { useSandbox } from './fixtures';
+import type { CredentialSet } from './harness';
+import { logLines } from './harness';
+import type { TriggerInstance } from './trigger-harness';
+import { createTrigger } from './trigger-harness';
+
+const f = useSandbox();
+
+const PARAMS = {
+	events: ['PAYMENT_COMPLETED', 'PAYMENT_DISPUTE_PREVENTED', 'SUBSCRIPTION_RENEWING'],
+	signatureVersion: 'V2',
+	note: 'lifecycle test',
+	options: {},
+};
+
+function endpointsFor(fx: SandboxFixture, url: string) {
+	return fx.sb.state.webhooks.filter((w) => w.url === url);
+}
+
+function webhookRequests(fx: SandboxFixture) {
+	return fx.requests().filter((r) => /\/webhooks/.test(r.path));
+}
+
+async function trigger(parameters: IDataObject = PARAMS, extra: { credentials?: CredentialSet; webhookBaseUrl?: string } = {}) {
+	return await createTrigger({ parameters, credentials: extra.credentials ?? f.credentials, webhookBaseUrl: extra.webhookBaseUrl });
+}
+
+describe('trigger lifecycle against the sandbox', () => {
+	let t: TriggerInstance;
+
+	beforeEach(async () => {
+		t = await trigger();
+		f.sb.clearRequests();
+	});
+
+	afterEach(async () => {
+		f.sb.faults.clear();
+		await t.delete().catch(() => undefined);
+	});
+
+	test('activation registers exactly one endpoint with the chosen events, version and note', async () => {
+		expect(await t.checkExists()).toBe(false); // nothing in static data yet: no request needed
+		expect(webhookRequests(f)).toHaveLength(0);
+		expect(await t.create()).toBe(true);
+
+		const url = t.webhookUrl();
+		expect(url).toMatch(/^https:\/\/n8n\.example\.test\/webhook\/[0-9a-f-]{36}\/webhook$/);
+		const endpoints = endpointsFor(f, url);
+		expect(endpoints).toHaveLength(1);
+		expect(endpoints[0]).toMatchObject({ signatureVersion: 'V2', note: 'lifecycle test' });
+		expect([...endpoints[0].eventTypes].sort()).toEqual([...PARAMS.events].sort());
+
+		const posts = webhookRequests(f).filter((r) => r.method === 'POST');
+		expect(posts).toHaveLength(1);
+		expect(posts[0].path).toBe(`/v2/core/stores/${f.sb.store.storeId}/webhooks`);
+		expect(posts[0].body).toEqual({ url, eventTypes: PARAMS.events, signatureVersion: 'V2', note: 'lifecycle test' });
+		expect(t.staticData()).toEqual({ webhookId: endpoints[0].id });
+	});
+
+	test('V1 is sent as chosen; an empty note is not sent', async () => {
+		t.setParameters({ events: ['PAYMENT_FAILED'], signatureVersion: 'V1', note: '', options: {} });
+		await t.activate();
+		const [endpoint] = endpointsFor(f, t.webhookUrl());
+		expect(endpoint).toMatchObject({ signatureVersion: 'V1', eventTypes: ['PAYMENT_FAILED'], note: null });
+		const post = webhookRequests(f).find((r) => r.method === 'POST');
+		expect(post?.body).toEqual({ url: t.webhookUrl(), eventTypes: ['PAYMENT_FAILED'], signatureVersion: 'V1' });
+	});
+
+	test('checkExists is true after activation (GET /v2/stores/{storeId}/webhooks/{id}); re-activation adds nothing', async () => {
+		await t.activate();
+		const id = t.staticData().webhookId as string;
+		f.sb.clearRequests();
+		expect(await t.checkExists()).toBe(true);
+		const [get] = webhookRequests(f);
+		expect(get.method).toBe('GET');
+		expect(get.path).toBe(`/v2/stores/${f.sb.store.storeId}/webhooks/${id}`);
+		await t.activate();
+		expect(endpointsFor(f, t.webhookUrl())).toHaveLength(1);
+		expect(webhookRequests(f).filter((r) => r.method === 'POST')).toHaveLength(0);
+	});
+
+	test('events compare as a set: another order still exists', async () => {
+		await t.activate();
+		t.setParameters({ ...PARAMS, events: [...PARAMS.events].reverse() });
+		expect(await t.checkExists()).toBe(true);
+	});
+
+	test('after remote deletion checkExists is false, static data is cleared and create registers again', async () => {
+		await t.activate();
+		const oldId = t.staticData().webhookId as string;
+		const index = f.sb.state.webhooks.findIndex((w) => w.id === oldId);
+		f.sb.state.webhooks.splice(index, 1);
+
+		expect(await t.checkExists()).toBe(false);
+		expect(t.staticData()).toEqual({});
+		expect(await t.create()).toBe(true);
+		const endpoints = endpointsFor(f, t.webhookUrl());
+		expect(endpoints).toHaveLength(1);
+		expect(endpoints[0].id).not.toBe(oldId);
+		expect(t.staticData().webhookId).toBe(endpoints[0].id);
+	});
+
+	test('changed events: checkExists is false and the stale endpoint is removed, so activation leaves one endpoint', async () => {
+		await t.activate();
+		const oldId = t.staticData().webhookId;
+		t.setParameters({ ...PARAMS, events: ['PAYMENT_COMPLETED'] });
+		expect(await t.checkExists()).toBe(false);
+		expect(t.staticData()).toEqual({});
+		expect(f.sb.state.webhooks.some((w) => w.id === oldId)).toBe(false);
+		await t.activate();
+		const endpoints = endpointsFor(f, t.webhookUrl());
+		expect(endpoints).toHaveLength(1);
+		expect(endpoints[0].eventTypes).toEqual(['PAYMENT_COMPLETED']);
+	});
+
+	test('changed signature version or URL: checkExists is false', async () => {
+		await t.activate();
+		t.setParameters({ ...PARAMS, signatureVersion: 'V1' });
+		expect(await t.checkExists()).toBe(false);
+
+		t.setParameters(PARAMS);
+		await t.activate();
+		const endpoint = endpointsFor(f, t.webhookUrl())[0];
+		endpoint.url = 'https://elsewhere.example.test/hook';
+		expect(await t.checkExists()).toBe(false);
+		expect(f.sb.state.webhooks.some((w) => w.id === endpoint.id)).toBe(false);
+	});
+
+	test('checkExists throws errors other than 404 and keeps the static data', async () => {
+		await t.activate();
+		const id = t.staticData().webhookId;
+		f.sb.faults.add({ match: { method: 'GET', path: /\/webhooks\// }, kind: '500', count: 10 });
+		await expect(t.checkExists()).rejects.toThrow(/HTTP 500/);
+		expect(t.staticData().webhookId).toBe(id);
+
+		f.sb.faults.clear();
+		const wrongKey = { ...f.credentials, vaultStoreStoreApi: { ...f.credentials.vaultStoreStoreApi, secretKey: 'sk_wrong_key_123456' } };
+		const other = await trigger(PARAMS, { credentials: wrongKey });
+		other.staticData().webhookId = id;
+		await expect(other.checkExists()).rejects.toThrow(/HTTP 401/);
+		expect(other.staticData().webhookId).toBe(id);
+	});
+
+	test('deactivation deletes the endpoint and clears static data; a second delete is a no-op', async () => {
+		await t.activate();
+		const id = t.staticData().webhookId as string;
+		f.sb.clearRequests();
+		expect(await t.delete()).toBe(true);
+		const [del] = webhookRequests(f);
+		expect(del.method).toBe('DELETE');
+		expect(del.path).toBe(`/v2/core/stores/${f.sb.store.storeId}/webhooks/${id}`);
+		expect(f.sb.state.webhooks.some((w) => w.id === id)).toBe(false);
+		expect(t.staticData()).toEqual({});
+		f.sb.clearRequests();
+		expect(await t.delete()).toBe(true);
+		expect(webhookRequests(f)).toHaveLength(0);
+	});
+
+	test('delete: a 404 counts as deleted', async () => {
+		await t.activate();
+		const id = t.staticData().webhookId as string;
+		f.sb.state.webhooks.splice(f.sb.state.webhooks.findIndex((w) => w.id === id), 1);
+		expect(await t.delete()).toBe(true);
+		expect(t.staticData()).toEqual({});
+	});
+
+	test('delete: other failures are logged with warn (no secrets), reported as false, static data kept', async () => {
+		await t.activate();
+		const id = t.staticData().webhookId as string;
+		f.sb.faults.add({ match: { method: 'DELETE', path: /\/webhooks\// }, kind: '500', count: 10 });
+		const start = logLines.length;
+		expect(await t.delete()).toBe(false);
+		const lines = logLines.slice(start).filter((l) => l.startsWith('warn '));
+		expect(lines).toHaveLength(1);
+		expect(lines[0]).toContain(id);
+		expect(lines[0]).toContain('HTTP 500');
+		const creds = f.credentials.vaultStoreStoreApi;
+		for (const secret of [creds.secretKey, creds.signingSecret]) expect(lines[0]).not.toContain(String(secret));
+		expect(t.staticData().webhookId).toBe(id);
+		f.sb.faults.clear();
+		expect(await t.delete()).toBe(true);
+		expect(t.staticData()).toEqual({});
+	});
+
+	test('Manage Endpoint off: checkExists, create and delete do nothing and succeed', async () => {
+		t.setParameters({ ...PARAMS, options: { manageEndpoint: false } });
+		expect(await t.checkExists()).toBe(true);
+		expect(await t.create()).toBe(true);
+		expect(await t.delete()).toBe(true);
+		expect(f.requests()).toHaveLength(0);
+		expect(endpointsFor(f, t.webhookUrl())).toHaveLength(0);
+		expect(t.staticData()).toEqual({});
+	});
+
+	test('an invalid V2 signing secret stops activation before anything is registered, naming the credential field', async () => {
+		const secret = 'not base64 at all!';
+		const creds = { ...f.credentials, vaultStoreStoreApi: { ...f.credentials.vaultStoreStoreApi, signingSecret: secret } };
+		const bad = await trigger(PARAMS, { credentials: creds });
+		const error = await bad.create().then(
+			() => undefined,
+			(e: Error & { description?: string }) => e,
+		);
+		expect(error?.message).toContain('"Webhook Signing Secret"');
+		expect(`${error?.message} ${error?.description}`).not.toContain(secret);
+		expect(webhookRequests(f)).toHaveLength(0);
+		expect(endpointsFor(f, bad.webhookUrl())).toHaveLength(0);
+
+		// V1 uses the secret's bytes as they are: any non-empty secret is accepted.
+		bad.setParameters({ ...PARAMS, signatureVersion: 'V1' });
+		expect(await bad.create()).toBe(true);
+		expect(await bad.delete()).toBe(true);
+	});
+
+	test('an empty signing secret: the endpoint is removed again and the error names the field', async () => {
+		const creds = { ...f.credentials, vaultStoreStoreApi: { ...f.credentials.vaultStoreStoreApi, signingSecret: '' } };
+		const bad = await trigger(PARAMS, { credentials: creds });
+		await expect(bad.create()).rejects.toThrow(/"Webhook Signing Secret" is empty/);
+		expect(endpointsFor(f, bad.webhookUrl())).toHaveLength(0);
+		expect(bad.staticData()).toEqual({});
+	});
+
+	test('with a sandbox that allows loopback http, an http://127.0.0.1 webhook URL is registered (no check before sending)', async () => {
+		const local = await trigger(PARAMS, { webhookBaseUrl: 'http://127.0.0.1:5678/webhook' });
+		expect(await local.create()).toBe(true);
+		expect(endpointsFor(f, local.webhookUrl())).toHaveLength(1);
+		expect(await local.delete()).toBe(true);
+	});
+});
+
+describe('trigger lifecycle against a sandbox that requires https', () => {
+	const strict = useSandbox({ allowHttpWebhooks: false });
+
+	test('an http webhook URL refused by the service gives the WEBHOOK_URL message', async () => {
+		const t = await createTrigger({
+			parameters: PARAMS,
+			credentials: strict.credentials,
+			webhookBaseUrl: 'http://localhost:5678/webhook',
+		});
+		strict.sb.clearRequests();
+		const error = await t.create().then(
+			() => undefined,
+			(e: Error & { description?: string }) => e,
+		);
+		expect(error).toBeDefined();
+		expect(error!.message).toBe(
+			`n8n's webhook URL is ${t.webhookUrl()}; the service only accepts https:// endpoints. Set WEBHOOK_URL to a public https address (e.g. through a tunnel)`,
+		);
+		expect(error!.description).toContain('https://');
+		// It was sent, and refused by the service (400), not checked beforehand.
+		const posts = strict.requests().filter((r) => r.method === 'POST');
+		expect(posts).toHaveLength(1);
+		expect(posts[0].status).toBe(400);
+		expect(strict.sb.state.webhooks).toHaveLength(0);
+		expect(t.staticData()).toEqual({});
+	});
+
+	test('an https URL is accepted by the same sandbox; other 400s pass through unchanged', async () => {
+		const t = await createTrigger({ parameters: PARAMS, credentials: strict.credentials });
+		expect(await t.create()).toBe(true);
+		expect(await t.delete()).toBe(true);
+
+		const long = await createTrigger({ parameters: { ...PARAMS, note: 'x'.repeat(300) }, credentials: strict.credentials });
+		const error = await long.create().then(
+			() => undefined,
+			(e: Error) => e,
+		);
+		expect(error?.message).toMatch(/HTTP 400/);
+		expect(error?.message).not.toContain('WEBHOOK_URL');
+	});
+});
