@@ -416,10 +416,9 @@ async function installPackage(userFolder, tgz) {
 
 /**
  * One n8n user folder with its settings; CLI commands and the server share its database.
- * @param {{userFolder: string, logDir: string, home: string}} o
+ * @param {{userFolder: string, logDir: string, home: string, encryptionKey?: string}} o
  */
-function makeInstance({ userFolder, logDir, home }) {
-	const encryptionKey = crypto.randomBytes(24).toString('hex');
+function makeInstance({ userFolder, logDir, home, encryptionKey = crypto.randomBytes(24).toString('hex') }) {
 	fs.mkdirSync(logDir, { recursive: true });
 	const baseEnv = () => {
 		/** @type {NodeJS.ProcessEnv} */

@@ -18,7 +18,7 @@
 const crypto = require('node:crypto');
 const path = require('node:path');
 
-const { ROOT, PKG_NAME, log } = require('../../scripts/e2e/lib');
+const { ROOT, PKG_NAME } = require('../../scripts/e2e/lib');
 
 /** @param {() => any} fn */
 async function waitUntil(fn, timeoutMs = 20_000, intervalMs = 250) {
@@ -83,10 +83,11 @@ async function triggerChecks({ inst, sb, t, rest, example }) {
 		waitUntil(() => sb.deliveries.find((/** @type {any} */ d) => d.messageId === messageId && d.url === u && d.status !== undefined && d.attempt === 1 && (d.status !== 0 || d.error)), 20_000);
 
 	// ---------------------------------------------------------------- activation
+	const server = inst.server;
+	const activated = await server.waitFor(new RegExp(`Activated workflow ".*" \\(ID: ${example.id}\\)`), 30_000).then(() => true, (/** @type {Error} */ e) => e.message);
+	t.check('trigger: n8n logged the activation of the published workflow', activated === true, activated);
 	const registered = await waitUntil(() => endpointsFor(url).length > 0, 30_000);
 	t.must('trigger: publishing the workflow registered an endpoint at the sandbox', registered, `no endpoint for ${url}; endpoints: ${JSON.stringify(sb.state.webhooks.map((/** @type {any} */ w) => w.url))}`);
-	const server = inst.server;
-	t.check('trigger: n8n logged the activation of the workflow', new RegExp(`${example.id}|${wf.name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`).test(server.stdout + server.stderr), 'no log line naming the workflow');
 	const eps = endpointsFor(url);
 	t.equal('trigger: exactly one sandbox endpoint for the workflow URL', eps.length, 1);
 	const ep = eps[0];
@@ -140,12 +141,11 @@ async function triggerChecks({ inst, sb, t, rest, example }) {
 		t.check(`trigger: V2 ${label}: the answer does not echo the secret`, !r.text.includes(secret), r.text);
 	}
 	const replay = await post(url, good.headers, good.body);
-	t.check('trigger: a replayed delivery (same message id, still fresh) is acknowledged or refused, never 5xx', replay.status < 500, `HTTP ${replay.status} ${replay.text.slice(0, 200)}`);
+	t.check('trigger: a replayed delivery (same message id, still fresh) is acknowledged with 2xx (so the sender stops)', replay.status >= 200 && replay.status < 300, `HTTP ${replay.status} ${replay.text.slice(0, 200)}`);
 	const reSigned = await post(url, signedV2(good.headers['webhook-id'], fresh(), good.body), good.body);
-	t.check('trigger: the same message re-signed with a fresh timestamp (a sender retry) is not 5xx', reSigned.status < 500, `HTTP ${reSigned.status}`);
+	t.check('trigger: the same message re-signed with a fresh timestamp (a sender retry) is acknowledged with 2xx', reSigned.status >= 200 && reSigned.status < 300, `HTTP ${reSigned.status}`);
 	runs = await settle(example.id, 1, 2000);
 	t.equal('trigger: forged, stale and duplicate deliveries started no execution', runs.length, 1);
-	log(`trigger: duplicate answered HTTP ${replay.status} / ${reSigned.status}`);
 
 	// ---------------------------------------------------------------- a V1 endpoint
 	const v1 = JSON.parse(JSON.stringify(wf));
@@ -192,7 +192,7 @@ async function triggerChecks({ inst, sb, t, rest, example }) {
 		t.equal(`trigger: ${label} -> 401`, r.status, 401);
 	}
 	const v1Replay = await post(v1Url, v1Delivery.headers, v1Delivery.body);
-	t.check('trigger: a replayed V1 delivery is not 5xx', v1Replay.status < 500, `HTTP ${v1Replay.status}`);
+	t.check('trigger: a replayed V1 delivery is acknowledged with 2xx', v1Replay.status >= 200 && v1Replay.status < 300, `HTTP ${v1Replay.status}`);
 	t.equal('trigger: forged, stale and replayed V1 deliveries started nothing', (await settle(v1Id, 1, 2000)).length, 1);
 
 	// ---------------------------------------------------------------- deactivation
