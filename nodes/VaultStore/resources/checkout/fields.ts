@@ -146,8 +146,8 @@ export const checkoutFields: INodeProperties[] = [
 				description: 'How the session is paid (inferred field)',
 			},
 			{
-				displayName: 'Token ID',
-				name: 'token',
+				displayName: 'Card Token ID',
+				name: 'vaultCardId',
 				type: 'string',
 				default: '',
 				placeholder: 'tok_...',

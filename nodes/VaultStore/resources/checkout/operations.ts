@@ -81,7 +81,7 @@ function payBody(p: Params): IDataObject {
 	const f = p.fields('additionalFields');
 	return {
 		paymentMethod: isEmpty(f.paymentMethod) ? undefined : p.v.oneOf('Payment Method', f.paymentMethod, PAYMENT_METHODS),
-		token: isEmpty(f.token) ? undefined : p.v.id(ID.tokenId, f.token),
+		token: isEmpty(f.vaultCardId) ? undefined : p.v.id({ ...ID.tokenId, label: 'Card Token ID' }, f.vaultCardId),
 	};
 }
 
@@ -92,16 +92,19 @@ async function runPay(rc: RunContext): Promise<INodeExecutionData[]> {
 		if (res.replay) json = { ...json, idempotentReplay: true };
 		return [{ json, pairedItem: { item: rc.p.itemIndex } }];
 	} catch (error) {
-		const e = error as { httpCode?: string; description?: string; message?: string };
-		if (e.httpCode === '422' && /already[_ ]paid/i.test(`${e.description ?? ''} ${e.message ?? ''}`)) {
-			throw new NodeOperationError(rc.ctx.getNode(), 'This checkout session is already paid (HTTP 422)', {
-				description:
-					'A checkout session can be paid once. Running again with the same Idempotency-Key returns the original payment; a new key is refused.',
-				itemIndex: rc.p.itemIndex,
-			});
-		}
-		throw error;
+		throw alreadyPaidError(rc, error);
 	}
+}
+
+/** The service's "already paid" 422 becomes a clear message; other errors pass unchanged. */
+function alreadyPaidError(rc: RunContext, error: unknown): unknown {
+	const e = error as { httpCode?: string; description?: string; message?: string };
+	if (e.httpCode !== '422' || !/already[_ ]paid/i.test(`${e.description ?? ''} ${e.message ?? ''}`)) return error;
+	return new NodeOperationError(rc.ctx.getNode(), 'This checkout session is already paid (HTTP 422)', {
+		description:
+			'A checkout session can be paid once. Running again with the same Idempotency-Key returns the original payment; a new key is refused.',
+		itemIndex: rc.p.itemIndex,
+	});
 }
 
 export const checkoutOperations: Operation[] = [
@@ -136,7 +139,7 @@ export const checkoutOperations: Operation[] = [
 		name: 'Start Paylink Checkout',
 		action: 'Start a checkout from a paylink',
 		description:
-			'Open a checkout session from a paylink, as a buyer would (no authentication is sent). Returns the session with its id and the checkout URL.',
+			'Open a checkout session from a paylink, as a buyer would (no authentication is sent). Returns the session with its ID and the checkout URL.',
 		method: 'POST',
 		family: 'storefront',
 		path: '/paylinks/{paylinkId}/checkout',

@@ -61,15 +61,18 @@ async function runCreate(rc: RunContext): Promise<INodeExecutionData[]> {
 		const res = await transport.request(rc.request);
 		return [{ json: (res.data ?? {}) as IDataObject, pairedItem: { item: rc.p.itemIndex } }];
 	} catch (error) {
-		if ((error as { httpCode?: string }).httpCode === '429') {
-			throw new NodeOperationError(
-				rc.ctx.getNode(),
-				'Too many reports are being generated: wait for running reports to finish (HTTP 429)',
-				{ description: LIMIT_HINT, itemIndex: rc.p.itemIndex },
-			);
-		}
-		throw error;
+		throw limitError(rc, error);
 	}
+}
+
+/** A 429 of report creation becomes a clear message; other errors pass unchanged. */
+function limitError(rc: RunContext, error: unknown): unknown {
+	if ((error as { httpCode?: string }).httpCode !== '429') return error;
+	return new NodeOperationError(
+		rc.ctx.getNode(),
+		'Too many reports are being generated: wait for running reports to finish (HTTP 429)',
+		{ description: LIMIT_HINT, itemIndex: rc.p.itemIndex },
+	);
 }
 
 async function runDownload(rc: RunContext): Promise<INodeExecutionData[]> {

@@ -75,7 +75,7 @@ export const searchOperations: Operation[] = [
 		name: 'Resolve',
 		action: 'Resolve ids, emails or order numbers',
 		description:
-			'Look up order, customer, product or subscription IDs, customer emails and order numbers (comma-separated, up to 100 per item). Returns one item per match with kind, id, label, sublabel, link and createdAt; inputs that match nothing return nothing. Sent 10 inputs per request, at most 30 requests a minute.',
+			'Look up order, customer, product or subscription IDs, customer emails and order numbers (comma-separated, up to 100 per item). Returns one item per match with kind, ID, label, sublabel, link and createdAt; inputs that match nothing return nothing. Sent 10 inputs per request, at most 30 requests a minute.',
 		method: 'GET',
 		family: 'stores',
 		path: '/search',
