@@ -1,0 +1,420 @@
+/**
+ * Deliveries into the Vault Store Trigger: real signed deliveries from the sandbox
+ * (captured byte for byte by a local HTTP receiver that stands in for n8n's webhook
+ * server), fed to webhook() through n8n-core's WebhookContext. Every rejection case
+ * has an accepted counterpart, so a verifier that accepted everything (or nothing)
+ * fails here.
+ */
+import { createServer } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+import type { IDataObject } from 'n8n-workflow';
+
+import { hmacHex, signV2 } from '../sandbox/deliveries';
+import { useSandbox } from './fixtures';
+import { logLines } from './harness';
+import type { DeliveryRequest, DeliveryResult, TriggerInstance } from './trigger-harness';
+import { createTrigger } from './trigger-harness';
+
+const f = useSandbox({ allowHttpWebhooks: true, webhookTimeScale: 0.001 });
+
+interface Captured {
+	path: string;
+	rawBody: Buffer;
+	headers: Record<string, string>;
+	/** 1-based count of requests to this path. */
+	n: number;
+}
+
+type Handler = (c: Captured) => Promise<{ status: number; body: unknown }>;
+
+/** A tiny HTTP server in place of n8n's webhook server: records the exact bytes and headers. */
+class Receiver {
+	readonly captured: Captured[] = [];
+
+	readonly handlers = new Map<string, Handler>();
+
+	private server?: Server;
+
+	private waiters: Array<() => void> = [];
+
+	baseUrl = '';
+
+	async start(): Promise<void> {
+		this.server = createServer((req, res) => void this.onRequest(req, res));
+		await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
+		this.baseUrl = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+	}
+
+	async stop(): Promise<void> {
+		await new Promise<void>((resolve) => this.server?.close(() => resolve()));
+	}
+
+	private async onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
+		const chunks: Buffer[] = [];
+		for await (const chunk of req) chunks.push(chunk as Buffer);
+		const headers: Record<string, string> = {};
+		for (const [name, value] of Object.entries(req.headers)) {
+			if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
+		}
+		const path = (req.url ?? '').split('?')[0];
+		const c: Captured = {
+			path,
+			rawBody: Buffer.concat(chunks),
+			headers,
+			n: this.captured.filter((x) => x.path === path).length + 1,
+		};
+		const handler = this.handlers.get(path);
+		let reply = { status: 200, body: {} as unknown };
+		try {
+			if (handler) reply = await handler(c);
+		} catch (error) {
+			reply = { status: 599, body: { error: String(error) } };
+		}
+		this.captured.push(c);
+		res.writeHead(reply.status, { 'content-type': 'application/json' });
+		res.end(JSON.stringify(reply.body ?? {}));
+		for (const w of this.waiters.splice(0)) w();
+	}
+
+	/** Resolves with the requests to `path` once there are at least n. */
+	async waitFor(path: string, n: number, timeoutMs = 5000): Promise<Captured[]> {
+		const deadline = Date.now() + timeoutMs;
+		for (;;) {
+			const got = this.captured.filter((c) => c.path === path);
+			if (got.length >= n) return got;
+			if (Date.now() > deadline) throw new Error(`timed out waiting for ${n} deliveries to ${path} (have ${got.length})`);
+			await new Promise<void>((resolve) => {
+				this.waiters.push(resolve);
+				setTimeout(resolve, 50);
+			});
+		}
+	}
+}
+
+const receiver = new Receiver();
+beforeAll(async () => await receiver.start());
+afterAll(async () => await receiver.stop());
+
+const active: TriggerInstance[] = [];
+afterEach(async () => {
+	for (const t of active.splice(0)) await t.delete();
+	receiver.handlers.clear();
+});
+
+const secret = () => f.sb.store.signingSecret;
+
+async function activeTrigger(parameters: IDataObject): Promise<TriggerInstance> {
+	const t = await createTrigger({
+		parameters: { note: 'delivery test', options: {}, ...parameters },
+		credentials: f.credentials,
+		webhookBaseUrl: `${receiver.baseUrl}/webhook`,
+	});
+	await t.activate();
+	expect(t.staticData().webhookId).toMatch(/^whk_/);
+	active.push(t);
+	return t;
+}
+
+function pathOf(t: TriggerInstance): string {
+	return new URL(t.webhookUrl()).pathname;
+}
+
+/** Emits one event at the sandbox and returns what the receiver got for this trigger. */
+async function emitFor(t: TriggerInstance, event: string, data: IDataObject = { orderId: 'ord_test00000001', amount: 12.5 }): Promise<Captured> {
+	const before = receiver.captured.filter((c) => c.path === pathOf(t)).length;
+	f.sb.emit(event, data);
+	const got = await receiver.waitFor(pathOf(t), before + 1);
+	return got[before];
+}
+
+async function deliverTo(t: TriggerInstance, c: Pick<Captured, 'rawBody' | 'headers'>, changes: Partial<DeliveryRequest> = {}): Promise<DeliveryResult> {
+	return await t.deliver({ rawBody: c.rawBody, headers: { ...c.headers }, ...changes });
+}
+
+function expectRejected(r: DeliveryResult, reason?: RegExp): void {
+	expect(r.status).toBe(401);
+	expect(r.started).toBe(false);
+	expect(r.items).toHaveLength(0);
+	expect(r.response.noWebhookResponse).toBe(true);
+	const body = r.body as { error: string };
+	expect(typeof body.error).toBe('string');
+	expect(JSON.stringify(body)).not.toContain(secret());
+	expect(JSON.stringify(body)).not.toContain(secret().replace(/^whsec_/, ''));
+	if (reason) expect(body.error).toMatch(reason);
+}
+
+function expectIgnored(r: DeliveryResult, reason: string): void {
+	expect(r.status).toBe(200);
+	expect(r.started).toBe(false);
+	expect(r.items).toHaveLength(0);
+	expect(r.body).toEqual({ received: true, ignored: reason });
+}
+
+/** The same bytes with one bit of the last value character changed. */
+function flipped(raw: Buffer): Buffer {
+	const out = Buffer.from(raw);
+	out[out.length - 2] ^= 1;
+	return out;
+}
+
+function resignV2(c: Captured, id: string, timestampSeconds: number): Record<string, string> {
+	const ts = String(timestampSeconds);
+	return {
+		...c.headers,
+		'webhook-id': id,
+		'webhook-timestamp': ts,
+		'webhook-signature': signV2(secret(), id, ts, c.rawBody.toString('utf8')),
+	};
+}
+
+function resignV1(c: Captured, timestampMs: number): Record<string, string> {
+	const ts = String(timestampMs);
+	return {
+		...c.headers,
+		'webhook-timestamp': ts,
+		'webhook-signature': hmacHex(secret(), `${ts}.${c.rawBody.toString('utf8')}`),
+	};
+}
+
+describe('V2 deliveries', () => {
+	test('a real sandbox delivery produces one item with the body and meta', async () => {
+		const t = await activeTrigger({ events: ['PAYMENT_COMPLETED'], signatureVersion: 'V2' });
+		const c = await emitFor(t, 'PAYMENT_COMPLETED');
+		expect(c.headers['webhook-signature']).toMatch(/^v1,/);
+		const r = await deliverTo(t, c);
+		expect(r.status).toBe(200);
+		expect(r.items).toHaveLength(1);
+		const body = JSON.parse(c.rawBody.toString('utf8'));
+		const json = r.items[0].json;
+		expect(json).toMatchObject({ event: 'PAYMENT_COMPLETED', id: body.id, data: { orderId: 'ord_test00000001', amount: 12.5 } });
+		expect(json.meta).toEqual({
+			deliveryId: c.headers['webhook-id'],
+			timestamp: Number(c.headers['webhook-timestamp']),
+			signatureVersion: 'V2',
+			legacy: false,
+		});
+		expect(c.headers['webhook-id']).toBe(body.id);
+	});
+
+	test('the raw bytes are hashed, not the parsed body: a different parsed body does not matter, a different byte does', async () => {
+		const t = await activeTrigger({ events: ['PAYMENT_COMPLETED'], signatureVersion: 'V2' });
+		const c = await emitFor(t, 'PAYMENT_COMPLETED');
+		// The body as re-serialised with other spacing: the same JSON, other bytes.
+		const reserialised = Buffer.from(JSON.stringify(JSON.parse(c.rawBody.toString('utf8')), null, 2));
+		expectRejected(await deliverTo(t, c, { rawBody: reserialised }), /no signature entry matched/);
+		const ok = await deliverTo(t, c, { body: { something: 'else' } });
+		expect(ok.items).toHaveLength(1);
+		expect(ok.items[0].json.event).toBe('PAYMENT_COMPLETED');
+	});
+
+	test('a replayed delivery answers 200 and starts nothing; with Reject Duplicates off it starts again', async () => {
+		const t = await activeTrigger({ events: ['PAYMENT_COMPLETED'], signatureVersion: 'V2' });
+		const c = await emitFor(t, 'PAYMENT_COMPLETED');
+		expectRejected(await deliverTo(t, c, { rawBody: flipped(c.rawBody) }));
+		expect((await deliverTo(t, c)).items).toHaveLength(1);
+		expectIgnored(await deliverTo(t, c), 'duplicate delivery');
+		expectIgnored(await deliverTo(t, c), 'duplicate delivery');
+		// A forged copy of an accepted delivery is still a 401, not a duplicate.
+		expectRejected(await deliverTo(t, c, { rawBody: flipped(c.rawBody) }));
+		t.setParameters({ ...t.node.parameters, options: { rejectDuplicates: false } });
+		expect((await deliverTo(t, c)).items).toHaveLength(1);
+	});
+
+	test('duplicates are remembered per workflow node: another trigger accepts the same delivery', async () => {
+		const a = await activeTrigger({ events: ['PAYMENT_COMPLETED'], signatureVersion: 'V2' });
+		const b = await createTrigger({ parameters: a.node.parameters, credentials: f.credentials });
+		const c = await emitFor(a, 'PAYMENT_COMPLETED');
+		expect((await deliverTo(a, c)).items).toHaveLength(1);
+		expect((await deliverTo(b, c)).items).toHaveLength(1);
+		expectRejected(await deliverTo(b, c, { headers: resignV2(c, c.headers['webhook-id'], Math.floor(Date.now() / 1000) - 400) }));
+	});
+
+	test('a forged delivery (one changed byte, or changed id or timestamp header) answers 401 and starts nothing', async () => {
+		const t = await activeTrigger({ events: ['PAYMENT_COMPLETED'], signatureVersion: 'V2' });
+		const c = await emitFor(t, 'PAYMENT_COMPLETED', { orderId: 'ord_test00000001', amount: 12.5 });
+		const forged = Buffer.from(c.rawBody);
+		const at = forged.indexOf('12.5');
+		forged[at] = '9'.charCodeAt(0);
+		expectRejected(await deliverTo(t, c, { rawBody: forged }), /no signature entry matched/);
+		expectRejected(await deliverTo(t, c, { headers: { ...c.headers, 'webhook-id': 'msg_other0000000' } }));
+		expectRejected(
+			await deliverTo(t, c, { headers: { ...c.headers, 'webhook-timestamp': String(Number(c.headers['webhook-timestamp']) - 1) } }),
+		);
+		expectRejected(await deliverTo(t, c, { headers: { ...c.headers, 'webhook-signature': 'v1,' + Buffer.alloc(32).toString('base64') } }));
+		const { ['webhook-signature']: _dropped, ...unsigned } = c.headers;
+		expectRejected(await deliverTo(t, c, { headers: unsigned }), /missing webhook-signature/);
+		// The untouched delivery is still accepted: the rejections recorded nothing.
+		expect((await deliverTo(t, c)).items).toHaveLength(1);
+	});
+
+	test('a stale or future timestamp (301 s) answers 401; 299 s is accepted; the tolerance option widens the window', async () => {
+		const t = await activeTrigger({ events: ['PAYMENT_COMPLETED'], signatureVersion: 'V2' });
+		const c = await emitFor(t, 'PAYMENT_COMPLETED');
+		const now = Math.floor(Date.now() / 1000);
+		expectRejected(await deliverTo(t, c, { headers: resignV2(c, 'msg_stale000000001', now - 301) }), /tolerance/);
+		expectRejected(await deliverTo(t, c, { headers: resignV2(c, 'msg_future00000001', now + 301) }), /tolerance/);
+		expect((await deliverTo(t, c, { headers: resignV2(c, 'msg_fresh000000001', now - 299) })).items).toHaveLength(1);
+		t.setParameters({ ...t.node.parameters, options: { toleranceSeconds: 600 } });
+		expect((await deliverTo(t, c, { headers: resignV2(c, 'msg_stale000000001', now - 301) })).items).toHaveLength(1);
+	});
+
+	test('a V2 endpoint receiving a V1 delivery answers 401 with a version hint (and the reverse)', async () => {
+		const v2 = await activeTrigger({ events: ['PAYMENT_REFUNDED'], signatureVersion: 'V2' });
+		const v1 = await activeTrigger({ events: ['PAYMENT_REFUNDED'], signatureVersion: 'V1' });
+		f.sb.emit('PAYMENT_REFUNDED', { refund: 1 });
+		const [toV2] = await receiver.waitFor(pathOf(v2), 1);
+		const [toV1] = await receiver.waitFor(pathOf(v1), 1);
+		expectRejected(await deliverTo(v2, toV1), /V1 format.*set to V2|signature version/);
+		expectRejected(await deliverTo(v1, toV2), /V2 format.*set to V1|signature version/);
+		expect((await deliverTo(v2, toV2)).items).toHaveLength(1);
+		expect((await deliverTo(v1, toV1)).items).toHaveLength(1);
+	});
+
+	test('an event that is not selected answers 200 and starts nothing', async () => {
+		const t = await activeTrigger({ events: ['PAYMENT_COMPLETED'], signatureVersion: 'V2' });
+		const before = receiver.captured.length;
+		// A test delivery goes to the endpoint whatever its subscription.
+		f.sb.app.deliver(t.staticData().webhookId as string, 'SUBSCRIPTION_UPDATED', { subscriptionId: 'sub_test00000001' });
+		const [c] = (await receiver.waitFor(pathOf(t), 1)).filter((x) => receiver.captured.indexOf(x) >= before);
+		expect(JSON.parse(c.rawBody.toString('utf8')).event).toBe('SUBSCRIPTION_UPDATED');
+		expectIgnored(await deliverTo(t, c), 'event not selected');
+		// A forged unselected event is still a 401, not a 200.
+		expectRejected(await deliverTo(t, c, { rawBody: Buffer.concat([c.rawBody, Buffer.from(' ')]) }));
+	});
+
+	test('a request without a raw body answers 401 even when a parsed body is there', async () => {
+		const t = await activeTrigger({ events: ['PAYMENT_COMPLETED'], signatureVersion: 'V2' });
+		const c = await emitFor(t, 'PAYMENT_COMPLETED');
+		const parsed = JSON.parse(c.rawBody.toString('utf8'));
+		expectRejected(await t.deliver({ headers: c.headers, body: parsed }), /raw body/);
+		expect((await deliverTo(t, c)).items).toHaveLength(1);
+	});
+
+	test('Include Delivery Headers adds headers without signature values', async () => {
+		const t = await activeTrigger({ events: ['PAYMENT_COMPLETED'], signatureVersion: 'V2', options: { includeHeaders: true } });
+		const c = await emitFor(t, 'PAYMENT_COMPLETED');
+		expectRejected(await deliverTo(t, c, { rawBody: flipped(c.rawBody) }));
+		const [item] = (await deliverTo(t, c)).items;
+		const headers = (item.json.meta as IDataObject).headers as IDataObject;
+		expect(headers['webhook-id']).toBe(c.headers['webhook-id']);
+		expect(headers['webhook-timestamp']).toBe(c.headers['webhook-timestamp']);
+		expect(headers['content-type']).toBe('application/json');
+		expect(headers).not.toHaveProperty('webhook-signature');
+		expect(JSON.stringify(item.json)).not.toContain(c.headers['webhook-signature']);
+	});
+
+	test('a wrong or missing signing secret rejects; a missing one is logged naming the credential field', async () => {
+		const t = await activeTrigger({ events: ['PAYMENT_COMPLETED'], signatureVersion: 'V2' });
+		const c = await emitFor(t, 'PAYMENT_COMPLETED');
+		const other = 'whsec_' + Buffer.alloc(24, 7).toString('base64');
+		const wrong = await createTrigger({
+			parameters: t.node.parameters,
+			credentials: { ...f.credentials, vaultStoreStoreApi: { ...f.credentials.vaultStoreStoreApi, signingSecret: other } },
+		});
+		expectRejected(await deliverTo(wrong, c), /no signature entry matched/);
+		const none = await createTrigger({
+			parameters: t.node.parameters,
+			credentials: { ...f.credentials, vaultStoreStoreApi: { ...f.credentials.vaultStoreStoreApi, signingSecret: '' } },
+		});
+		const start = logLines.length;
+		expectRejected(await deliverTo(none, c), /no signing secret/);
+		expect(logLines.slice(start).some((l) => l.startsWith('error ') && l.includes('"Webhook Signing Secret"'))).toBe(true);
+	});
+
+	test('a signing secret kept in static data (returned at creation) is preferred to the credential', async () => {
+		const t = await activeTrigger({ events: ['PAYMENT_COMPLETED'], signatureVersion: 'V2' });
+		const c = await emitFor(t, 'PAYMENT_COMPLETED');
+		t.staticData().signingSecret = 'whsec_' + Buffer.alloc(24, 9).toString('base64');
+		expectRejected(await deliverTo(t, c), /no signature entry matched/);
+		delete t.staticData().signingSecret;
+		expect((await deliverTo(t, c)).items).toHaveLength(1);
+	});
+});
+
+describe('V1 deliveries (deprecated)', () => {
+	test('a real V1 delivery produces one item; replays (also with another webhook-id header) start nothing', async () => {
+		const t = await activeTrigger({ events: ['SUBSCRIPTION_RENEWING'], signatureVersion: 'V1' });
+		const c = await emitFor(t, 'SUBSCRIPTION_RENEWING', { subscriptionId: 'sub_test00000001' });
+		expect(c.headers['webhook-signature']).toMatch(/^[0-9a-f]{64}$/);
+		const r = await deliverTo(t, c);
+		expect(r.items).toHaveLength(1);
+		expect(r.items[0].json).toMatchObject({ event: 'SUBSCRIPTION_RENEWING', data: { subscriptionId: 'sub_test00000001' } });
+		expect(r.items[0].json.meta).toEqual({
+			deliveryId: c.headers['webhook-id'],
+			timestamp: Math.floor(Number(c.headers['webhook-timestamp']) / 1000),
+			signatureVersion: 'V1',
+			legacy: false,
+		});
+		expect(c.headers['webhook-id']).toMatch(new RegExp(`^${t.staticData().webhookId}/`));
+		expectIgnored(await deliverTo(t, c), 'duplicate delivery');
+		// V1 does not sign webhook-id; the signed body's message id still identifies the replay.
+		expectIgnored(await deliverTo(t, c, { headers: { ...c.headers, 'webhook-id': 'whk_x/job_forged' } }), 'duplicate delivery');
+	});
+
+	test('forged and stale V1 deliveries answer 401', async () => {
+		const t = await activeTrigger({ events: ['SUBSCRIPTION_RENEWING'], signatureVersion: 'V1' });
+		const c = await emitFor(t, 'SUBSCRIPTION_RENEWING');
+		const forged = Buffer.from(c.rawBody);
+		forged[forged.length - 2] ^= 1;
+		expectRejected(await deliverTo(t, c, { rawBody: forged }), /did not match/);
+		const now = Date.now();
+		expectRejected(await deliverTo(t, c, { headers: resignV1(c, now - 301_000) }), /tolerance/);
+		expectRejected(await deliverTo(t, c, { headers: resignV1(c, now + 301_000) }), /tolerance/);
+		expect((await deliverTo(t, c, { headers: resignV1(c, now - 299_000) })).items).toHaveLength(1);
+	});
+
+	test('the legacy body-only X-Service-Signature is accepted only with the option, and is marked legacy', async () => {
+		const t = await activeTrigger({ events: ['SUBSCRIPTION_RENEWING'], signatureVersion: 'V1' });
+		const c = await emitFor(t, 'SUBSCRIPTION_RENEWING');
+		const { ['webhook-signature']: _s, ['webhook-timestamp']: _t, ...legacyOnly } = c.headers;
+		expect(legacyOnly['x-service-signature']).toMatch(/^[0-9a-f]{64}$/);
+		expectRejected(await deliverTo(t, c, { headers: legacyOnly }), /legacy|webhook-signature/);
+
+		t.setParameters({ ...t.node.parameters, options: { acceptBodyOnlySignature: true } });
+		const forged = Buffer.from(c.rawBody);
+		forged[forged.length - 2] ^= 1;
+		expectRejected(await deliverTo(t, c, { headers: legacyOnly, rawBody: forged }), /body-only signature did not match/);
+		const r = await deliverTo(t, c, { headers: legacyOnly });
+		expect(r.items).toHaveLength(1);
+		expect(r.items[0].json.meta).toMatchObject({ signatureVersion: 'V1', legacy: true });
+	});
+});
+
+describe('through the sandbox retry machinery', () => {
+	/** The receiver hands every attempt to webhook() and answers with its status; the first attempt is corrupted on the way. */
+	function forward(t: TriggerInstance, results: DeliveryResult[]): void {
+		receiver.handlers.set(pathOf(t), async (c) => {
+			const rawBody = Buffer.from(c.rawBody);
+			if (c.n === 1) rawBody[rawBody.length - 2] ^= 1;
+			const r = await t.deliver({ rawBody, headers: c.headers });
+			results.push(r);
+			return { status: r.status, body: r.body ?? { message: 'Workflow was started' } };
+		});
+	}
+
+	test.each(['V2', 'V1'] as const)(
+		'%s: a first attempt rejected with 401 is retried, re-signed with the same id, and the retry is accepted once',
+		async (version) => {
+			const t = await activeTrigger({ events: ['PAYMENT_FAILED'], signatureVersion: version });
+			const results: DeliveryResult[] = [];
+			forward(t, results);
+			const attemptsBefore = f.sb.deliveries.length;
+			const [messageId] = f.sb.emit('PAYMENT_FAILED', { orderId: 'ord_test00000001' });
+			const got = await receiver.waitFor(pathOf(t), 2);
+			await f.sb.waitForDeliveries(attemptsBefore + 2);
+			const attempts = f.sb.deliveries.filter((a) => a.messageId === messageId);
+			expect(attempts.map((a) => a.status)).toEqual([401, 200]);
+			expect(results.map((r) => r.status)).toEqual([401, 200]);
+			expect(results.map((r) => r.items.length)).toEqual([0, 1]);
+			expect(got[0].headers['webhook-id']).toBe(got[1].headers['webhook-id']);
+			const [ts1, ts2] = got.map((g) => Number(g.headers['webhook-timestamp']));
+			expect(ts2).toBeGreaterThanOrEqual(ts1);
+			if (version === 'V1') expect(ts2).toBeGreaterThan(ts1); // milliseconds: a fresh stamp
+			expect(results[1].items[0].json).toMatchObject({ id: messageId, event: 'PAYMENT_FAILED' });
+			// No further attempts after the success, and the same delivery again is a duplicate.
+			expectIgnored(await deliverTo(t, got[1]), 'duplicate delivery');
+		},
+	);
+});
