@@ -1,0 +1,238 @@
+import { Container } from '@n8n/di';
+import { BinaryDataService } from 'n8n-core';
+import type { IBinaryData } from 'n8n-workflow';
+
+import type { ReportFile, ReportRecord } from '../sandbox/resources/reports';
+import { jsonOf, items, useSandbox } from './fixtures';
+
+const f = useSandbox({ orders: 250 });
+
+const FROM = '2025-11-01T00:00:00.000Z';
+const TO = '2026-01-15T00:00:00.000Z';
+const rl = (value: string) => ({ __rl: true, mode: 'id', value });
+const expr = (value: string) => ({ __rl: true, mode: 'id', value: `={{ ${JSON.stringify(value)} }}` });
+
+const reports = () => (f.sb.state.collections.reports ?? []) as ReportRecord[];
+const files = () => (f.sb.state.collections.reportFiles ?? []) as ReportFile[];
+
+/** Lets every report reach its final state (one step per 60 s of sandbox clock). */
+const finishAll = () => f.sb.clock.advance(3 * 60_000);
+
+/** The bytes of an output binary, whatever the binary data mode. */
+const bytesOf = async (binary: IBinaryData): Promise<Buffer> => await Container.get(BinaryDataService).getAsBuffer(binary);
+
+async function createReport(type = 'PAYMENT_ACTIVITY', from = FROM, to = TO): Promise<string> {
+	const r = await f.run({ resource: 'report', operation: 'create', type, from, to });
+	expect(r.error()).toBeUndefined();
+	return String(jsonOf(r)[0].id);
+}
+
+describe('report', () => {
+	afterEach(() => finishAll());
+
+	test('create sends POST /v2/stores/{storeId}/reports with type, from, to (and format) and returns a PENDING report', async () => {
+		const r = await f.run({
+			resource: 'report',
+			operation: 'create',
+			type: 'PAYMENT_ACTIVITY',
+			from: FROM,
+			to: TO,
+			additionalFields: { format: 'JSON' },
+		});
+		expect(r.error()).toBeUndefined();
+		const [req] = f.requests();
+		expect(f.requests()).toHaveLength(1);
+		expect(req.method).toBe('POST');
+		expect(req.path).toBe(`/v2/stores/${f.sb.store.storeId}/reports`);
+		expect(req.body).toEqual({ type: 'PAYMENT_ACTIVITY', from: FROM, to: TO, format: 'JSON' });
+		expect(req.status).toBe(201);
+		const [out] = jsonOf(r);
+		expect(out).toMatchObject({ type: 'PAYMENT_ACTIVITY', status: 'PENDING', from: FROM, to: TO, format: 'JSON' });
+		expect(reports().some((x) => x.id === out.id)).toBe(true);
+	});
+
+	test('create without format sends no format field', async () => {
+		await createReport('BALANCE_LEDGER');
+		expect(f.requests()[0].body).toEqual({ type: 'BALANCE_LEDGER', from: FROM, to: TO });
+	});
+
+	test('get moves the report one step per read: PENDING -> PROCESSING -> SUCCEEDED', async () => {
+		const id = await createReport();
+		const seen: unknown[] = [];
+		for (let i = 0; i < 2; i++) {
+			const r = await f.run({ resource: 'report', operation: 'get', reportId: rl(id) });
+			expect(r.error()).toBeUndefined();
+			seen.push(jsonOf(r)[0].status);
+			const [req] = f.requests();
+			expect(req.method).toBe('GET');
+			expect(req.path).toBe(`/v2/stores/${f.sb.store.storeId}/reports/${id}`);
+		}
+		expect(seen).toEqual(['PROCESSING', 'SUCCEEDED']);
+		const done = reports().find((x) => x.id === id)!;
+		expect(done.rowCount).toBeGreaterThan(0);
+	});
+
+	test('getAll sends status and type filters and returns only matching reports', async () => {
+		const id = await createReport('REFUNDS_DISPUTES');
+		const r = await f.run({
+			resource: 'report',
+			operation: 'getAll',
+			returnAll: true,
+			filters: { status: 'PENDING', type: 'REFUNDS_DISPUTES' },
+		});
+		expect(r.error()).toBeUndefined();
+		const [req] = f.requests();
+		expect(req.method).toBe('GET');
+		expect(req.path).toBe(`/v2/stores/${f.sb.store.storeId}/reports`);
+		expect(req.query).toMatchObject({ status: 'PENDING', type: 'REFUNDS_DISPUTES', page: '1', limit: '100' });
+		const out = jsonOf(r);
+		expect(out.map((x) => x.id)).toContain(id);
+		expect(out.every((x) => x.status === 'PENDING' && x.type === 'REFUNDS_DISPUTES')).toBe(true);
+	});
+
+	test('getAll with Limit 2 asks for 2', async () => {
+		await createReport();
+		await createReport();
+		const r = await f.run({ resource: 'report', operation: 'getAll', returnAll: false, limit: 2 });
+		expect(jsonOf(r)).toHaveLength(2);
+		expect(f.requests()[0].query).toMatchObject({ page: '1', limit: '2' });
+	});
+
+	test.each([
+		['CSV', 'csv', 'text/csv'],
+		['JSON', 'json', 'application/json'],
+	])('download %s fetches the pre-signed URL without credentials; the binary equals the sandbox file', async (format, ext, mime) => {
+		const id = await createReport();
+		finishAll();
+		const r = await f.run({ resource: 'report', operation: 'download', reportId: rl(id), format });
+		expect(r.error()).toBeUndefined();
+		const reqs = f.requests();
+		expect(reqs.map((q) => `${q.method} ${q.path.replace(/__files\/.*/, '__files/<token>')} ${q.status}`)).toEqual([
+			`GET /v2/stores/${f.sb.store.storeId}/reports/${id}/download/${format} 200`,
+			'GET /__files/<token> 200',
+		]);
+		expect(reqs[0].headers.authorization).toBe('[redacted]');
+		expect(reqs[1].headers.authorization).toBeUndefined();
+
+		const [item] = r.output();
+		expect(item.json).toMatchObject({ reportId: id, format, fileName: `report_${id}.${ext}`, mimeType: mime });
+		expect(String(item.json.url)).toMatch(/\/__files\/[A-Za-z0-9_-]+$/);
+		expect(Date.parse(String(item.json.expiresAt))).toBeGreaterThan(f.sb.clock.now());
+		const binary = item.binary?.data;
+		expect(binary).toBeDefined();
+		expect(binary!.mimeType).toBe(mime);
+		expect(binary!.fileName).toBe(`report_${id}.${ext}`);
+		const bytes = await bytesOf(binary!);
+		const file = files().find((x) => x.reportId === id && x.format === format)!;
+		expect(bytes.equals(file.bytes)).toBe(true);
+		expect(item.json.fileSize).toBe(file.bytes.length);
+	});
+
+	test('the PAYMENT_ACTIVITY CSV has payment_method, card_brand, card_last_four and order.metadata as last column', async () => {
+		const id = await createReport();
+		finishAll();
+		const r = await f.run({ resource: 'report', operation: 'download', reportId: rl(id), format: 'CSV' });
+		const text = (await bytesOf(r.output()[0].binary!.data)).toString('utf8');
+		const header = text.split('\r\n')[0].split(',');
+		expect(header).toEqual(expect.arrayContaining(['payment_method', 'card_brand', 'card_last_four']));
+		expect(header[header.length - 1]).toBe('order.metadata');
+		expect(text.split('\r\n').filter(Boolean).length).toBe(1 + reports().find((x) => x.id === id)!.rowCount!);
+	});
+
+	test('download with Download File off returns only the URL and expiry, one request', async () => {
+		const id = await createReport();
+		finishAll();
+		const r = await f.run({ resource: 'report', operation: 'download', reportId: rl(id), format: 'JSON', downloadFile: false });
+		expect(r.error()).toBeUndefined();
+		expect(f.requests()).toHaveLength(1);
+		const [item] = r.output();
+		expect(item.binary).toBeUndefined();
+		expect(Object.keys(item.json).sort()).toEqual(['expiresAt', 'format', 'reportId', 'url']);
+	});
+
+	test('the file goes into the configured binary property', async () => {
+		const id = await createReport();
+		finishAll();
+		const r = await f.run({ resource: 'report', operation: 'download', reportId: rl(id), format: 'CSV', binaryPropertyName: 'report' });
+		expect(Object.keys(r.output()[0].binary ?? {})).toEqual(['report']);
+	});
+
+	test('a download URL is refused with 403 after 5 minutes of sandbox clock', async () => {
+		const id = await createReport();
+		finishAll();
+		const r = await f.run({ resource: 'report', operation: 'download', reportId: rl(id), format: 'CSV', downloadFile: false });
+		const url = String(jsonOf(r)[0].url);
+		expect((await fetch(url)).status).toBe(200);
+		f.sb.clock.advance(5 * 60_000 + 1000);
+		const late = await fetch(url);
+		expect(late.status).toBe(403);
+	});
+
+	test('download of a report that is not finished is a readable error', async () => {
+		const id = await createReport();
+		const r = await f.run({ resource: 'report', operation: 'download', reportId: rl(id), format: 'CSV' });
+		const error = r.error();
+		expect(error?.message).toMatch(/HTTP 400/);
+		expect(error?.description).toMatch(/PENDING.*SUCCEEDED/);
+		expect(f.requests()).toHaveLength(1);
+	});
+
+	test('more than 10 running reports: 429 without waiting, a clear error, one request', async () => {
+		finishAll();
+		const first = await f.run(
+			{ resource: 'report', operation: 'create', type: 'PAYMENT_ACTIVITY', from: '={{ $json.from }}', to: TO },
+			items(...Array.from({ length: 10 }, (_, i) => ({ from: `2025-12-${String(i + 1).padStart(2, '0')}T00:00:00Z` }))),
+		);
+		expect(first.error()).toBeUndefined();
+		expect(first.output()).toHaveLength(10);
+		const r = await f.run({ resource: 'report', operation: 'create', type: 'PAYMENT_ACTIVITY', from: FROM, to: TO });
+		const error = r.error();
+		expect(error?.message).toMatch(/Too many reports.*wait for running reports to finish.*429/);
+		expect(error?.description).toMatch(/More than 10 reports/);
+		// One request: the 30 s Retry-After is not waited for, nothing is retried.
+		expect(f.requests().map((q) => q.status)).toEqual([429]);
+		expect(f.requests()[0].body).toEqual({ type: 'PAYMENT_ACTIVITY', from: FROM, to: TO });
+
+		finishAll();
+		const again = await f.run({ resource: 'report', operation: 'create', type: 'PAYMENT_ACTIVITY', from: FROM, to: TO });
+		expect(again.error()).toBeUndefined();
+	});
+
+	describe('validation before any request', () => {
+		test.each([
+			[{ from: TO, to: FROM }, /"From" must be before "To"/],
+			[{ from: FROM, to: FROM }, /"From" must be before "To"/],
+			[{ from: '2025-01-01T00:00:00Z', to: '2025-04-02T00:00:00Z' }, /period from "From" to "To" must be at most 90 days \(got 91 days\)/],
+			[{ from: 'yesterday', to: TO }, /"From" must be a date and time/],
+			[{ from: FROM, to: '={{ "" }}' }, /"To" must be a date and time/],
+		])('%j', async (dates, message) => {
+			const r = await f.run({ resource: 'report', operation: 'create', type: 'PAYMENT_ACTIVITY', ...dates });
+			expect(r.error()?.message).toMatch(message);
+			expect(f.requests()).toHaveLength(0);
+		});
+
+		test('exactly 90 days is accepted', async () => {
+			const r = await f.run({ resource: 'report', operation: 'create', type: 'PAYMENT_ACTIVITY', from: '2025-10-01T00:00:00Z', to: '2025-12-30T00:00:00Z' });
+			expect(r.error()).toBeUndefined();
+			expect(f.requests()).toHaveLength(1);
+		});
+
+		test('a bad type from an expression names the field', async () => {
+			const r = await f.run({ resource: 'report', operation: 'create', type: '={{ "SALES" }}', from: FROM, to: TO });
+			expect(r.error()?.message).toMatch(/"Type" must be one of PAYMENT_ACTIVITY/);
+			expect(f.requests()).toHaveLength(0);
+		});
+
+		test('a short report id names the field and the rule', async () => {
+			const r = await f.run({ resource: 'report', operation: 'get', reportId: expr('rpt_1') });
+			expect(r.error()?.message).toMatch(/"Report ID" must be 12 to 48 characters long/);
+			expect(f.requests()).toHaveLength(0);
+		});
+
+		test('an empty binary property name is refused', async () => {
+			const r = await f.run({ resource: 'report', operation: 'download', reportId: rl('rpt_abcdefghijklmnop'), format: 'CSV', binaryPropertyName: '={{ "" }}' });
+			expect(r.error()?.message).toMatch(/"Put Output File in Field" must be 1 to 128 characters long/);
+			expect(f.requests()).toHaveLength(0);
+		});
+	});
+});
