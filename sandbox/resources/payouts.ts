@@ -111,6 +111,7 @@ export function register(app: SandboxApp): void {
 	const accounts = () => app.collection<BankAccount>('payoutBankAccounts', seedBankAccounts);
 	const payouts = () => app.collection<PayoutRecord>('payouts', (rng) => seedPayouts(rng, accounts()));
 	let balance = STARTING_BALANCE;
+	payouts(); // seed at start, so readers without an init see the records
 
 	const view = (p: PayoutRecord) => {
 		const account = accounts().find((a) => a.id === p.bankAccountId);

@@ -18,7 +18,7 @@
  * Seed (collection 'subscriptions', 30 records, ids from the seeded rng): every status, one ACTIVE
  * subscription with a cancellation scheduled inside its current period, one CANCELLED whose scheduled
  * cancellation took effect at its period end (reactivate is rejected). Period dates are relative to the
- * start of the UTC day on which the collection is first used, so current periods contain "now".
+ * start of the UTC day on which the sandbox starts, so current periods contain "now".
  * Products keep the billing anchor IMMEDIATELY (used when proration_behavior is omitted).
  */
 import { both, core, Ctx, badRequest, notFound, ok, paginate, SandboxApp, single, unprocessable, v } from '../app';
@@ -186,6 +186,8 @@ export function register(app: SandboxApp): void {
 		app.collection<SubscriptionRecord>('subscriptions', (rng) =>
 			seedSubscriptions(rng, Math.floor(app.clock.now() / DAY) * DAY, state.products, state.customers),
 		);
+	// Seed at start, so code that reads the collection without an init (tests) sees the records.
+	all();
 
 	/** A scheduled cancellation whose end has passed takes effect. */
 	const settle = (s: SubscriptionRecord, now: number): SubscriptionRecord => {
