@@ -101,6 +101,51 @@ const checks = {
 		const secret = sb.vault.secretKey;
 		t.check('tokenize-card: the vault key appears nowhere in n8n output', !stdout.includes(secret), 'vault secret key found in n8n execute output');
 	},
+
+	async 'report-download.json'({ inst, sb, t, example }) {
+		const from = sb.requests.length;
+		const { run } = await inst.execute(example.id);
+		t.equal('report-download: execution finished without error', run.data?.resultData?.error?.message ?? null, null);
+		const runData = run.data?.resultData?.runData ?? {};
+
+		const created = json(nodeOutput(run, 'Create payment activity report'))[0] ?? {};
+		t.check('report-download: Create returns a PENDING PAYMENT_ACTIVITY report', created.id && created.status === 'PENDING' && created.type === 'PAYMENT_ACTIVITY', JSON.stringify(created));
+		const polls = (runData['Get report status'] ?? []).map((/** @type {any} */ r) => r.data?.main?.[0]?.[0]?.json?.status);
+		t.check('report-download: the loop polled Get until SUCCEEDED (one step per read)', polls.length >= 2 && polls[polls.length - 1] === 'SUCCEEDED' && polls.slice(0, -1).every((s) => s === 'PROCESSING' || s === 'PENDING'), JSON.stringify(polls));
+		t.equal('report-download: the Wait node ran once per unfinished poll', (runData['Wait 1 second'] ?? []).length, polls.length - 1);
+
+		const dl = nodeOutput(run, 'Download CSV')[0] ?? {};
+		t.check('report-download: Download outputs the URL, file name and size', dl.json?.reportId === created.id && /\/__files\//.test(dl.json?.url) && dl.json?.fileName === `report_${created.id}.csv` && dl.json?.fileSize > 0, JSON.stringify(dl.json));
+		const bin = dl.binary?.data ?? {};
+		t.check('report-download: the file is binary data "data" (text/csv, report_<id>.csv)', bin.mimeType === 'text/csv' && bin.fileName === `report_${created.id}.csv`, JSON.stringify({ ...bin, data: bin.data ? `${String(bin.data).length} chars` : undefined }));
+		const reqs = apiRequests(sb, from);
+		const fileReq = reqs.find((/** @type {any} */ r) => r.path.startsWith('/__files/'));
+		const served = fileReq ? await fetch(`${sb.baseUrl}${fileReq.path}`).then((r) => r.text()) : '';
+		let content = '';
+		if (bin.data && !String(bin.id ?? '').includes(':')) content = Buffer.from(bin.data, 'base64').toString('utf8');
+		else if (bin.id) {
+			// n8n 2.x default binary mode "filesystem-v2": <N8N_USER_FOLDER>/.n8n/storage/<path in the id>
+			const rel = String(bin.id).split(':').slice(1).join(':');
+			const fs = require('node:fs');
+			const path = require('node:path');
+			const file = path.join(inst.userFolder, '.n8n', 'storage', rel);
+			content = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
+		}
+		const header = content.split('\n')[0] ?? '';
+		t.check('report-download: the file n8n holds is the CSV the sandbox served (header + rows)', content.length > 0 && content === served && bin.bytes === Buffer.byteLength(served) && /payment_method/.test(header) && content.trim().split('\n').length > 1, `${content.length} bytes vs ${served.length} served; header ${header.slice(0, 120)}`);
+
+		const storeId = sb.store.storeId;
+		const base = `/v2/stores/${storeId}/reports`;
+		const lines = reqs.map((r) => `${r.method} ${r.path.replace(created.id, '{id}').replace(/\/__files\/.+$/, '/__files/{token}')} ${r.status}`);
+		t.equal('report-download: sandbox saw create, the polls, the download URL and the file', lines, [
+			`POST ${base} 201`,
+			...polls.map(() => `GET ${base}/{id} 200`),
+			`GET ${base}/{id}/download/CSV 200`,
+			'GET /__files/{token} 200',
+		]);
+		t.equal('report-download: create body', reqs[0]?.body, { type: 'PAYMENT_ACTIVITY', from: '2025-12-01T00:00:00.000Z', to: '2026-01-15T12:00:00.000Z', format: 'CSV' });
+		t.check('report-download: the file URL was fetched without the API key', fileReq && !fileReq.headers?.authorization, JSON.stringify(fileReq?.headers));
+	},
 };
 
 module.exports = { checks, apiRequests };
