@@ -18,9 +18,9 @@ export const payoutOperations: Operation[] = [
 		body: (p) => {
 			const f = p.fields('additionalFields');
 			const currency =
-				f.currency === undefined || f.currency === '' ? undefined : p.v.string('Currency', f.currency, { min: 3, max: 3 });
+				f.currency === undefined || f.currency === '' ? undefined : p.v.string('Currency', f.currency).trim();
 			if (currency !== undefined && !/^[A-Za-z]{3}$/.test(currency)) {
-				p.v.fail(`"Currency" must be a three-letter currency code such as USD (got ${currency})`);
+				p.v.fail(`"Currency" must be a three-letter currency code such as USD (got ${currency.slice(0, 20)})`);
 			}
 			const amount = p.v.number('Amount', p.get('amount'), { min: 0 });
 			if (amount <= 0) p.v.fail(`"Amount" must be greater than 0 (got ${amount})`);
