@@ -117,6 +117,7 @@ export const checkoutOperations: Operation[] = [
 		method: 'POST',
 		family: 'stores',
 		path: '/checkouts/estimate',
+		notes: 'sends the store credential (whether it is needed is not shown)',
 		body: estimateBody,
 	},
 	{
@@ -131,6 +132,7 @@ export const checkoutOperations: Operation[] = [
 		ids: { sessionId: ID.sessionId },
 		idempotent: 'honoured',
 		inferred: true,
+		notes: 'inferred body names paymentMethod, token; an already paid session is a clear error',
 		body: payBody,
 		run: runPay,
 	},
@@ -143,6 +145,7 @@ export const checkoutOperations: Operation[] = [
 		method: 'POST',
 		family: 'storefront',
 		path: '/paylinks/{paylinkId}/checkout',
+		notes: 'no authentication; no body',
 		ids: { paylinkId: ID.paylinkId },
 	},
 ];

@@ -80,6 +80,7 @@ export const searchOperations: Operation[] = [
 		family: 'stores',
 		path: '/search',
 		inferred: true,
+		notes: 'inferred response: data is an array of results; batches of 10 inputs per request, at most 30 requests a minute',
 		run: runResolve,
 	},
 ];
