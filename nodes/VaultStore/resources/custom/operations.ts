@@ -19,7 +19,9 @@ export function checkCustomPath(p: Params, raw: unknown): string {
 	if (/[\s?#]/.test(path)) {
 		p.v.fail('"Path" must not contain spaces, "?" or "#"', 'Put query values under "Query Parameters".');
 	}
-	if (path.split('/').some((segment, i) => i > 0 && (segment === '' || segment === '.' || segment === '..'))) {
+	// A trailing slash is kept (the spec writes some routes with one, e.g. /orders/).
+	const segments = path.split('/').slice(1);
+	if (segments.some((segment, i) => (segment === '' && i < segments.length - 1) || segment === '.' || segment === '..')) {
 		p.v.fail('"Path" must not contain empty, "." or ".." segments', `Got ${path.slice(0, 60)}`);
 	}
 	const unknown = /\{(?!storeId\})[^}]*\}/.exec(path);

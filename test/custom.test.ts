@@ -1,0 +1,111 @@
+import type { IDataObject } from 'n8n-workflow';
+
+import { jsonOf, useSandbox } from './fixtures';
+
+const f = useSandbox({ orders: 30 });
+
+const core = (sub: string) => `/v2/core/stores/${f.sb.store.storeId}${sub}`;
+const stores = (sub: string) => `/v2/stores/${f.sb.store.storeId}${sub}`;
+const call = (params: IDataObject) => f.run({ resource: 'custom', operation: 'request', ...params });
+
+describe('custom API call against the sandbox', () => {
+	test('GET with {storeId} replaced: a plain array becomes one item per element', async () => {
+		const r = await call({ method: 'GET', path: '/v2/core/stores/{storeId}/payouts/bank-accounts' });
+		expect(r.error()).toBeUndefined();
+		const out = jsonOf(r);
+		expect(out).toHaveLength(2);
+		expect(out.every((a) => String(a.id).startsWith('bnk_'))).toBe(true);
+		const reqs = f.requests();
+		expect(reqs.map((q) => [q.method, q.path, q.query])).toEqual([['GET', core('/payouts/bank-accounts'), {}]]);
+		expect(reqs[0].headers.authorization).toBe('[redacted]');
+		expect(reqs[0].headers['idempotency-key']).toBeUndefined();
+	});
+
+	test('query parameters are sent; empty ones are not; the envelope is unwrapped', async () => {
+		const r = await call({
+			method: 'GET',
+			path: '/v2/core/stores/{storeId}/orders/',
+			queryParameters: { parameters: [{ name: 'page', value: '2' }, { name: 'limit', value: '5' }, { name: 'status', value: '' }] },
+		});
+		expect(r.error()).toBeUndefined();
+		expect(f.requests()[0].query).toEqual({ page: '2', limit: '5' });
+		const [out] = jsonOf(r);
+		expect(out.ok).toBeUndefined();
+		expect(out.pagination).toMatchObject({ page: 2, limit: 5, total: 30 });
+		expect(out.items).toHaveLength(5);
+	});
+
+	test('POST sends the JSON body and, when asked, an Idempotency-Key stable over retries', async () => {
+		const before = f.sb.ledger.filter((e) => e.kind === 'payout').length;
+		f.sb.faults.add({ kind: '500', count: 1 });
+		const r = await call({
+			method: 'POST',
+			path: '/v2/stores/{storeId}/payouts',
+			body: '{"amount": 12.5}',
+			additionalFields: { sendIdempotencyKey: true },
+		});
+		expect(r.error()).toBeUndefined();
+		const reqs = f.requests();
+		expect(reqs.map((q) => [q.method, q.path, q.status])).toEqual([
+			['POST', stores('/payouts'), 500],
+			['POST', stores('/payouts'), 201],
+		]);
+		expect(reqs[1].body).toEqual({ amount: 12.5 });
+		const keys = new Set(reqs.map((q) => q.headers['idempotency-key']));
+		expect(keys.size).toBe(1);
+		expect([...keys][0]).toMatch(/^[A-Za-z0-9_-]{1,255}$/);
+		expect(jsonOf(r)[0]).toMatchObject({ amount: 12.5, fee_quote: expect.any(Object) });
+		expect(f.sb.ledger.filter((e) => e.kind === 'payout').length - before).toBe(1);
+	});
+
+	test('the Idempotency Key option is used when sending a key, and a replay is marked', async () => {
+		const params = {
+			method: 'POST',
+			path: '/v2/stores/{storeId}/payouts',
+			body: '{"amount": 3}',
+			additionalFields: { sendIdempotencyKey: true },
+			options: { idempotencyKey: 'custom-call-key-1' },
+		};
+		const first = await call(params);
+		expect(f.requests()[0].headers['idempotency-key']).toBe('custom-call-key-1');
+		const second = await call(params);
+		expect(jsonOf(second)[0]).toMatchObject({ id: jsonOf(first)[0].id, idempotentReplay: true });
+	});
+
+	test('PATCH to a route with an empty body object sends no body; DELETE result is one item', async () => {
+		const now = new Date().toISOString();
+		f.sb.state.webhooks.push({ id: 'whk_customcall0000001', storeId: f.sb.store.storeId, url: 'https://example.com/h', eventTypes: ['PAYMENT_FAILED'], note: null, signatureVersion: 'V2', createdAt: now, updatedAt: now });
+		const patch = await call({ method: 'PATCH', path: '/v2/core/stores/{storeId}/webhooks/whk_customcall0000001', body: '{}' });
+		expect(patch.error()).toBeUndefined();
+		expect(f.requests()[0].body).toBeUndefined();
+		const del = await call({ method: 'DELETE', path: '/v2/core/stores/{storeId}/webhooks/whk_customcall0000001' });
+		expect(jsonOf(del)).toEqual([{ id: 'whk_customcall0000001', deleted: true }]);
+		expect(f.requests().map((q) => [q.method, q.path])).toEqual([['DELETE', core('/webhooks/whk_customcall0000001')]]);
+	});
+
+	test('an unknown route is a readable 404', async () => {
+		const r = await call({ method: 'GET', path: '/v2/core/stores/{storeId}/meters' });
+		expect(r.error()?.message).toMatch(/Not found \(HTTP 404\)/);
+		expect(f.requests()).toHaveLength(1);
+	});
+
+	test('path, query and body rules fail before any request, naming the field', async () => {
+		const cases: [IDataObject, RegExp][] = [
+			[{ path: '/v1/stores' }, /"Path" must start with \/v2\//],
+			[{ path: 'https://evil.example/v2/x' }, /"Path" must start with \/v2\//],
+			[{ path: '/v2/core/stores/{storeId}/orders?page=2' }, /"Path" must not contain spaces, "\?" or "#"/],
+			[{ path: '/v2/core/stores/{storeId}/../../admin' }, /"Path" must not contain empty, "\." or "\.\." segments/],
+			[{ path: '/v2//x' }, /"Path" must not contain empty/],
+			[{ path: '/v2/core/stores/{storeId}/orders/{orderId}' }, /unknown placeholder \{orderId\}/],
+			[{ path: '/v2/x', queryParameters: { parameters: [{ name: 'a', value: '1' }, { name: 'a', value: '2' }] } }, /"Query Parameters" names "a" twice/],
+			[{ method: 'POST', path: '/v2/x', body: '{"amount": ' }, /"Body" must be valid JSON/],
+			[{ method: 'POST', path: '/v2/x', body: '"text"' }, /"Body" must be a JSON object or array/],
+			[{ path: '/v2/x', additionalFields: { sendIdempotencyKey: true }, options: { idempotencyKey: 'bad key!' } }, /"Idempotency Key" must be 1 to 255 characters/],
+		];
+		for (const [params, message] of cases) {
+			const r = await call({ method: 'GET', ...params });
+			expect(r.error()?.message).toMatch(message);
+			expect(f.requests()).toHaveLength(0);
+		}
+	});
+});
