@@ -189,7 +189,7 @@ describe('subscription operations against the sandbox', () => {
 	test('change needs at least one change field, a whole quantity >= 1 and a prd_ product id, before any request', async () => {
 		const s = subs()[0];
 		const cases: [IDataObject, RegExp][] = [
-			[{}, /"Change Fields" must set at least one of Product ID, Variant ID, Billing Interval or Quantity/],
+			[{}, /"Update Fields" must set at least one of Product ID, Variant ID, Billing Interval or Quantity/],
 			[{ quantity: 0 }, /"Quantity" must be at least 1/],
 			[{ quantity: 1.5 }, /"Quantity" must be a whole number/],
 			[{ productId: 'ord_aaaaaaaaaaaaaaaa' }, /"Product ID" must start with "prd_"/],

@@ -52,7 +52,7 @@ export const subscriptionFields: INodeProperties[] = [
 		displayOptions: showFor('subscription', ['change']),
 	},
 	{
-		displayName: 'Change Fields',
+		displayName: 'Update Fields',
 		name: 'updateFields',
 		type: 'collection',
 		placeholder: 'Add Field',

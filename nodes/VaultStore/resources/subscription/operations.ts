@@ -24,8 +24,8 @@ function changeBody(p: Params): IDataObject {
 	};
 	if (Object.values(body).every((value) => value === undefined)) {
 		p.v.fail(
-			'"Change Fields" must set at least one of Product ID, Variant ID, Billing Interval or Quantity',
-			'A plan change needs something to change: add a field under "Change Fields".',
+			'"Update Fields" must set at least one of Product ID, Variant ID, Billing Interval or Quantity',
+			'A plan change needs something to change: add a field under "Update Fields".',
 		);
 	}
 	const proration = p.get<string>('prorationBehavior', '');

@@ -69,7 +69,7 @@ export const webhookFields: INodeProperties[] = [
 				type: 'options',
 				options: [
 					{ name: 'V1 (Deprecated)', value: 'V1', description: 'HMAC-SHA256 hex signature, millisecond timestamps, legacy headers' },
-					{ name: 'V2', value: 'V2', description: 'Standard Webhooks signature (v1,<base64>), second timestamps' },
+					{ name: 'V2', value: 'V2', description: 'Standard Webhooks signature (v1 entries in base64), second timestamps' },
 				],
 				default: 'V2',
 				description: 'How deliveries are signed. When not set, the service default applies (V2 for new endpoints).',
