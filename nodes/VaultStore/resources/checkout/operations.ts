@@ -145,7 +145,7 @@ export const checkoutOperations: Operation[] = [
 		method: 'POST',
 		family: 'storefront',
 		path: '/paylinks/{paylinkId}/checkout',
-		notes: 'no authentication; no body',
+		notes: 'no request body',
 		ids: { paylinkId: ID.paylinkId },
 	},
 ];
