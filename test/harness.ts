@@ -111,6 +111,24 @@ export class TestCredentialsHelper extends ICredentialsHelper {
 		return [];
 	}
 
+	/**
+	 * Abstract in newer n8n-workflow (2.41 has it, 2.8 not; n8n-core asks it before every getCredentials); not called
+	 * by older lines. The policy of its doc comment: a credential type with
+	 * `restrictToSupportedNodes: true` is usable only by the nodes in its `supportedNodes`.
+	 */
+	isCredentialUsableByNode(credentialType: string, nodeType: string): boolean {
+		const type = this.loader.credentialTypes[credentialType]?.type as
+			| (ICredentialType & { restrictToSupportedNodes?: boolean })
+			| undefined;
+		if (!type?.restrictToSupportedNodes) return true;
+		return (type.supportedNodes ?? []).includes(nodeType);
+	}
+
+	/** Abstract in newer n8n-workflow (2.41 has it; OAuth pre-authentication); the package's credentials have none. */
+	async runPreAuthentication(): Promise<undefined> {
+		return undefined;
+	}
+
 	async authenticate(
 		credentials: ICredentialDataDecryptedObject,
 		typeName: string,
