@@ -9,6 +9,7 @@ import path from 'node:path';
 
 import type { Sandbox } from '../sandbox/server';
 import { startSandbox } from '../sandbox/server';
+import { runTriggerBench } from './trigger';
 import { runVerifyBench } from './verify';
 
 const ROOT = path.resolve(__dirname, '..', '..');
@@ -172,6 +173,7 @@ async function main(): Promise<void> {
 	add(`### 1. Signature verification (ops/s)\n\n${await runVerifyBench()}`);
 	add(await paginationBench());
 	add(await itemsBench());
+	add(await runTriggerBench());
 	add(packageBench());
 	const header = [
 		'# Benchmark results',
