@@ -16,6 +16,19 @@ import { analytics } from './analytics';
 import { report } from './report';
 import { search } from './search';
 import { checkout } from './checkout';
+import { dispute } from './dispute';
+import { refund } from './refund';
+import { meter } from './meter';
+import { licenseGetAll, licenseGetAllFields } from './license/getAll';
+
+/** License > Get Many (issue 11) until the row is merged into license/operations.ts and fields.ts. */
+const licenseWithList: Resource = license.operations.some((o) => o.value === licenseGetAll.value)
+	? license
+	: {
+			...license,
+			operations: [...license.operations, licenseGetAll].sort((a, b) => a.name.localeCompare(b.name)),
+			fields: [...license.fields, ...licenseGetAllFields],
+		};
 
 /** Every resource of the node, in the order the editor lists them. */
-export const resources: Resource[] = [order, store, subscription, payout, webhook, token, product, category, customer, license, supportCase, mandate, analytics, report, search, checkout, custom];
+export const resources: Resource[] = [order, store, subscription, payout, webhook, token, product, category, customer, licenseWithList, supportCase, mandate, analytics, report, search, checkout, dispute, refund, meter, custom];

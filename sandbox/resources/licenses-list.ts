@@ -1,0 +1,35 @@
+/**
+ * License list. The spec lists licenses among the store resources but shows no list route: the path,
+ * paging and the filter names are our choice.
+ *   GET /v2/core/stores/:storeId/licenses   page, limit, status (AVAILABLE|CLAIMED), productId (prd_);
+ *       newest first (createdAt, then id). Items have the License fields of the spec.
+ * The licenses are those licenses.ts serves: claimed keys of seeded orders plus the AVAILABLE pool.
+ */
+import { core, ok, paginate, SandboxApp, single, v } from '../app';
+import type { AnyLicense } from './licenses';
+import { allLicenses } from './licenses';
+
+const STATUSES = ['AVAILABLE', 'CLAIMED'] as const;
+
+const view = (l: AnyLicense) => ({
+	id: l.id,
+	key: l.key,
+	status: l.status,
+	productId: l.productId,
+	variantId: l.variantId,
+	orderId: l.orderId,
+	customerId: l.customerId,
+	claimedAt: l.claimedAt,
+	createdAt: l.createdAt,
+});
+
+export function register(app: SandboxApp): void {
+	app.route('GET', core('/licenses'), (ctx) => {
+		const status = v.oneOf(single(ctx.query.status, 'status'), 'status', STATUSES);
+		const productId = v.id(single(ctx.query.productId, 'productId'), 'productId', 'prd_');
+		const found = allLicenses(app, ctx.state)
+			.filter((l) => (!status || l.status === status) && (!productId || l.productId === productId))
+			.sort((a, b) => b.createdAt.localeCompare(a.createdAt) || b.id.localeCompare(a.id));
+		return ok(paginate(found.map(view), ctx.query));
+	});
+}
