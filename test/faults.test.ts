@@ -13,7 +13,7 @@ import { runNode } from './harness';
 import { useSandbox } from './fixtures';
 
 const RUNS = Number(process.env.VS_FAULT_RUNS ?? 200);
-const PARALLEL_RUNS = 10;
+const PARALLEL_RUNS = 20;
 
 const f = useSandbox({ orders: 400 });
 
@@ -21,8 +21,8 @@ interface IdempotentOperation {
 	name: string;
 	ledgerKind: string;
 	pathPattern: RegExp;
-	/** Node parameters for run number n. */
-	parameters(n: number): IDataObject;
+	/** Node parameters for run number n (may prepare state at the sandbox first). */
+	parameters(n: number): IDataObject | Promise<IDataObject>;
 	/** The id the output carries, to compare with the ledger. */
 	resultId(json: IDataObject): unknown;
 	ledgerId(entry: IDataObject): unknown;
@@ -49,6 +49,46 @@ const operations: IdempotentOperation[] = [
 		resultId: (json) => json.id,
 		ledgerId: (entry) => entry.refundId,
 	},
+	{
+		name: 'token create',
+		ledgerKind: 'tokenCreate',
+		pathPattern: /\/vaults\/[^/]+\/tokens$/,
+		parameters: (n) => ({
+			resource: 'token',
+			operation: 'create',
+			tokenType: 'custom',
+			data: JSON.stringify({ reference: `fault-matrix-${n}-${Math.random()}` }),
+		}),
+		resultId: (json) => json.id,
+		ledgerId: (entry) => entry.tokenId,
+	},
+	{
+		name: 'payout create',
+		ledgerKind: 'payout',
+		pathPattern: /\/payouts$/,
+		parameters: () => ({ resource: 'payout', operation: 'create', amount: 0.01 }),
+		resultId: (json) => json.id,
+		ledgerId: (entry) => entry.payoutId,
+	},
+	{
+		name: 'checkout pay',
+		ledgerKind: 'checkoutPay',
+		pathPattern: /\/checkouts\/[^/]+\/pay$/,
+		parameters: async () => {
+			// A fresh checkout session per run, opened from an active paylink (no authentication).
+			const paylinks = f.sb.state.collections.checkoutPaylinks as { id: string; active: boolean }[];
+			const paylink = paylinks.find((p) => p.active)!;
+			const res = await fetch(`${f.sb.baseUrl}/v2/storefront/paylinks/${paylink.id}/checkout`, {
+				method: 'POST',
+				headers: { 'content-type': 'application/json' },
+				body: '{}',
+			});
+			const session = ((await res.json()) as { data: { id: string } }).data;
+			return { resource: 'checkout', operation: 'pay', sessionId: { __rl: true, mode: 'id', value: session.id } };
+		},
+		resultId: (json) => json.id,
+		ledgerId: (entry) => entry.sessionId,
+	},
 ];
 
 interface FaultCell {
@@ -67,8 +107,8 @@ const cells: FaultCell[] = [
 	{ name: '429 with Retry-After', fault: { kind: '429', retryAfter: 0 }, options: {}, replay: false, seenStatus: 429 },
 	{
 		name: '409 while the original runs',
-		fault: { kind: 'slow', delayMs: 600 },
-		options: { timeout: 150, maxRetries: 8 },
+		fault: { kind: 'slow', delayMs: 400 },
+		options: { timeout: 100, maxRetries: 8 },
 		replay: true,
 		seenStatus: 409,
 	},
@@ -96,7 +136,8 @@ describe.each(operations)('$name', (op) => {
 			Array.from({ length: RUNS }, (_, n) => n),
 			PARALLEL_RUNS,
 			async (n) => {
-				const run = await runNode({ ...op.parameters(n), options: cell.options }, f.credentials);
+				const parameters = await op.parameters(n);
+				const run = await runNode({ ...parameters, options: cell.options }, f.credentials);
 				const error = run.error();
 				if (error) throw new Error(`run ${n}: ${error.message} ${error.description ?? ''}`);
 				const out = run.output();
