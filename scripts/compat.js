@@ -217,6 +217,14 @@ function checkLatest() {
 		const mark = (pinned, latest) => (pinned === latest ? `${pinned} (newest)` : `${pinned} -> newest ${latest}`);
 		log(`${spec.line}: n8n-core ${mark(spec.core, c)}, n8n-workflow ${mark(spec.workflow, w)}`);
 	}
+	const stable = core.filter((v) => !v.includes('-'));
+	const byVersion = (a, b) => {
+		const [x, y] = [a, b].map((v) => v.split('.').map(Number));
+		return x[0] - y[0] || x[1] - y[1] || x[2] - y[2];
+	};
+	for (const major of ['1', '2']) {
+		log(`newest n8n-core ${major}.x published: ${stable.filter((v) => v.startsWith(`${major}.`)).sort(byVersion).pop()}`);
+	}
 }
 
 function main() {
@@ -246,7 +254,7 @@ function main() {
 	const rows = lines.map((spec) => runLine(spec, files, flags.has('--verbose')));
 
 	const baseline = rows.find((r) => r.line === '2.8');
-	log('\nCompatibility (in-process workflow tests per n8n line)\n');
+	log(`\nCompatibility (in-process workflow tests per n8n line, Node ${process.version})\n`);
 	log(table(rows));
 	for (const row of rows.filter((r) => r.failures.length)) {
 		log(`\n${row.line} failures:`);

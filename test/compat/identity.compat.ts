@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 
-import { loadPackage, PACKAGE_ROOT } from '../harness';
+import { loadPackage, PACKAGE_ROOT, runNode } from '../harness';
 
 function versionAt(resolved: string, name: string): string {
 	let dir = path.dirname(resolved);
@@ -39,5 +39,28 @@ describe('compat: the run uses the chosen n8n line', () => {
 		// moduleNameMapper is applied to every require jest handles, whatever the requiring file, so the
 		// node's require('n8n-workflow') is the mapped module checked above.
 		expect(loaded.constructor).toBe(mod.VaultStore);
+	});
+
+	test('after a workflow ran, every n8n module jest loaded comes from the line folder, and the built nodes are among them', async () => {
+		const credentials = {
+			vaultStoreStoreApi: { baseUrl: 'http://127.0.0.1:9', storeId: 'sto_compatcheck01', secretKey: 'sk_compat_placeholder_0000', signingSecret: '' },
+			vaultStoreVaultApi: { baseUrl: 'http://127.0.0.1:9', workspaceId: 'ws_compat', vaultId: 'vlt_compat', secretKey: 'vk_compat_placeholder_0000' },
+		};
+		// Fails in the node's own validator (dist/), before any request.
+		const r = await runNode(
+			{ resource: 'order', operation: 'get', orderId: { __rl: true, mode: 'id', value: '={{ $json.id }}' } },
+			credentials,
+			[{ json: { id: 'not-an-order-id' } }],
+		);
+		expect(r.error()?.stack).toContain(path.join(PACKAGE_ROOT, 'dist'));
+		// jest's require.cache lists its module registry: the one registry the harness, n8n-core and the built nodes share.
+		const loaded = Object.keys(require.cache);
+		expect(loaded).toContain(path.join(PACKAGE_ROOT, 'dist/nodes/VaultStore/VaultStore.node.js'));
+		const n8nModules = loaded.filter((file) => /[\\/]node_modules[\\/](n8n-core|n8n-workflow|@n8n)[\\/]/.test(file));
+		const home = compatDir ? path.join(compatDir, 'node_modules') : path.join(PACKAGE_ROOT, 'node_modules');
+		expect(n8nModules.filter((file) => !file.startsWith(home + path.sep))).toEqual([]);
+		// One n8n-workflow: its entry file was loaded from one place only.
+		const entries = loaded.filter((file) => /[\\/]node_modules[\\/]n8n-workflow[\\/]dist[\\/](cjs[\\/])?index\.js$/.test(file));
+		expect(entries).toEqual([require.resolve('n8n-workflow')]);
 	});
 });
