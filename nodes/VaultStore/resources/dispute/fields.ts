@@ -31,7 +31,7 @@ export const disputeFields: INodeProperties[] = [
 		type: 'collection',
 		placeholder: 'Add Filter',
 		default: {},
-		description: `Needs scope DISPUTES_READ. ${INFERRED}`,
+		description: 'Needs scope DISPUTES_READ. Inferred: the spec names the operation but not its path or filters.',
 		displayOptions: showFor('dispute', ['getAll']),
 		options: [
 			{

@@ -74,7 +74,7 @@ export const meterFields: INodeProperties[] = [
 		type: 'collection',
 		placeholder: 'Add Field',
 		default: {},
-		description: `Needs scope METERS_WRITE. ${INFERRED}`,
+		description: 'Needs scope METERS_WRITE. Inferred: the spec names meter management but not its paths or bodies.',
 		displayOptions: showFor('meter', ['create']),
 		options: [pricePerUnit, unitLabel],
 	},

@@ -16,7 +16,7 @@ export const refundFields: INodeProperties[] = [
 		type: 'collection',
 		placeholder: 'Add Filter',
 		default: {},
-		description: `Needs scope REFUNDS_READ. ${INFERRED}`,
+		description: 'Needs scope REFUNDS_READ. Inferred: the spec names the operation but not its path or filters.',
 		displayOptions: showFor('refund', ['getAll']),
 		options: [
 			{
