@@ -31,7 +31,6 @@ export const disputeOperations: Operation[] = [
 		ids: { disputeId: ID.disputeId },
 		inferred: true,
 		scope: 'DISPUTES_READ',
-		notes: 'inferred path',
 	},
 	{
 		value: 'getAll',
@@ -44,7 +43,7 @@ export const disputeOperations: Operation[] = [
 		list: 'paged',
 		inferred: true,
 		scope: 'DISPUTES_READ',
-		notes: 'inferred path and filter names status, orderId',
+		notes: 'inferred filter names status, orderId',
 		query: (p) => {
 			const f = p.fields('filters');
 			return {
@@ -65,7 +64,7 @@ export const disputeOperations: Operation[] = [
 		ids: { disputeId: ID.disputeId },
 		inferred: true,
 		scope: 'DISPUTES_WRITE',
-		notes: 'inferred path and body: evidence text fields, files [{fileName, mimeType, data (base64)}]',
+		notes: 'inferred body: evidence text fields, files [{fileName, mimeType, data (base64)}]',
 		body: (p) => {
 			const f = p.fields('evidenceFields');
 			const body: Record<string, string | undefined> = {};

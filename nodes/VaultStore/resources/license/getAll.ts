@@ -21,7 +21,7 @@ export const licenseGetAll: Operation = {
 	path: '/licenses',
 	list: 'paged',
 	inferred: true,
-	notes: 'inferred path and filter names status, productId',
+	notes: 'inferred filter names status, productId',
 	query: (p) => {
 		const f = p.fields('filters');
 		return {

@@ -33,7 +33,7 @@ export const meterOperations: Operation[] = [
 		ids: listIds,
 		inferred: true,
 		scope: 'METERS_WRITE',
-		notes: 'inferred path and body names name, eventName, aggregation, unitLabel, pricePerUnit',
+		notes: 'inferred body names name, eventName, aggregation, unitLabel, pricePerUnit',
 		body: (p) => {
 			const f = p.fields('additionalFields');
 			return meterBody(p, {
@@ -56,7 +56,6 @@ export const meterOperations: Operation[] = [
 		ids,
 		inferred: true,
 		scope: 'METERS_WRITE',
-		notes: 'inferred path',
 	},
 	{
 		value: 'get',
@@ -69,7 +68,6 @@ export const meterOperations: Operation[] = [
 		ids,
 		inferred: true,
 		scope: 'METERS_READ',
-		notes: 'inferred path',
 	},
 	{
 		value: 'getAll',
@@ -83,7 +81,6 @@ export const meterOperations: Operation[] = [
 		list: 'paged',
 		inferred: true,
 		scope: 'METERS_READ',
-		notes: 'inferred path',
 	},
 	{
 		value: 'update',
@@ -96,7 +93,7 @@ export const meterOperations: Operation[] = [
 		ids,
 		inferred: true,
 		scope: 'METERS_WRITE',
-		notes: 'inferred path, method PATCH and body names',
+		notes: 'inferred method PATCH and body names',
 		body: (p) => {
 			const body = meterBody(p, p.fields('updateFields'));
 			if (Object.values(body).every((v) => v === undefined)) {

@@ -13,7 +13,6 @@ export const refundOperations: Operation[] = [
 		ids: { refundId: ID.refundId },
 		inferred: true,
 		scope: 'REFUNDS_READ',
-		notes: 'inferred path',
 	},
 	{
 		value: 'getAll',
@@ -26,7 +25,7 @@ export const refundOperations: Operation[] = [
 		list: 'paged',
 		inferred: true,
 		scope: 'REFUNDS_READ',
-		notes: 'inferred path and filter name orderId',
+		notes: 'inferred filter name orderId',
 		query: (p) => {
 			const f = p.fields('filters');
 			return {
