@@ -1,0 +1,172 @@
+// @ts-check
+/**
+ * n8n 2.8.4 in queue mode on one machine: `n8n start` (main), `n8n webhook` and `n8n worker`
+ * processes sharing one N8N_USER_FOLDER (the package installed in .n8n/nodes), one encryption
+ * key, PostgreSQL and Redis. Built on scripts/e2e/lib.js (makeInstance for the shared settings
+ * and the main process, startProcess for the others); every process listens on 127.0.0.1.
+ *
+ * Ports: main and webhook have their own N8N_PORT; main and each worker their own task-broker
+ * port (N8N_RUNNERS_BROKER_PORT: 2.8 always runs the internal task runner, N8N_RUNNERS_ENABLED is
+ * deprecated there and not set); each worker its own health server (QUEUE_HEALTH_CHECK_PORT).
+ * The webhook process runs no task runner.
+ */
+'use strict';
+
+const fs = require('node:fs');
+const path = require('node:path');
+
+const lib = require('../e2e/lib');
+
+const { log } = lib;
+
+/**
+ * @param {{userFolder: string, logDir: string, home: string,
+ *   pg: {port: number, database: string, user: string}, redis: {port: number},
+ *   env?: NodeJS.ProcessEnv}} o
+ */
+function makeQueueCluster({ userFolder, logDir, home, pg, redis, env: extraEnv = {} }) {
+	const inst = lib.makeInstance({ userFolder, logDir, home });
+
+	/** What every n8n process of the cluster shares (on top of lib's base settings). */
+	const queueEnv = () => ({
+		EXECUTIONS_MODE: 'queue',
+		DB_TYPE: 'postgresdb',
+		DB_POSTGRESDB_HOST: '127.0.0.1',
+		DB_POSTGRESDB_PORT: String(pg.port),
+		DB_POSTGRESDB_DATABASE: pg.database,
+		DB_POSTGRESDB_USER: pg.user,
+		DB_POSTGRESDB_PASSWORD: '',
+		QUEUE_BULL_REDIS_HOST: '127.0.0.1',
+		QUEUE_BULL_REDIS_PORT: String(redis.port),
+		...extraEnv,
+	});
+	const envOf = (/** @type {NodeJS.ProcessEnv} */ more) => ({ ...inst.baseEnv(), ...queueEnv(), ...more });
+
+	let cliCount = 0;
+	/** @type {Map<string, ReturnType<typeof lib.startProcess>>} */
+	const procs = new Map();
+	const cluster = {
+		inst,
+		procs,
+		queueEnv,
+		/** The webhook process: port and base URL (fixed before anything starts, WEBHOOK_URL points at it). */
+		webhook: { port: 0, url: '' },
+		/** @type {Record<string, {port: number, healthPort: number}>} */
+		workers: {},
+
+		async init() {
+			cluster.webhook.port = await lib.freePort();
+			cluster.webhook.url = `http://127.0.0.1:${cluster.webhook.port}`;
+		},
+
+		/** One n8n CLI command against the cluster's database (lib's inst.cli always uses SQLite). */
+		async cli(/** @type {string[]} */ args, { timeoutMs = 180_000, allowFail = false } = {}) {
+			const env = envOf({ N8N_RUNNERS_BROKER_PORT: String(await lib.freePort()), N8N_PORT: String(await lib.freePort()) });
+			const logFile = path.join(logDir, `cli-${String(++cliCount).padStart(2, '0')}-${args[0].replace(/[^\w-]/g, '_')}.log`);
+			return await lib.run(process.execPath, [lib.n8nBin(home), ...args], { cwd: userFolder, env, logFile, timeoutMs, allowFail });
+		},
+
+		async importCredentials(/** @type {object[]} */ creds) {
+			const file = path.join(userFolder, 'credentials.import.json');
+			fs.writeFileSync(file, JSON.stringify(creds, null, 2), { mode: 0o600 });
+			try {
+				await cluster.cli(['import:credentials', `--input=${file}`]);
+			} finally {
+				fs.rmSync(file, { force: true });
+			}
+		},
+
+		async importWorkflows(/** @type {string} */ dir) {
+			const n = fs.readdirSync(dir).filter((f) => f.endsWith('.json')).length;
+			const r = await cluster.cli(['import:workflow', '--separate', `--input=${dir}`]);
+			if (!new RegExp(`Successfully imported ${n} workflow`).test(r.stdout + r.stderr)) {
+				throw new Error(`import:workflow --separate ${dir}: expected "Successfully imported ${n} workflow(s)"\n${lib.tail(r.stdout + r.stderr)}`);
+			}
+		},
+
+		/** `n8n start` in queue mode (lib's inst.start: waits for the editor and /healthz). WEBHOOK_URL = the webhook process. */
+		async startMain() {
+			const t = Date.now();
+			const server = await inst.start({ port: inst.port || undefined, env: { ...queueEnv(), WEBHOOK_URL: `${cluster.webhook.url}/` } });
+			procs.set('main', server);
+			log(`main (n8n start) ready on ${inst.url} in ${((Date.now() - t) / 1000).toFixed(1)} s`);
+			return server;
+		},
+
+		/** `n8n webhook` on its own port. */
+		async startWebhook() {
+			const t = Date.now();
+			const { port, url } = cluster.webhook;
+			const proc = lib.startProcess(process.execPath, [lib.n8nBin(home), 'webhook'], {
+				cwd: userFolder,
+				env: envOf({
+					N8N_PORT: String(port),
+					N8N_LISTEN_ADDRESS: '127.0.0.1',
+					N8N_HOST: '127.0.0.1',
+					N8N_PROTOCOL: 'http',
+					WEBHOOK_URL: `${url}/`,
+					N8N_RUNNERS_BROKER_PORT: String(await lib.freePort()),
+				}),
+				logFile: path.join(logDir, 'n8n-webhook.log'),
+			});
+			procs.set('webhook', proc);
+			await proc.waitFor(/Webhook listener waiting for requests/, 180_000);
+			await lib.waitHttp(`${url}/healthz`, 60_000);
+			log(`webhook process (n8n webhook) ready on ${url} in ${((Date.now() - t) / 1000).toFixed(1)} s`);
+			return proc;
+		},
+
+		/** `n8n worker --concurrency=<n>` named `name`, with its health server; resolves when /healthz/readiness is 200. */
+		async startWorker(/** @type {string} */ name, concurrency = 10) {
+			const t = Date.now();
+			const healthPort = await lib.freePort();
+			const port = await lib.freePort();
+			const proc = lib.startProcess(process.execPath, [lib.n8nBin(home), 'worker', `--concurrency=${concurrency}`], {
+				cwd: userFolder,
+				env: envOf({
+					N8N_PORT: String(port),
+					N8N_LISTEN_ADDRESS: '127.0.0.1',
+					N8N_RUNNERS_BROKER_PORT: String(await lib.freePort()),
+					QUEUE_HEALTH_CHECK_ACTIVE: 'true',
+					QUEUE_HEALTH_CHECK_PORT: String(healthPort),
+					N8N_WORKER_SERVER_ADDRESS: '127.0.0.1',
+				}),
+				logFile: path.join(logDir, `n8n-${name}.log`),
+			});
+			procs.set(name, proc);
+			cluster.workers[name] = { port, healthPort };
+			await proc.waitFor(/n8n worker is now ready/, 180_000);
+			await lib.waitHttp(`http://127.0.0.1:${healthPort}/healthz/readiness`, 60_000);
+			log(`${name} (n8n worker, concurrency ${concurrency}) ready in ${((Date.now() - t) / 1000).toFixed(1)} s, health on :${healthPort}`);
+			return proc;
+		},
+
+		/** The whole output of a process so far. */
+		output(/** @type {string} */ name) {
+			const p = procs.get(name);
+			return p ? p.stdout + p.stderr : '';
+		},
+
+		/** SIGKILL to a process group: a crash, no shutdown handlers. */
+		async kill(/** @type {string} */ name) {
+			const p = procs.get(name);
+			if (!p) throw new Error(`no process ${name}`);
+			try {
+				process.kill(-(/** @type {number} */ (p.child.pid)), 'SIGKILL');
+			} catch {
+				/* gone */
+			}
+			return await p.exited;
+		},
+
+		/** SIGTERM, SIGKILL after graceMs; {clean} = exit code 0 (or SIGTERM) within the grace time. */
+		async stop(/** @type {string} */ name, graceMs = 30_000) {
+			const p = procs.get(name);
+			if (!p) return { clean: true, code: 0, signal: null };
+			return await p.stop(graceMs);
+		},
+	};
+	return cluster;
+}
+
+module.exports = { makeQueueCluster };

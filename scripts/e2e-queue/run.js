@@ -1,0 +1,553 @@
+#!/usr/bin/env node
+// @ts-check
+/**
+ * npm run test:e2e:queue — this package in n8n 2.8.4 queue mode on one machine:
+ *   PostgreSQL + redis-server (Debian packages, apt-get when missing) on loopback, data in a
+ *   temporary folder; one `n8n start` (main), one `n8n webhook`, two `n8n worker` processes sharing
+ *   the N8N_USER_FOLDER (package installed as the community-nodes panel does), the encryption key,
+ *   the database and the queue. WEBHOOK_URL points at the webhook process.
+ *
+ * Checks (each prints its counts):
+ *   1. the trigger's endpoint is registered once at the sandbox (by main), for the webhook process URL
+ *   2. deliveries to the webhook process are enqueued there and run on the workers
+ *   3. 300 signed deliveries at 20 concurrent give exactly 300 executions, one per delivery id
+ *   4. duplicates (same webhook-id) sent to the webhook process are dropped, also concurrent ones;
+ *      stale deliveries are refused by every process; the duplicate memory is per process
+ *   5. refund workflows run on workers; a worker killed (SIGKILL) while the sandbox holds the refund
+ *      response: n8n 2.8 fails the stalled job (Bull maxStalledCount 0), does not re-run it, and main's
+ *      queue recovery marks the execution crashed; a Retry of it is a new execution: with an
+ *      Idempotency Key taken from the request the ledger still has exactly one refund
+ *   6. deactivation deletes the endpoint once; main restart registers nothing twice
+ *   7. every process stops on SIGTERM with exit code 0; nothing is left; temp folders removed
+ *
+ * Environment: VS_N8N_HOME, VS_E2E_SKIP_BUILD=1 (reuse dist/ and out/), VS_E2E_KEEP=1 (keep the
+ * temp folder), VS_E2E_QUEUE_TIMEOUT_MS (default 10 minutes), VS_E2E_QUEUE_DELIVERIES (300),
+ * VS_E2E_QUEUE_CONCURRENCY (20).
+ */
+'use strict';
+
+const crypto = require('node:crypto');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+
+const lib = require('../e2e/lib');
+const { Checks } = require('../e2e/checks');
+const { webhookUrl } = require('../../test/e2e/trigger');
+const { startPostgres, startRedis } = require('./services');
+const { makeQueueCluster } = require('./cluster');
+const { signedDelivery, resign, post, pool } = require('./deliveries');
+
+const { log, ROOT } = lib;
+
+const TIMEOUT_MS = Number(process.env.VS_E2E_QUEUE_TIMEOUT_MS || 10 * 60_000);
+const N_DELIVERIES = Number(process.env.VS_E2E_QUEUE_DELIVERIES || 300);
+const CONCURRENCY = Number(process.env.VS_E2E_QUEUE_CONCURRENCY || 20);
+const SLOW_MS = 12_000;
+
+const sleep = (/** @type {number} */ ms) => new Promise((r) => setTimeout(r, ms));
+/** @param {() => any} fn */
+async function waitUntil(fn, timeoutMs = 30_000, intervalMs = 300) {
+	const end = Date.now() + timeoutMs;
+	let last;
+	while (Date.now() < end) {
+		last = await fn();
+		if (last) return last;
+		await sleep(intervalMs);
+	}
+	return last;
+}
+const secs = (/** @type {number} */ ms) => `${(ms / 1000).toFixed(1)} s`;
+
+/** Refund workflow: n8n Webhook node (POST /webhook/<path>) -> Vault Store order refund of 1.00. */
+function refundWorkflow(/** @type {{id: string, name: string, path: string, keyExpr?: string}} */ o) {
+	return {
+		id: o.id,
+		name: o.name,
+		nodes: [
+			{
+				id: crypto.randomUUID(),
+				name: 'Refund request',
+				type: 'n8n-nodes-base.webhook',
+				typeVersion: 2,
+				position: [0, 0],
+				webhookId: crypto.randomUUID(),
+				parameters: { httpMethod: 'POST', path: o.path, responseMode: 'onReceived', options: {} },
+			},
+			{
+				id: crypto.randomUUID(),
+				name: 'Refund 1.00',
+				type: `${lib.PKG_NAME}.vaultStore`,
+				typeVersion: 1,
+				position: [240, 0],
+				parameters: {
+					resource: 'order',
+					operation: 'refund',
+					orderId: { __rl: true, mode: 'id', value: '={{ $json.body.orderId }}' },
+					additionalFields: { amount: 1, reason: 'queue-mode e2e' },
+					...(o.keyExpr ? { options: { idempotencyKey: o.keyExpr } } : {}),
+				},
+				credentials: { vaultStoreStoreApi: { id: lib.CREDENTIALS.store.id, name: lib.CREDENTIALS.store.name } },
+			},
+		],
+		connections: { 'Refund request': { main: [[{ node: 'Refund 1.00', type: 'main', index: 0 }]] } },
+		settings: { executionOrder: 'v1' },
+		pinData: {},
+		active: false,
+		tags: [],
+	};
+}
+
+const REFUND_EXEC = { id: 'vsQueueRefExec01', name: 'Queue e2e: refund (key from the execution)', path: 'vs-queue-refund-exec' };
+const REFUND_KEY = { id: 'vsQueueRefKey001', name: 'Queue e2e: refund (key from the request)', path: 'vs-queue-refund-key', keyExpr: "={{ 'refund-' + $json.body.requestId }}" };
+
+async function main() {
+	const started = Date.now();
+	const t = new Checks();
+	/** Counts and timings for the final report. */
+	const report = /** @type {Record<string, unknown>} */ ({});
+	const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'vs-e2e-queue-'));
+	const logDir = path.join(tmp, 'logs');
+	const userFolder = path.join(tmp, 'n8n');
+	fs.mkdirSync(logDir, { recursive: true });
+	fs.mkdirSync(userFolder, { recursive: true });
+	let removed = false;
+	const removeTmp = () => {
+		if (removed || process.env.VS_E2E_KEEP === '1') return;
+		removed = true;
+		try {
+			fs.rmSync(tmp, { recursive: true, force: true });
+		} catch {
+			/* best effort */
+		}
+	};
+	/** On failure, the logs are copied under .e2e/ (git-ignored) before the temp folder goes. */
+	const keepLogs = () => {
+		const dest = path.join(ROOT, '.e2e', `queue-logs-${new Date().toISOString().replace(/[:.]/g, '-')}`);
+		try {
+			fs.mkdirSync(path.dirname(dest), { recursive: true });
+			fs.cpSync(logDir, dest, { recursive: true });
+			log(`logs copied to ${path.relative(ROOT, dest)}`);
+		} catch {
+			/* best effort */
+		}
+	};
+	lib.installCleanup(async () => {
+		keepLogs();
+	});
+	process.on('exit', () => {
+		lib.killAll('SIGKILL');
+		removeTmp();
+	});
+	const overall = setTimeout(() => {
+		log(`overall timeout of ${TIMEOUT_MS / 1000} s reached: killing everything`);
+		console.log(t.summary());
+		keepLogs();
+		lib.killAll('SIGKILL');
+		process.exit(1);
+	}, TIMEOUT_MS);
+	overall.unref();
+	log(`temp folder ${tmp}`);
+
+	/** @type {any} */
+	let sb;
+	/** @type {Awaited<ReturnType<typeof startPostgres>> | undefined} */
+	let pg;
+	/** @type {Awaited<ReturnType<typeof startRedis>> | undefined} */
+	let redis;
+	/** @type {ReturnType<typeof makeQueueCluster> | undefined} */
+	let cluster;
+	/** @type {ReturnType<typeof lib.restClient> | undefined} */
+	let rest;
+	const build = process.env.VS_E2E_SKIP_BUILD !== '1';
+	const trigger = lib.exampleWorkflows().find((e) => e.name === 'trigger-events.json');
+	if (!trigger) throw new Error('examples/trigger-events.json is missing');
+	const triggerNode = trigger.workflow.nodes.find((/** @type {any} */ n) => n.type === `${lib.PKG_NAME}.vaultStoreTrigger`);
+	let hookUrl = '';
+	let mainHookUrl = '';
+	let secret = '';
+
+	// ------------------------------------------------------------------ setup
+	await t.runPhase('setup', async () => {
+		const ts = Date.now();
+		const [home, tgz, services] = await Promise.all([
+			lib.ensureN8n(),
+			lib.buildAndPack(path.join(tmp, 'pack'), { build }),
+			Promise.all([startPostgres({ dir: path.join(tmp, 'pg'), logDir }), startRedis({ dir: path.join(tmp, 'redis'), logDir })]),
+		]);
+		[pg, redis] = services;
+		const { startSandbox } = await lib.loadSandbox({ build });
+		sb = await startSandbox({ allowHttpWebhooks: true, seed: 1 });
+		secret = sb.store.signingSecret;
+		log(`sandbox on ${sb.baseUrl}`);
+		await lib.installPackage(userFolder, tgz);
+		cluster = makeQueueCluster({
+			userFolder,
+			logDir,
+			home,
+			pg,
+			redis,
+			env: {
+				// A crashed worker's job is noticed within seconds instead of a minute (defaults 60 s / 10 s / 30 s).
+				QUEUE_WORKER_LOCK_DURATION: '10000',
+				QUEUE_WORKER_LOCK_RENEW_TIME: '2500',
+				QUEUE_WORKER_STALLED_INTERVAL: '3000',
+				N8N_GRACEFUL_SHUTDOWN_TIMEOUT: '20',
+			},
+		});
+		await cluster.init();
+		const c = cluster;
+		await c.importCredentials(lib.credentialsFor(sb));
+		const importDir = path.join(tmp, 'import');
+		fs.mkdirSync(importDir);
+		fs.copyFileSync(trigger.file, path.join(importDir, trigger.name));
+		for (const wf of [REFUND_EXEC, REFUND_KEY]) fs.writeFileSync(path.join(importDir, `${wf.id}.json`), JSON.stringify(refundWorkflow(wf), null, 2));
+		await c.importWorkflows(importDir);
+		const published = await Promise.all([trigger.id, REFUND_EXEC.id, REFUND_KEY.id].map((id) => c.cli(['publish:workflow', `--id=${id}`], { allowFail: true })));
+		t.check('setup: publish:workflow succeeded for the trigger example and both refund workflows', published.every((r) => r.code === 0), published.map((r) => lib.tail(r.stdout + r.stderr, 5)).join('\n'));
+		log(`setup (build, pack, services, imports) took ${secs(Date.now() - ts)}`);
+
+		const t1 = Date.now();
+		await Promise.all([c.startMain(), c.startWebhook(), c.startWorker('worker-1'), c.startWorker('worker-2')]);
+		report.startupSeconds = Number(((Date.now() - t1) / 1000).toFixed(1));
+		log(`main, webhook and 2 workers up in ${secs(Date.now() - t1)}`);
+		hookUrl = webhookUrl(c.webhook.url, triggerNode);
+		mainHookUrl = webhookUrl(c.inst.url, triggerNode);
+		rest = lib.restClient(c.inst.url);
+		await rest.ownerLogin();
+		await rest.createApiKey();
+		for (const name of c.procs.keys()) {
+			t.check(`setup: ${name} loaded the community package (no load error)`, !/Failed to load|Error loading package|n8n-nodes-vault-store.*error/i.test(c.output(name)), lib.tail(c.output(name), 15));
+		}
+	});
+	if (!t.phases[0].ok || !cluster || !rest) return finish();
+	const c = /** @type {NonNullable<typeof cluster>} */ (cluster);
+	const api = /** @type {NonNullable<typeof rest>} */ (rest);
+
+	/** Executions of a workflow (public API, every page), oldest first. */
+	const executions = async (/** @type {string} */ workflowId, includeData = false) => {
+		/** @type {any[]} */
+		const all = [];
+		let cursor = '';
+		do {
+			const q = new URLSearchParams({ workflowId, limit: '250', ...(includeData ? { includeData: 'true' } : {}), ...(cursor ? { cursor } : {}) });
+			const r = await api.api(`/executions?${q}`);
+			all.push(...(r.data ?? []));
+			cursor = r.nextCursor ?? '';
+		} while (cursor);
+		return all.sort((a, b) => Number(a.id) - Number(b.id));
+	};
+	const isDone = (/** @type {any} */ e) => e.finished || ['success', 'error', 'crashed', 'canceled'].includes(e.status);
+	/** The event id the trigger emitted in an execution (includeData). */
+	const eventIdOf = (/** @type {any} */ e) => e.data?.resultData?.runData?.[triggerNode.name]?.[0]?.data?.main?.[0]?.[0]?.json?.id;
+	/** Execution ids a process logged with a pattern (n8n's own log lines, info level). */
+	const loggedIds = (/** @type {string} */ name, /** @type {RegExp} */ re) => [...c.output(name).matchAll(re)].map((m) => m[1]);
+	const ENQUEUED = /Enqueued execution (\d+) \(job \d+\)/g;
+	const STARTED = /Worker started execution (\d+) \(job \d+\)/g;
+	const workerNames = () => [...c.procs.keys()].filter((n) => n.startsWith('worker-'));
+	/** Which worker(s) logged the start of an execution. */
+	const ranOn = (/** @type {string} */ id) => workerNames().filter((w) => loggedIds(w, STARTED).includes(String(id)));
+	const endpointsFor = (/** @type {string} */ u) => sb.state.webhooks.filter((/** @type {any} */ w) => w.url === u);
+	const webhookRequests = (/** @type {string} */ method, /** @type {RegExp} */ re) => sb.requests.filter((/** @type {any} */ r) => r.method === method && re.test(r.path));
+
+	// ------------------------------------------------------------------ 1. endpoint registered once
+	await t.runPhase('endpoint registered once', async () => {
+		const activated = await waitUntil(() => /Activated workflow ".*" \(ID: vsExTriggerEvt01\)/.test(c.output('main')) || endpointsFor(hookUrl).length > 0, 30_000);
+		t.must('endpoint: main activated the published trigger workflow', activated, lib.tail(c.output('main'), 20));
+		await sleep(3000); // webhook process and workers are up as well: give any of them time to register a second one
+		const posts = webhookRequests('POST', /\/webhooks\/?$/);
+		const eps = endpointsFor(hookUrl);
+		report.endpointRegistrations = posts.length;
+		log(`endpoint registrations at the sandbox: ${posts.length} (POST /webhooks), endpoints for ${hookUrl}: ${eps.length}, all endpoints: ${sb.state.webhooks.length}`);
+		t.equal('endpoint: exactly one POST /webhooks at the sandbox for 4 n8n processes', posts.map((/** @type {any} */ r) => r.status), [201]);
+		t.equal('endpoint: exactly one endpoint, for the webhook process URL (WEBHOOK_URL)', eps.map((/** @type {any} */ w) => w.url), [hookUrl]);
+		t.equal('endpoint: no endpoint points at main', endpointsFor(mainHookUrl).length, 0);
+		const activatedBy = [...c.procs.keys()].filter((n) => /Activated workflow/.test(c.output(n)));
+		t.equal('endpoint: only main activated workflows (webhook process and workers did not)', activatedBy, ['main']);
+	});
+
+	// ------------------------------------------------------------------ 2. deliveries run on workers
+	await t.runPhase('deliveries run on workers', async () => {
+		// A real sandbox delivery (the service signs and sends it to the registered URL).
+		const before = (await executions(trigger.id)).length;
+		const res = await fetch(`${sb.baseUrl}/__dev/events`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ eventType: 'PAYMENT_COMPLETED', data: { orderId: 'ord_queuee2e00001', amount: 5, currency: 'USD' } }) });
+		const body = /** @type {any} */ (await res.json());
+		const ids = /** @type {string[]} */ (body.data?.messageIds ?? body.messageIds ?? []);
+		t.equal('workers: the sandbox sent the event to one endpoint', ids.length, 1);
+		const attempt = await waitUntil(() => sb.deliveries.find((/** @type {any} */ d) => d.messageId === ids[0] && (d.status !== 0 || d.error)), 20_000);
+		t.check('workers: the webhook process answered the sandbox delivery with 2xx', attempt && attempt.url === hookUrl && attempt.status >= 200 && attempt.status < 300, JSON.stringify(attempt && { url: attempt.url, status: attempt.status, error: attempt.error }));
+		const runs = await waitUntil(async () => {
+			const all = await executions(trigger.id);
+			return all.length > before && all.slice(before).every(isDone) ? all.slice(before) : undefined;
+		}, 30_000);
+		t.equal('workers: exactly one execution, successful', (runs ?? []).map((/** @type {any} */ e) => e.status), ['success']);
+		const id = String(runs?.[0]?.id);
+		t.check('workers: the webhook process enqueued it (log "Enqueued execution")', loggedIds('webhook', ENQUEUED).includes(id), lib.tail(c.output('webhook'), 10));
+		const on = ranOn(id);
+		t.equal('workers: exactly one worker ran it (log "Worker started execution")', on.length, 1);
+		t.check('workers: main did not run it', !loggedIds('main', STARTED).includes(id) && !/Worker started execution/.test(c.output('main')), 'main logged a worker start');
+		log(`execution ${id}: enqueued by the webhook process, run by ${on.join(', ')}`);
+	});
+
+	// ------------------------------------------------------------------ 3. N deliveries at C concurrent
+	await t.runPhase(`${N_DELIVERIES} deliveries at ${CONCURRENCY} concurrent`, async () => {
+		const before = await executions(trigger.id);
+		const beforeIds = new Set(before.map((e) => String(e.id)));
+		const deliveries = Array.from({ length: N_DELIVERIES }, (_, i) => signedDelivery({ secret, data: { orderId: `ord_qload${String(i).padStart(6, '0')}`, amount: i + 1, currency: 'USD' } }));
+		const startedWith = Object.fromEntries(workerNames().map((w) => [w, loggedIds(w, STARTED).length]));
+		const t0 = Date.now();
+		const { results, maxInFlight } = await pool(deliveries, CONCURRENCY, (d) => post(hookUrl, d.headers, d.body));
+		const sendMs = Date.now() - t0;
+		const statuses = results.reduce((/** @type {Record<string, number>} */ m, r) => ((m[r.status] = (m[r.status] ?? 0) + 1), m), {});
+		const lat = results.map((r) => r.ms).sort((a, b) => a - b);
+		log(`sent ${N_DELIVERIES} in ${secs(sendMs)} (max ${maxInFlight} in flight): statuses ${JSON.stringify(statuses)}, latency p50 ${lat[Math.floor(lat.length / 2)]} ms, p99 ${lat[Math.floor(lat.length * 0.99)]} ms`);
+		t.equal(`load: all ${N_DELIVERIES} deliveries answered 200 by the webhook process`, statuses, { 200: N_DELIVERIES });
+		t.equal(`load: ${CONCURRENCY} deliveries were in flight at once`, maxInFlight, CONCURRENCY);
+		const fresh = await waitUntil(async () => {
+			const all = (await executions(trigger.id)).filter((e) => !beforeIds.has(String(e.id)));
+			return all.length >= N_DELIVERIES && all.every(isDone) ? all : undefined;
+		}, 180_000, 1000);
+		const doneMs = Date.now() - t0;
+		await sleep(2000);
+		const all = await executions(trigger.id, true);
+		const mine = all.filter((e) => !beforeIds.has(String(e.id)));
+		const byStatus = mine.reduce((/** @type {Record<string, number>} */ m, e) => ((m[e.status] = (m[e.status] ?? 0) + 1), m), {});
+		log(`${mine.length} executions (${JSON.stringify(byStatus)}) finished ${secs(doneMs)} after the first delivery (${(N_DELIVERIES / (doneMs / 1000)).toFixed(1)} executions/s)`);
+		t.check(`load: the executions finished within 180 s`, Boolean(fresh), `${mine.length} executions so far`);
+		t.equal(`load: exactly ${N_DELIVERIES} executions, all successful`, byStatus, { success: N_DELIVERIES });
+		const eventIds = mine.map(eventIdOf);
+		const sent = new Set(deliveries.map((d) => d.id));
+		t.check(`load: one execution per delivery id (${sent.size} ids, ${new Set(eventIds).size} distinct in executions)`, eventIds.length === sent.size && new Set(eventIds).size === sent.size && eventIds.every((id) => sent.has(id)), `missing ${[...sent].filter((id) => !eventIds.includes(id)).length}, unknown ${eventIds.filter((id) => !sent.has(id)).length}`);
+		const perWorker = Object.fromEntries(workerNames().map((w) => [w, loggedIds(w, STARTED).length - (startedWith[w] ?? 0)]));
+		const enqueued = new Set(loggedIds('webhook', ENQUEUED));
+		const ranSomewhere = mine.filter((e) => ranOn(String(e.id)).length === 1).length;
+		log(`executions per worker: ${JSON.stringify(perWorker)}; enqueued by the webhook process: ${mine.filter((e) => enqueued.has(String(e.id))).length}`);
+		t.equal(`load: every execution was enqueued by the webhook process`, mine.filter((e) => enqueued.has(String(e.id))).length, N_DELIVERIES);
+		t.equal(`load: every execution ran on exactly one worker`, ranSomewhere, N_DELIVERIES);
+		t.check('load: both workers took executions', Object.values(perWorker).every((n) => n > 0), JSON.stringify(perWorker));
+		report.load = { deliveries: N_DELIVERIES, concurrency: maxInFlight, statuses, executions: byStatus, perWorker, sendSeconds: sendMs / 1000, doneSeconds: doneMs / 1000, p50ms: lat[Math.floor(lat.length / 2)], p99ms: lat[Math.floor(lat.length * 0.99)] };
+	});
+
+	// ------------------------------------------------------------------ 4. duplicates
+	await t.runPhase('duplicates and replays', async () => {
+		const count = async () => (await executions(trigger.id)).length;
+		const before = await count();
+		// 20 fresh deliveries, each sent 5 times, all at once (copies of one id overlap in time).
+		const originals = Array.from({ length: 20 }, (_, i) => signedDelivery({ secret, data: { orderId: `ord_qdup${String(i).padStart(8, '0')}` } }));
+		const copies = [];
+		for (let k = 0; k < 5; k++) for (const d of originals) copies.push(d);
+		const { results } = await pool(copies, CONCURRENCY, (d) => post(hookUrl, d.headers, d.body));
+		const ignored = results.filter((r) => r.status === 200 && /duplicate delivery/.test(r.text)).length;
+		const accepted = results.filter((r) => r.status === 200 && !/ignored/.test(r.text)).length;
+		log(`100 deliveries (20 ids x 5, ${CONCURRENCY} at once): ${accepted} accepted, ${ignored} dropped as duplicates, statuses ${JSON.stringify([...new Set(results.map((r) => r.status))])}`);
+		t.equal('duplicates: every copy answered 200 (the sender stops retrying)', results.filter((r) => r.status === 200).length, 100);
+		t.equal('duplicates: 20 accepted, 80 dropped as duplicates', { accepted, ignored }, { accepted: 20, ignored: 80 });
+		// Sender retries: same id and body, re-signed with a fresh timestamp.
+		const retried = await pool(originals, CONCURRENCY, (d) => post(hookUrl, resign(secret, d.id, d.body), d.body));
+		const retriedIgnored = retried.results.filter((r) => r.status === 200 && /duplicate delivery/.test(r.text)).length;
+		t.equal('duplicates: 20 re-signed retries (same id, fresh timestamp) dropped', retriedIgnored, 20);
+		await waitUntil(async () => (await count()) >= before + 20, 30_000);
+		await sleep(2500);
+		const after = await count();
+		report.duplicates = { sent: 120, accepted, dropped: ignored + retriedIgnored, newExecutions: after - before };
+		t.equal('duplicates: exactly 20 new executions for 120 deliveries of 20 ids', after - before, 20);
+
+		// Stale (outside the 300 s window, correctly signed): refused by every process.
+		const stale = signedDelivery({ secret, ts: String(Math.floor(Date.now() / 1000) - 600) });
+		const staleHook = await post(hookUrl, stale.headers, stale.body);
+		const staleMain = await post(mainHookUrl, stale.headers, stale.body);
+		t.equal('replay window: a correctly signed delivery 10 minutes old gets 401 from the webhook process and from main', [staleHook.status, staleMain.status], [401, 401]);
+
+		// The duplicate memory is per process: the same delivery to main (which also serves
+		// production webhooks unless N8N_DISABLE_PRODUCTION_MAIN_PROCESS=true) is accepted again.
+		const one = signedDelivery({ secret, data: { orderId: 'ord_qcrossproc001' } });
+		const first = await post(hookUrl, one.headers, one.body);
+		const again = await post(hookUrl, one.headers, one.body);
+		const other = await post(mainHookUrl, one.headers, one.body);
+		await sleep(3000);
+		const withData = await executions(trigger.id, true);
+		const runsOfOne = withData.filter((e) => eventIdOf(e) === one.id);
+		log(`one delivery: webhook process ${first.status}, again ${again.status} ${again.text.slice(0, 60)}, to main ${other.status}: ${runsOfOne.length} executions`);
+		t.check('per process: the webhook process drops its own duplicate', again.status === 200 && /duplicate delivery/.test(again.text), again.text);
+		t.equal('per process: the same delivery sent to main starts a second execution (main has its own memory; README: one receiving process, or dedupe on the event id)', runsOfOne.length, 2);
+		report.crossProcessExecutions = runsOfOne.length;
+	});
+
+	// ------------------------------------------------------------------ 5. refunds on workers, a worker killed mid-refund
+	await t.runPhase('refund: worker killed mid-run', async () => {
+		const refundable = sb.state.orders.filter((/** @type {any} */ o) => o.payment?.status === 'COMPLETED' && o.amount >= 5 && !sb.state.refunds.some((/** @type {any} */ r) => r.orderId === o.id));
+		const [orderA, orderB] = refundable;
+		t.must('refund: two refundable orders in the sandbox', orderA && orderB, `${refundable.length} refundable`);
+		const refundsOf = (/** @type {string} */ orderId) => sb.ledger.filter((/** @type {any} */ e) => e.kind === 'refund' && e.orderId === orderId);
+		const refundPosts = (/** @type {string} */ orderId) => sb.requests.filter((/** @type {any} */ r) => r.method === 'POST' && r.path.endsWith(`/orders/${orderId}/refund`));
+		// The sandbox commits each refund, then holds the answer SLOW_MS: the worker is killed while it waits.
+		sb.faults.add({ match: { method: 'POST', path: /\/orders\/[^/]+\/refund$/ }, kind: 'slow', delayMs: SLOW_MS, count: 2, oncePerKey: true });
+		const requestId = `rq_${crypto.randomBytes(6).toString('hex')}`;
+		const base = c.webhook.url;
+		const [ra, rb] = await Promise.all([
+			post(`${base}/webhook/${REFUND_EXEC.path}`, { 'content-type': 'application/json' }, JSON.stringify({ orderId: orderA.id })),
+			post(`${base}/webhook/${REFUND_KEY.path}`, { 'content-type': 'application/json' }, JSON.stringify({ orderId: orderB.id, requestId })),
+		]);
+		t.equal('refund: both refund webhooks answered 200 by the webhook process', [ra.status, rb.status], [200, 200]);
+		const held = await waitUntil(() => refundsOf(orderA.id).length === 1 && refundsOf(orderB.id).length === 1 && refundPosts(orderA.id).length === 1 && refundPosts(orderB.id).length === 1, 30_000);
+		t.must('refund: both refunds committed at the sandbox, answers held', held, JSON.stringify({ a: refundsOf(orderA.id).length, b: refundsOf(orderB.id).length }));
+		const [execA] = await executions(REFUND_EXEC.id);
+		const [execB] = await executions(REFUND_KEY.id);
+		const idA = String(execA?.id);
+		const idB = String(execB?.id);
+		t.check('refund: the webhook process enqueued both executions', loggedIds('webhook', ENQUEUED).includes(idA) && loggedIds('webhook', ENQUEUED).includes(idB), lib.tail(c.output('webhook'), 10));
+		const onA = ranOn(idA);
+		const onB = ranOn(idB);
+		t.check('refund: both run on workers (one each)', onA.length === 1 && onB.length === 1, JSON.stringify({ onA, onB }));
+		const victims = [...new Set([...onA, ...onB])];
+		const keyA = refundPosts(orderA.id)[0]?.headers?.['idempotency-key'];
+		const keyB = refundPosts(orderB.id)[0]?.headers?.['idempotency-key'];
+		t.equal('refund: the request-key workflow sent the key from the request', keyB, `refund-${requestId}`);
+
+		// Watch Bull's failure events, then kill the worker(s) running the refunds.
+		const sub = lib.startProcess('/usr/bin/redis-cli', ['-h', '127.0.0.1', '-p', String(redis?.port), 'SUBSCRIBE', 'bull:jobs:failed'], { logFile: path.join(logDir, 'redis-failed-events.log') });
+		await sub.waitFor(/subscribe/, 10_000);
+		const tk = Date.now();
+		for (const v of victims) {
+			const ended = await c.kill(v);
+			log(`${v} killed (SIGKILL) while the sandbox holds the refund answers: ${JSON.stringify(ended)}`);
+		}
+		const jobOf = (/** @type {string} */ id) => {
+			for (const v of victims) {
+				const m = new RegExp(`Worker started execution ${id} \\(job (\\d+)\\)`).exec(c.output(v));
+				if (m) return m[1];
+			}
+			return undefined;
+		};
+		const jobs = [jobOf(idA), jobOf(idB)];
+		// Back to two workers (a live worker is what notices the stalled jobs).
+		const alive = workerNames().filter((w) => !victims.includes(w));
+		const replacements = victims.map((_, i) => `worker-${3 + i}`);
+		await Promise.all(replacements.map((w) => c.startWorker(w)));
+		log(`workers now: ${[...alive, ...replacements].join(', ')}`);
+		const failedEvents = await waitUntil(() => {
+			const out = sub.stdout;
+			return jobs.every((j) => out.includes(`"jobId":"${j}"`)) ? out : undefined;
+		}, 60_000, 500);
+		const stalledMs = Date.now() - tk;
+		t.check(`refund: Bull failed the killed jobs ${JSON.stringify(jobs)} as stalled ("job stalled more than maxStalledCount"), ${secs(stalledMs)} after the kill`, failedEvents && /job stalled more than maxStalledCount/.test(failedEvents), sub.stdout.slice(-500));
+		const active = await redis?.cli(['LRANGE', 'bull:jobs:active', '0', '-1']);
+		const waiting = await redis?.cli(['LRANGE', 'bull:jobs:wait', '0', '-1']);
+		t.check('refund: the killed jobs are neither active nor waiting (not re-queued)', jobs.every((j) => !new RegExp(`"${j}"`).test(`${active}\n${waiting}`)), `active: ${active}; wait: ${waiting}`);
+		await sub.stop(2000);
+		await sleep(5000);
+		const reruns = workerNames().filter((w) => !victims.includes(w)).filter((w) => ranOn(idA).includes(w) || ranOn(idB).includes(w));
+		t.equal('refund: no worker re-ran the killed executions (n8n 2.8: maxStalledCount 0)', reruns, []);
+		t.equal('refund: one refund request per order reached the sandbox', [refundPosts(orderA.id).length, refundPosts(orderB.id).length], [1, 1]);
+		t.equal('refund: ledger after the crash: exactly one refund per order', [refundsOf(orderA.id).length, refundsOf(orderB.id).length], [1, 1]);
+
+		// Main's queue recovery (at start-up, then every N8N_EXECUTIONS_QUEUE_RECOVERY_INTERVAL minutes,
+		// default 180) marks executions whose job is gone as crashed. Restarting main runs it now.
+		const postsBefore = webhookRequests('POST', /\/webhooks\/?$/).length;
+		const deletesBefore = webhookRequests('DELETE', /\/webhooks\/whk_/).length;
+		const statusBefore = [execA?.status, execB?.status];
+		const stopped = await c.stop('main');
+		t.check('refund: main stops on SIGTERM with exit code 0', stopped.clean, JSON.stringify(stopped));
+		await c.startMain();
+		const crashed = await waitUntil(async () => {
+			const a = (await executions(REFUND_EXEC.id))[0];
+			const b = (await executions(REFUND_KEY.id))[0];
+			return a?.status === 'crashed' && b?.status === 'crashed' ? [a.status, b.status] : undefined;
+		}, 30_000, 1000);
+		log(`execution status before main restart ${JSON.stringify(statusBefore)}, after ${JSON.stringify(crashed)}`);
+		t.equal('refund: main restart (queue recovery) marked both executions crashed', crashed, ['crashed', 'crashed']);
+		t.equal('refund: main restart registered no second endpoint and deleted none', [webhookRequests('POST', /\/webhooks\/?$/).length - postsBefore, webhookRequests('DELETE', /\/webhooks\/whk_/).length - deletesBefore], [0, 0]);
+		t.equal('refund: still exactly one endpoint', endpointsFor(hookUrl).length, 1);
+
+		// Retry (public API) = a new execution with retryOf: new execution id.
+		await sleep(Math.max(0, SLOW_MS - (Date.now() - tk))); // the held answers are done by now
+		/** @returns {Promise<any>} */
+		const retry = async (/** @type {string} */ id) => {
+			const r = await api.request('POST', `/api/v1/executions/${id}/retry`, {}, { 'X-N8N-API-KEY': api.apiKey });
+			if (r.status >= 300) throw new Error(`retry ${id}: HTTP ${r.status} ${JSON.stringify(r.body).slice(0, 300)}`);
+			return r.body;
+		};
+		const [retA, retB] = [await retry(idA), await retry(idB)];
+		const newIds = [String(retA.id), String(retB.id)];
+		const done = await waitUntil(async () => {
+			const list = [...(await executions(REFUND_EXEC.id, true)), ...(await executions(REFUND_KEY.id, true))].filter((e) => newIds.includes(String(e.id)));
+			return list.length === 2 && list.every(isDone) ? list : undefined;
+		}, 60_000, 1000);
+		const retried = Object.fromEntries((done ?? []).map((/** @type {any} */ e) => [String(e.id), e]));
+		t.equal('refund: both retries succeeded as new executions (retryOf the crashed ones)', newIds.map((id) => [retried[id]?.status, String(retried[id]?.retryOf)]), [['success', idA], ['success', idB]]);
+		t.check('refund: the retries ran on a worker', newIds.every((id) => ranOn(id).length === 1), JSON.stringify(newIds.map(ranOn)));
+		const outB = retried[newIds[1]]?.data?.resultData?.runData?.['Refund 1.00']?.[0]?.data?.main?.[0]?.[0]?.json ?? {};
+		const postsB = refundPosts(orderB.id);
+		t.check('refund (key from the request): the retry sent the same Idempotency-Key and the sandbox replayed the original refund (idempotentReplay)', postsB.length === 2 && postsB.every((/** @type {any} */ r) => r.headers['idempotency-key'] === keyB) && outB.idempotentReplay === true && outB.orderId === orderB.id, JSON.stringify({ keys: postsB.map((/** @type {any} */ r) => r.headers['idempotency-key']), outB }));
+		t.equal('refund (key from the request): exactly ONE refund in the sandbox ledger after crash + retry', refundsOf(orderB.id).length, 1);
+		const postsA = refundPosts(orderA.id);
+		const keysA = postsA.map((/** @type {any} */ r) => r.headers['idempotency-key']);
+		log(`default key (workflow + execution + node + run + item): crashed execution key ${keyA}, retry key ${keysA[1]}: ledger has ${refundsOf(orderA.id).length} refunds for ${orderA.id}`);
+		t.check('refund (default key): the retry is a new execution, so the derived key differs from the crashed run (n8n 2.8 never re-runs the same execution id)', keysA.length === 2 && keysA[0] !== keysA[1], JSON.stringify(keysA));
+		t.equal('refund (default key): the ledger shows a second refund after the retry (why the README says to set the Idempotency Key option from the event/request where a crashed execution may be retried)', refundsOf(orderA.id).length, 2);
+		report.refund = {
+			killed: victims,
+			stalledDetectedSeconds: stalledMs / 1000,
+			crashedAfterMainRestart: crashed,
+			ledgerKeyFromRequest: refundsOf(orderB.id).length,
+			ledgerDefaultKey: refundsOf(orderA.id).length,
+		};
+	});
+
+	// ------------------------------------------------------------------ 6. deactivation
+	await t.runPhase('deactivation', async () => {
+		const deletesBefore = webhookRequests('DELETE', /\/webhooks\/whk_/).length;
+		const deact = await api.request('POST', `/api/v1/workflows/${trigger.id}/deactivate`, undefined, { 'X-N8N-API-KEY': api.apiKey });
+		t.equal('deactivation: the trigger workflow deactivated over the public API', deact.status, 200);
+		const gone = await waitUntil(() => endpointsFor(hookUrl).length === 0, 20_000);
+		await sleep(3000);
+		const deletes = webhookRequests('DELETE', /\/webhooks\/whk_/).slice(deletesBefore);
+		report.endpointDeletes = deletes.length;
+		log(`DELETE /webhooks/{id} at the sandbox: ${deletes.length} (${deletes.map((/** @type {any} */ r) => r.status).join(', ')})`);
+		t.check('deactivation: the endpoint is gone at the sandbox', gone, JSON.stringify(endpointsFor(hookUrl)));
+		t.equal('deactivation: exactly one DELETE, answered 200', deletes.map((/** @type {any} */ r) => r.status), [200]);
+		const d = signedDelivery({ secret });
+		const after = await waitUntil(async () => {
+			const r = await post(hookUrl, d.headers, d.body);
+			return r.status === 404 ? r : undefined;
+		}, 20_000, 1000);
+		t.check('deactivation: the webhook process answers 404 for the trigger URL', after, 'still served');
+	});
+
+	return finish();
+
+	async function finish() {
+		// ------------------------------------------------------------------ 7. stop
+		await t.runPhase('stop', async () => {
+			if (cluster) {
+				const names = [...cluster.procs.keys()].filter((n) => cluster?.procs.get(n)?.child.exitCode === null && cluster?.procs.get(n)?.child.signalCode === null);
+				const order = [...names.filter((n) => n.startsWith('worker-')), ...names.filter((n) => n === 'webhook'), ...names.filter((n) => n === 'main')];
+				const stops = await Promise.all(order.map(async (n) => [n, await /** @type {NonNullable<typeof cluster>} */ (cluster).stop(n, 30_000)]));
+				for (const [n, r] of stops) t.check(`stop: ${n} exits on SIGTERM with code 0 within 30 s`, /** @type {any} */ (r).clean, JSON.stringify(r));
+			}
+			if (pg) t.check('stop: postgres fast shutdown, exit 0', (await pg.stop()).clean, 'postgres did not stop cleanly');
+			if (redis) t.check('stop: redis-server exits on SIGTERM', (await redis.stop()).clean, 'redis did not stop cleanly');
+			await sb?.close();
+			const left = await lib.run('pgrep', ['-f', tmp], { allowFail: true });
+			t.check('stop: no process of this run is left', left.stdout.trim() === '', left.stdout);
+		});
+		await lib.stopAll();
+		clearTimeout(overall);
+		console.log(t.summary());
+		const ok = t.failed.length === 0;
+		report.totalSeconds = Number(((Date.now() - started) / 1000).toFixed(1));
+		console.log(`\n=== queue-mode counts\n${JSON.stringify(report, null, 2)}`);
+		if (!ok) keepLogs();
+		log(`finished in ${secs(Date.now() - started)}`);
+		removeTmp();
+		if (!removed && process.env.VS_E2E_KEEP === '1') log(`temp folder kept: ${tmp}`);
+		t.check('stop: temp folder removed', process.env.VS_E2E_KEEP === '1' || !fs.existsSync(tmp), tmp);
+		process.exit(ok && t.failed.length === 0 ? 0 : 1);
+	}
+}
+
+main().catch(async (err) => {
+	console.error(err);
+	lib.killAll('SIGKILL');
+	process.exit(1);
+});
