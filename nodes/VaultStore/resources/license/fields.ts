@@ -2,6 +2,7 @@ import type { INodeProperties } from 'n8n-workflow';
 
 import { idLocator, showFor } from '../../descriptions';
 import { ID } from '../ids';
+import { licenseGetAllFields } from './getAll';
 
 export const licenseFields: INodeProperties[] = [
 	{
@@ -35,4 +36,5 @@ export const licenseFields: INodeProperties[] = [
 	idLocator('licenseId', ID.licenseId, showFor('license', ['get']), {
 		description: 'The license to get (ID of 12 to 48 characters, e.g. lic_...)',
 	}),
+	...licenseGetAllFields,
 ];

@@ -1,6 +1,7 @@
 import type { Operation } from '../../operation';
 import { ID } from '../ids';
 import { opt } from '../product/values';
+import { licenseGetAll } from './getAll';
 
 export const licenseOperations: Operation[] = [
 	{
@@ -31,4 +32,5 @@ export const licenseOperations: Operation[] = [
 		path: '/licenses/{licenseId}',
 		ids: { licenseId: ID.licenseId },
 	},
+	licenseGetAll,
 ];
