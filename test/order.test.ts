@@ -103,7 +103,7 @@ describe('store and order operations against the sandbox', () => {
 	test('n8n refuses a literal id that fails the ID mode pattern before the node runs', async () => {
 		await expect(
 			f.run({ resource: 'order', operation: 'get', orderId: { __rl: true, mode: 'id', value: 'xyz_1' } }),
-		).rejects.toThrow(/workflow has issues/);
+		).rejects.toMatchObject({ name: 'WorkflowHasIssuesError' });
 		expect(f.requests()).toHaveLength(0);
 	});
 
