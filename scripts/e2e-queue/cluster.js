@@ -41,10 +41,26 @@ function makeQueueCluster({ userFolder, logDir, home, pg, redis, env: extraEnv =
 		...extraEnv,
 	});
 	const envOf = (/** @type {NodeJS.ProcessEnv} */ more) => ({ ...inst.baseEnv(), ...queueEnv(), ...more });
+	/**
+	 * Every process gets its own event log in the shared folder. n8n names it
+	 * <N8N_EVENTBUS_LOGWRITER_LOGBASENAME>[-worker|-webhook-processor].log, so by default all
+	 * workers append to one file, and a worker starting up "recovers" every execution that file
+	 * does not show as finished: in a first run a replacement worker marked ~290 successful
+	 * executions crashed. One log per process is what separate hosts or containers have.
+	 */
+	const eventLog = (/** @type {string} */ name) => ({ N8N_EVENTBUS_LOGWRITER_LOGBASENAME: `n8nEventLog-${name}` });
 
 	let cliCount = 0;
 	/** @type {Map<string, ReturnType<typeof lib.startProcess>>} */
 	const procs = new Map();
+	/** Output of earlier processes of the same name (a worker restarted after a kill). */
+	/** @type {Map<string, string>} */
+	const past = new Map();
+	const remember = (/** @type {string} */ name, /** @type {ReturnType<typeof lib.startProcess>} */ proc) => {
+		const old = procs.get(name);
+		if (old) past.set(name, (past.get(name) ?? '') + old.stdout + old.stderr);
+		procs.set(name, proc);
+	};
 	const cluster = {
 		inst,
 		procs,
@@ -87,8 +103,8 @@ function makeQueueCluster({ userFolder, logDir, home, pg, redis, env: extraEnv =
 		/** `n8n start` in queue mode (lib's inst.start: waits for the editor and /healthz). WEBHOOK_URL = the webhook process. */
 		async startMain() {
 			const t = Date.now();
-			const server = await inst.start({ port: inst.port || undefined, env: { ...queueEnv(), WEBHOOK_URL: `${cluster.webhook.url}/` } });
-			procs.set('main', server);
+			const server = await inst.start({ port: inst.port || undefined, env: { ...queueEnv(), ...eventLog('main'), WEBHOOK_URL: `${cluster.webhook.url}/` } });
+			remember('main', server);
 			log(`main (n8n start) ready on ${inst.url} in ${((Date.now() - t) / 1000).toFixed(1)} s`);
 			return server;
 		},
@@ -106,10 +122,11 @@ function makeQueueCluster({ userFolder, logDir, home, pg, redis, env: extraEnv =
 					N8N_PROTOCOL: 'http',
 					WEBHOOK_URL: `${url}/`,
 					N8N_RUNNERS_BROKER_PORT: String(await lib.freePort()),
+					...eventLog('webhook'),
 				}),
 				logFile: path.join(logDir, 'n8n-webhook.log'),
 			});
-			procs.set('webhook', proc);
+			remember('webhook', proc);
 			await proc.waitFor(/Webhook listener waiting for requests/, 180_000);
 			await lib.waitHttp(`${url}/healthz`, 60_000);
 			log(`webhook process (n8n webhook) ready on ${url} in ${((Date.now() - t) / 1000).toFixed(1)} s`);
@@ -130,10 +147,11 @@ function makeQueueCluster({ userFolder, logDir, home, pg, redis, env: extraEnv =
 					QUEUE_HEALTH_CHECK_ACTIVE: 'true',
 					QUEUE_HEALTH_CHECK_PORT: String(healthPort),
 					N8N_WORKER_SERVER_ADDRESS: '127.0.0.1',
+					...eventLog(name),
 				}),
 				logFile: path.join(logDir, `n8n-${name}.log`),
 			});
-			procs.set(name, proc);
+			remember(name, proc);
 			cluster.workers[name] = { port, healthPort };
 			await proc.waitFor(/n8n worker is now ready/, 180_000);
 			await lib.waitHttp(`http://127.0.0.1:${healthPort}/healthz/readiness`, 60_000);
@@ -141,10 +159,10 @@ function makeQueueCluster({ userFolder, logDir, home, pg, redis, env: extraEnv =
 			return proc;
 		},
 
-		/** The whole output of a process so far. */
+		/** The whole output of a process so far (with that of earlier processes of the same name). */
 		output(/** @type {string} */ name) {
 			const p = procs.get(name);
-			return p ? p.stdout + p.stderr : '';
+			return (past.get(name) ?? '') + (p ? p.stdout + p.stderr : '');
 		},
 
 		/** SIGKILL to a process group: a crash, no shutdown handlers. */
