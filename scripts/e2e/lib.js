@@ -327,7 +327,7 @@ async function ensureN8n({ quiet = false } = {}) {
 	try {
 		if (fs.existsSync(marker) && fs.existsSync(n8nBin(home))) return home;
 		const logFile = path.join(home, 'install.log');
-		log(`n8n ${N8N_VERSION}: installing into ${home} (first run only: about 3-4 minutes, 2.3 GB; log ${logFile})`);
+		log(`n8n ${N8N_VERSION}: installing into ${home} (first run only: about 4-5 minutes, 2.3 GB; log ${logFile})`);
 		fs.writeFileSync(path.join(home, 'package.json'), JSON.stringify(runtimePackageJson(), null, 2) + '\n');
 		const env = { ...process.env, SCARF_ANALYTICS: 'false', npm_config_yes: 'true' };
 		const t = Date.now();
