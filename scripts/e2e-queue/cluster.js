@@ -123,6 +123,8 @@ function makeQueueCluster({ userFolder, logDir, home, pg, redis, env: extraEnv =
 					WEBHOOK_URL: `${url}/`,
 					N8N_RUNNERS_BROKER_PORT: String(await lib.freePort()),
 					...eventLog('webhook'),
+					// Diagnosis: executionIds in the log lines (VS_E2E_QUEUE_WEBHOOK_DEBUG=1).
+					...(process.env.VS_E2E_QUEUE_WEBHOOK_DEBUG === '1' ? { N8N_LOG_LEVEL: 'debug', N8N_LOG_FORMAT: 'json' } : {}),
 				}),
 				logFile: path.join(logDir, 'n8n-webhook.log'),
 			});

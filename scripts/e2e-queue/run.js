@@ -465,18 +465,34 @@ async function main() {
 			return list.length === 2 && list.every(isDone) ? list : undefined;
 		}, 60_000, 1000);
 		const retried = Object.fromEntries((done ?? []).map((/** @type {any} */ e) => [String(e.id), e]));
-		const why = (/** @type {any} */ e) => e?.data?.resultData?.error?.message ?? null;
-		t.equal('refund: both retries succeeded as new executions (retryOf the failed ones)', newIds.map((id) => [retried[id]?.status, String(retried[id]?.retryOf), why(retried[id])]), [['success', idA, null], ['success', idB, null]]);
-		t.check('refund: the retries ran on a worker', newIds.every((id) => ranOn(id).length === 1), JSON.stringify(newIds.map(ranOn)));
-		const outB = retried[newIds[1]]?.data?.resultData?.runData?.['Refund 1.00']?.[0]?.data?.main?.[0]?.[0]?.json ?? {};
+		const why = (/** @type {any} */ e) => String(e?.data?.resultData?.error?.message ?? '');
+		const nodesRan = (/** @type {any} */ e) => Object.keys(e?.data?.resultData?.runData ?? {});
+		log(`n8n Retry (POST /api/v1/executions/{id}/retry): ${newIds.map((id) => `${id} retryOf ${retried[id]?.retryOf}: ${retried[id]?.status}, nodes run ${JSON.stringify(nodesRan(retried[id]))}, error "${why(retried[id]).slice(0, 60)}"`).join('; ')}`);
+		t.check('refund: n8n Retry of a stalled-job execution is a new execution (retryOf) that ends at once with the same error: the saved data holds the error and no node output, so no node runs', newIds.every((id, i) => retried[id]?.status === 'error' && String(retried[id]?.retryOf) === [idA, idB][i] && /failed to be processed too many times/.test(why(retried[id])) && !nodesRan(retried[id]).includes('Refund 1.00')), JSON.stringify(newIds.map((id) => [retried[id]?.status, retried[id]?.retryOf, why(retried[id]).slice(0, 80), nodesRan(retried[id])])));
+		t.equal('refund: the Retry sent nothing; still one refund request and one ledger refund per order', [refundPosts(orderA.id).length, refundPosts(orderB.id).length, refundsOf(orderA.id).length, refundsOf(orderB.id).length], [1, 1, 1, 1]);
+
+		// What completes the work is the caller sending the request again (as a webhook sender
+		// retries after a timeout): a new execution, on a worker.
+		const [ra2, rb2] = await Promise.all([
+			post(`${base}/webhook/${REFUND_EXEC.path}`, { 'content-type': 'application/json' }, JSON.stringify({ orderId: orderA.id })),
+			post(`${base}/webhook/${REFUND_KEY.path}`, { 'content-type': 'application/json' }, JSON.stringify({ orderId: orderB.id, requestId })),
+		]);
+		t.equal('refund: the re-sent requests answered 200', [ra2.status, rb2.status], [200, 200]);
+		const again = await waitUntil(async () => {
+			const a = (await executions(REFUND_EXEC.id, true)).filter((e) => ![idA, newIds[0]].includes(String(e.id)));
+			const b = (await executions(REFUND_KEY.id, true)).filter((e) => ![idB, newIds[1]].includes(String(e.id)));
+			return a.length === 1 && b.length === 1 && isDone(a[0]) && isDone(b[0]) ? [a[0], b[0]] : undefined;
+		}, 60_000, 1000);
+		t.equal('refund: both re-sent requests ran successfully', (again ?? []).map((/** @type {any} */ e) => e.status), ['success', 'success']);
+		t.check('refund: on a worker', (again ?? []).every((/** @type {any} */ e) => ranOn(String(e.id)).length === 1), JSON.stringify((again ?? []).map((/** @type {any} */ e) => ranOn(String(e.id)))));
+		const outB = again?.[1]?.data?.resultData?.runData?.['Refund 1.00']?.[0]?.data?.main?.[0]?.[0]?.json ?? {};
 		const postsB = refundPosts(orderB.id);
-		t.check('refund (key from the request): the retry sent the same Idempotency-Key and the sandbox replayed the original refund (idempotentReplay)', postsB.length === 2 && postsB.every((/** @type {any} */ r) => r.headers['idempotency-key'] === keyB) && outB.idempotentReplay === true && outB.orderId === orderB.id, JSON.stringify({ keys: postsB.map((/** @type {any} */ r) => r.headers['idempotency-key']), outB }));
-		t.equal('refund (key from the request): exactly ONE refund in the sandbox ledger after crash + retry', refundsOf(orderB.id).length, 1);
-		const postsA = refundPosts(orderA.id);
-		const keysA = postsA.map((/** @type {any} */ r) => r.headers['idempotency-key']);
-		log(`default key (workflow + execution + node + run + item): killed execution sent ${keyA}, its retry ${keysA[1]}: the ledger has ${refundsOf(orderA.id).length} refunds for ${orderA.id}`);
-		t.check('refund (default key): the retry is a new execution, so the derived key differs from the killed run (n8n 2.8 never re-runs the same execution id)', keysA.length === 2 && keysA[0] !== keysA[1], JSON.stringify(keysA));
-		t.equal('refund (default key): the ledger shows a second refund after the retry (why the README says to set the Idempotency Key option from the event/request where a failed execution may be retried)', refundsOf(orderA.id).length, 2);
+		t.check('refund (key from the request): the new execution sent the same Idempotency-Key and got the original refund back (idempotentReplay)', postsB.length === 2 && postsB.every((/** @type {any} */ r) => r.headers['idempotency-key'] === keyB) && outB.idempotentReplay === true && outB.orderId === orderB.id, JSON.stringify({ keys: postsB.map((/** @type {any} */ r) => r.headers['idempotency-key']), outB }));
+		t.equal('refund (key from the request): exactly ONE refund in the sandbox ledger after the crash and the re-sent request', refundsOf(orderB.id).length, 1);
+		const keysA = refundPosts(orderA.id).map((/** @type {any} */ r) => r.headers['idempotency-key']);
+		log(`default key (workflow + execution + node + run + item): killed execution sent ${keyA}, the new execution ${keysA[1]}: the ledger has ${refundsOf(orderA.id).length} refunds for ${orderA.id}`);
+		t.check('refund (default key): the new execution derives a different key (n8n 2.8 never re-runs the same execution id)', keysA.length === 2 && keysA[0] !== keysA[1], JSON.stringify(keysA));
+		t.equal('refund (default key): so the ledger shows a second refund (why the README says to set the Idempotency Key option from the event or request id where exactly-once matters)', refundsOf(orderA.id).length, 2);
 		report.refund = {
 			killed: victims,
 			stalledDetectedSeconds: stalledMs / 1000,
