@@ -253,6 +253,18 @@ async function editorChecks({ inst, sb, t, rest }) {
 			}
 			await page.keyboard.press('Escape');
 		}
+		// ------------------------------------------------------------ run an example from the editor
+		const refundsBefore = sb.ledger.filter((/** @type {any} */ e) => e.kind === 'refund').length;
+		await page.goto(`${inst.url}/workflow/vsExListRefund01`);
+		await page.waitForSelector('[data-test-id=canvas-node]', { timeout: 60_000 });
+		await page.click('[data-test-id=execute-workflow-button]');
+		const refunded = await waitFor(() => sb.ledger.filter((/** @type {any} */ e) => e.kind === 'refund').length > refundsBefore, 30_000);
+		await page.waitForTimeout(1500);
+		await page.screenshot({ path: shot('executed-list-and-refund-light') });
+		t.check('editor: "Execute workflow" on the list-and-refund example refunds one order at the sandbox', refunded, 'no refund in the sandbox ledger within 30 s');
+		const lastNodeOk = await page.locator('[data-test-id=canvas-node][data-node-name="Get the refunded order"] [data-test-id=canvas-node-status-success]').count();
+		t.check('editor: the last node of the example shows success on the canvas', lastNodeOk > 0, 'no success status on "Get the refunded order"');
+
 		log(`editor: screenshots in ${path.relative(ROOT, SHOTS)}/; ${external} non-loopback browser requests aborted`);
 	} catch (err) {
 		await page.screenshot({ path: shot('failure') }).catch(() => {});
@@ -283,3 +295,13 @@ async function openOptions(page, name) {
 }
 
 module.exports = { editorChecks };
+
+/** Polls fn until it returns true or the time is up. */
+async function waitFor(fn, timeoutMs) {
+	const end = Date.now() + timeoutMs;
+	while (Date.now() < end) {
+		if (await fn()) return true;
+		await new Promise((r) => setTimeout(r, 250));
+	}
+	return false;
+}
