@@ -21,7 +21,8 @@
  *      keeps exactly one refund, with the default (execution-derived) key it gets a second one
  *   6. main restart re-checks the endpoint and registers nothing; history intact; deactivation
  *      deletes the endpoint once and the webhook process answers 404
- *   7. every process stops on SIGTERM with exit code 0; nothing is left; temp folders removed
+ *   7. every process stops on SIGTERM (exit 0; the webhook process: see the stop phase), nothing is
+ *      left, temp folders removed
  *
  * Environment: VS_N8N_HOME, VS_E2E_SKIP_BUILD=1 (reuse dist/ and out/), VS_E2E_KEEP=1 (keep the
  * temp folder), VS_E2E_QUEUE_TIMEOUT_MS (default 10 minutes), VS_E2E_QUEUE_DELIVERIES (300),
