@@ -1,22 +1,10 @@
 import type { IDataObject, INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 
+import { WEBHOOK_EVENT_TYPES } from '../VaultStore/events';
 import type { SignatureVersion } from './verify';
 
 /** Events an endpoint can subscribe to (spec, Events), in the spec's order. */
-export const TRIGGER_EVENTS = [
-	'PAYMENT_PENDING',
-	'PAYMENT_PROCESSING',
-	'PAYMENT_COMPLETED',
-	'PAYMENT_FAILED',
-	'PAYMENT_REFUNDED',
-	'PAYMENT_DISPUTED',
-	'PAYMENT_DISPUTE_WON',
-	'PAYMENT_DISPUTE_LOST',
-	'PAYMENT_DISPUTE_PREVENTED',
-	'SUBSCRIPTION_UPDATED',
-	'SUBSCRIPTION_TRIAL_ENDING',
-	'SUBSCRIPTION_RENEWING',
-] as const;
+export const TRIGGER_EVENTS = WEBHOOK_EVENT_TYPES;
 
 const EVENT_DESCRIPTIONS: Record<(typeof TRIGGER_EVENTS)[number], string> = {
 	PAYMENT_PENDING: 'A payment was created and waits to be processed',

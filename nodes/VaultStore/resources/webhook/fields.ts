@@ -2,7 +2,8 @@ import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 
 import { idLocator, showFor } from '../../descriptions';
 import { ID } from '../ids';
-import { TEST_EVENT_TYPES, WEBHOOK_EVENT_TYPES } from './operations';
+import { WEBHOOK_EVENT_TYPES } from '../../events';
+import { TEST_EVENT_TYPES } from './operations';
 
 const EVENT_NOTES: Record<string, string> = {
 	PAYMENT_DISPUTE_PREVENTED:

@@ -1,26 +1,9 @@
 import type { Operation } from '../../operation';
+import { SIGNATURE_VERSIONS, WEBHOOK_EVENT_TYPES } from '../../events';
 import { ID } from '../ids';
-
-/** Event names an endpoint can subscribe to (spec, Events). */
-export const WEBHOOK_EVENT_TYPES = [
-	'PAYMENT_PENDING',
-	'PAYMENT_PROCESSING',
-	'PAYMENT_COMPLETED',
-	'PAYMENT_FAILED',
-	'PAYMENT_REFUNDED',
-	'PAYMENT_DISPUTED',
-	'PAYMENT_DISPUTE_WON',
-	'PAYMENT_DISPUTE_LOST',
-	'PAYMENT_DISPUTE_PREVENTED',
-	'SUBSCRIPTION_UPDATED',
-	'SUBSCRIPTION_TRIAL_ENDING',
-	'SUBSCRIPTION_RENEWING',
-] as const;
 
 /** A test delivery accepts every PAYMENT_* and SUBSCRIPTION_* event type. */
 export const TEST_EVENT_TYPES = WEBHOOK_EVENT_TYPES.filter((e) => /^(PAYMENT|SUBSCRIPTION)_/.test(e));
-
-export const SIGNATURE_VERSIONS = ['V1', 'V2'] as const;
 
 const hook = { webhookId: ID.webhookId };
 

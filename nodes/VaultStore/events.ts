@@ -1,0 +1,20 @@
+/** Event names a webhook endpoint can subscribe to (spec, Events), in the spec's order. */
+export const WEBHOOK_EVENT_TYPES = [
+	'PAYMENT_PENDING',
+	'PAYMENT_PROCESSING',
+	'PAYMENT_COMPLETED',
+	'PAYMENT_FAILED',
+	'PAYMENT_REFUNDED',
+	'PAYMENT_DISPUTED',
+	'PAYMENT_DISPUTE_WON',
+	'PAYMENT_DISPUTE_LOST',
+	'PAYMENT_DISPUTE_PREVENTED',
+	'SUBSCRIPTION_UPDATED',
+	'SUBSCRIPTION_TRIAL_ENDING',
+	'SUBSCRIPTION_RENEWING',
+] as const;
+
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+
+/** Webhook signature versions an endpoint can use. */
+export const SIGNATURE_VERSIONS = ['V1', 'V2'] as const;
