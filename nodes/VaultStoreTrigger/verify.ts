@@ -360,6 +360,22 @@ export function verifySignature(input: VerifyInput): Verdict {
 	}
 }
 
+/** The id and timestamp headers both versions need, or why they are unusable. */
+function idAndTimestamp(headers: VerifyInput['headers']): { id: string; timestamp: string } | Verdict {
+	const id = header(headers, 'webhook-id');
+	if (id === undefined) {
+		return fail('missing webhook-id header');
+	}
+	const timestamp = header(headers, 'webhook-timestamp');
+	if (timestamp === undefined) {
+		return fail('missing webhook-timestamp header');
+	}
+	if (!isValidId(id)) {
+		return fail('webhook-id header is malformed');
+	}
+	return { id, timestamp };
+}
+
 function verifyV2(
 	rawBody: Uint8Array,
 	headers: VerifyInput['headers'],
@@ -371,20 +387,14 @@ function verifyV2(
 	if (typeof key === 'string') {
 		return fail(key);
 	}
-	const id = header(headers, 'webhook-id');
-	if (id === undefined) {
-		return fail('missing webhook-id header');
+	const delivery = idAndTimestamp(headers);
+	if ('ok' in delivery) {
+		return delivery;
 	}
-	const timestamp = header(headers, 'webhook-timestamp');
-	if (timestamp === undefined) {
-		return fail('missing webhook-timestamp header');
-	}
+	const { id, timestamp } = delivery;
 	const signature = header(headers, 'webhook-signature');
 	if (signature === undefined) {
 		return fail('missing webhook-signature header');
-	}
-	if (!isValidId(id)) {
-		return fail('webhook-id header is malformed');
 	}
 	const length = signature.length;
 	if (length > MAX_HEADER) {
@@ -472,17 +482,11 @@ function verifyV1(
 		}
 		return fail('missing webhook-signature header');
 	}
-	const id = header(headers, 'webhook-id');
-	if (id === undefined) {
-		return fail('missing webhook-id header');
+	const delivery = idAndTimestamp(headers);
+	if ('ok' in delivery) {
+		return delivery;
 	}
-	const timestamp = header(headers, 'webhook-timestamp');
-	if (timestamp === undefined) {
-		return fail('missing webhook-timestamp header');
-	}
-	if (!isValidId(id)) {
-		return fail('webhook-id header is malformed');
-	}
+	const { id, timestamp } = delivery;
 	if (signature.length > MAX_HEADER) {
 		return fail('webhook-signature header is too large');
 	}

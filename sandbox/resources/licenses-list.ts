@@ -6,22 +6,9 @@
  * The licenses are those licenses.ts serves: claimed keys of seeded orders plus the AVAILABLE pool.
  */
 import { core, ok, paginate, SandboxApp, single, v } from '../app';
-import type { AnyLicense } from './licenses';
-import { allLicenses } from './licenses';
+import { allLicenses, licenseView } from './licenses';
 
 const STATUSES = ['AVAILABLE', 'CLAIMED'] as const;
-
-const view = (l: AnyLicense) => ({
-	id: l.id,
-	key: l.key,
-	status: l.status,
-	productId: l.productId,
-	variantId: l.variantId,
-	orderId: l.orderId,
-	customerId: l.customerId,
-	claimedAt: l.claimedAt,
-	createdAt: l.createdAt,
-});
 
 export function register(app: SandboxApp): void {
 	app.route('GET', core('/licenses'), (ctx) => {
@@ -30,6 +17,6 @@ export function register(app: SandboxApp): void {
 		const found = allLicenses(app, ctx.state)
 			.filter((l) => (!status || l.status === status) && (!productId || l.productId === productId))
 			.sort((a, b) => b.createdAt.localeCompare(a.createdAt) || b.id.localeCompare(a.id));
-		return ok(paginate(found.map(view), ctx.query));
+		return ok(paginate(found.map(licenseView), ctx.query));
 	});
 }

@@ -32,7 +32,8 @@ export function expiresAt(app: SandboxApp, l: AnyLicense): string | null {
 	return days === null || days === undefined ? null : new Date(Date.parse(l.claimedAt) + days * DAY).toISOString();
 }
 
-const view = (l: AnyLicense) => ({
+/** A license as the API shows it. */
+export const licenseView = (l: AnyLicense) => ({
 	id: l.id,
 	key: l.key,
 	status: l.status,
@@ -62,6 +63,6 @@ export function register(app: SandboxApp): void {
 	app.route('GET', core('/licenses/:licenseId'), (ctx) => {
 		const found = allLicenses(app, ctx.state).find((l) => l.id === ctx.params.licenseId);
 		if (!found) throw notFound('License');
-		return ok(view(found));
+		return ok(licenseView(found));
 	});
 }
