@@ -14,7 +14,6 @@ import { VAULT_CREDENTIAL, STORE_CREDENTIAL } from './transport/request';
 import { optionsProperty } from './options';
 
 const vaultResources = resources.filter((r) => r.credential === VAULT_CREDENTIAL).map((r) => r.value);
-const storeResources = resources.filter((r) => r.credential === STORE_CREDENTIAL).map((r) => r.value);
 
 export class VaultStore implements INodeType {
 	description: INodeTypeDescription = {
@@ -30,7 +29,9 @@ export class VaultStore implements INodeType {
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
 		credentials: [
-			{ name: STORE_CREDENTIAL, required: true, displayOptions: { show: { resource: storeResources } } },
+			// `hide` (not `show` with every other resource): when the credentials' show lists cover every
+			// resource, n8n's editor takes `resource` for an auth selector and hides the Resource dropdown.
+			{ name: STORE_CREDENTIAL, required: true, displayOptions: { hide: { resource: vaultResources } } },
 			{ name: VAULT_CREDENTIAL, required: true, displayOptions: { show: { resource: vaultResources } } },
 		],
 		properties: [
