@@ -1,6 +1,4 @@
 import { readFileSync } from 'node:fs';
-import { createServer, Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 
 import type { IDataObject, INodeExecutionData, INodeProperties } from 'n8n-workflow';
@@ -8,7 +6,7 @@ import type { IDataObject, INodeExecutionData, INodeProperties } from 'n8n-workf
 import { VaultStore } from '../nodes/VaultStore/VaultStore.node';
 import type { Dispute } from '../sandbox/resources/disputes';
 import { disputesOf, PREVENTION_FEE } from '../sandbox/resources/disputes';
-import { jsonOf, useSandbox } from './fixtures';
+import { jsonOf, useSandbox, useWebhookReceiver } from './fixtures';
 
 const f = useSandbox({ orders: 60 });
 
@@ -40,26 +38,7 @@ async function dev(method: 'GET' | 'POST', sub: string, body?: IDataObject): Pro
 	return { status: res.status, data: json.data };
 }
 
-let receiver: Server;
-let receiverUrl: string;
-const received: IDataObject[] = [];
-
-beforeAll(async () => {
-	receiver = createServer((req, res) => {
-		let body = '';
-		req.on('data', (c: Buffer) => (body += c.toString('utf8')));
-		req.on('end', () => {
-			received.push(JSON.parse(body) as IDataObject);
-			res.writeHead(200).end('ok');
-		});
-	});
-	await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-	receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
-});
-
-afterAll(async () => {
-	await new Promise<void>((resolve) => receiver.close(() => resolve()));
-});
+const receiver = useWebhookReceiver();
 
 describe('dispute operations (inferred routes under /v2/stores)', () => {
 	test('getAll with Return All and a status filter sends page/limit/status and returns only that status', async () => {
@@ -272,7 +251,7 @@ describe('sandbox dispute lifecycle: opened, prevented, balance', () => {
 		f.sb.state.webhooks.push({
 			id: 'whk_disputetest000000001',
 			storeId: f.sb.store.storeId,
-			url: receiverUrl,
+			url: receiver.url,
 			eventTypes: ['PAYMENT_DISPUTED', 'PAYMENT_DISPUTE_PREVENTED'],
 			note: null,
 			signatureVersion: 'V2',
@@ -289,7 +268,7 @@ describe('sandbox dispute lifecycle: opened, prevented, balance', () => {
 			const dispute = opened.data.dispute as IDataObject;
 			expect(dispute).toMatchObject({ orderId: order.id, amount: 12.5, status: 'OPEN' });
 			await f.sb.waitForDeliveries(deliveriesBefore + 1);
-			expect(received.at(-1)).toMatchObject({ event: 'PAYMENT_DISPUTED', data: { disputeId: dispute.id, orderId: order.id, amount: 12.5 } });
+			expect(receiver.received.at(-1)).toMatchObject({ event: 'PAYMENT_DISPUTED', data: { disputeId: dispute.id, orderId: order.id, amount: 12.5 } });
 
 			// The node sees it.
 			const got = await f.run({ resource: 'dispute', operation: 'get', disputeId: rl(String(dispute.id)) });
@@ -299,7 +278,7 @@ describe('sandbox dispute lifecycle: opened, prevented, balance', () => {
 			expect(prevented.status).toBe(200);
 			expect((prevented.data.dispute as IDataObject).status).toBe('PREVENTED');
 			await f.sb.waitForDeliveries(deliveriesBefore + 2);
-			expect(received.at(-1)).toMatchObject({
+			expect(receiver.received.at(-1)).toMatchObject({
 				event: 'PAYMENT_DISPUTE_PREVENTED',
 				data: { disputeId: dispute.id, amount: 12.5, fee: PREVENTION_FEE, deducted: 42.5, status: 'PREVENTED' },
 			});

@@ -2,6 +2,9 @@
  * Shared test setup: one sandbox per test file, started on a free loopback
  * port, plus shortcuts to run the Vault Store node against it.
  */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
 import type { Sandbox, SandboxOptions } from '../sandbox/server';
@@ -55,4 +58,38 @@ export function jsonOf(result: RunResult, nodeName?: string): IDataObject[] {
 /** Items with the given JSON, as a previous node would output them. */
 export function items(...jsons: IDataObject[]): INodeExecutionData[] {
 	return jsons.map((json) => ({ json }));
+}
+
+export interface WebhookReceiver {
+	/** URL a sandbox endpoint can deliver to. */
+	readonly url: string;
+	/** Parsed JSON bodies of every delivery received, in order. */
+	readonly received: IDataObject[];
+}
+
+/** A local HTTP endpoint for the file's tests that answers 200 to every delivery. */
+export function useWebhookReceiver(): WebhookReceiver {
+	let server: Server | undefined;
+	const state = { url: '', received: [] as IDataObject[] };
+	beforeAll(async () => {
+		server = createServer((req, res) => {
+			let body = '';
+			req.on('data', (c: Buffer) => (body += c.toString('utf8')));
+			req.on('end', () => {
+				state.received.push(JSON.parse(body) as IDataObject);
+				res.writeHead(200).end('ok');
+			});
+		});
+		await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+		state.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+	});
+	afterAll(async () => {
+		await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+	});
+	return {
+		get url() {
+			return state.url;
+		},
+		received: state.received,
+	};
 }

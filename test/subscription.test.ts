@@ -1,11 +1,9 @@
-import { createServer, Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 
 import type { IDataObject, ILoadOptionsFunctions } from 'n8n-workflow';
 
 import { listSearch } from '../nodes/VaultStore/listSearch';
 import type { SubscriptionRecord } from '../sandbox/resources/subscriptions';
-import { jsonOf, items, useSandbox } from './fixtures';
+import { items, jsonOf, useSandbox, useWebhookReceiver } from './fixtures';
 
 const f = useSandbox({ orders: 40 });
 
@@ -27,23 +25,7 @@ const freshActive = (): SubscriptionRecord => {
 	return s;
 };
 
-let receiver: Server;
-let receiverUrl: string;
-const received: IDataObject[] = [];
-
-beforeAll(async () => {
-	receiver = createServer((req, res) => {
-		let body = '';
-		req.on('data', (c: Buffer) => (body += c.toString('utf8')));
-		req.on('end', () => {
-			received.push(JSON.parse(body) as IDataObject);
-			res.writeHead(200).end('ok');
-		});
-	});
-	await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-	receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
-});
-afterAll(() => new Promise<void>((resolve) => receiver.close(() => resolve())));
+const receiver = useWebhookReceiver();
 
 describe('subscription operations against the sandbox', () => {
 	test('seed holds every status and both scheduled-cancellation cases', () => {
@@ -141,7 +123,7 @@ describe('subscription operations against the sandbox', () => {
 		f.sb.state.webhooks.push({
 			id: 'whk_subscriptiontest0001',
 			storeId: f.sb.store.storeId,
-			url: receiverUrl,
+			url: receiver.url,
 			eventTypes: ['SUBSCRIPTION_UPDATED'],
 			note: null,
 			signatureVersion: 'V2',
