@@ -8,7 +8,11 @@
  */
 'use strict';
 
-const { nodeOutput } = require('../../scripts/e2e/lib');
+const crypto = require('node:crypto');
+const fs = require('node:fs');
+const path = require('node:path');
+
+const { log, nodeOutput } = require('../../scripts/e2e/lib');
 
 /**
  * @typedef {{
@@ -126,8 +130,6 @@ const checks = {
 		else if (bin.id) {
 			// n8n 2.x default binary mode "filesystem-v2": <N8N_USER_FOLDER>/.n8n/storage/<path in the id>
 			const rel = String(bin.id).split(':').slice(1).join(':');
-			const fs = require('node:fs');
-			const path = require('node:path');
 			const file = path.join(inst.userFolder, '.n8n', 'storage', rel);
 			content = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
 		}
@@ -145,6 +147,67 @@ const checks = {
 		]);
 		t.equal('report-download: create body', reqs[0]?.body, { type: 'PAYMENT_ACTIVITY', from: '2025-12-01T00:00:00.000Z', to: '2026-01-15T12:00:00.000Z', format: 'CSV' });
 		t.check('report-download: the file URL was fetched without the API key', fileReq && !fileReq.headers?.authorization, JSON.stringify(fileReq?.headers));
+	},
+
+	/**
+	 * A Schedule Trigger workflow. n8n 2.8's `n8n execute` refuses a workflow without a Manual Trigger
+	 * (or an Execute Workflow Trigger): "Missing node to start execution". So the example is imported
+	 * once more, unchanged except for a Manual Trigger wired to the same two nodes, and that copy is
+	 * executed; n8n 2.8.4 then runs it from the Schedule Trigger (which emits one empty item in a
+	 * non-scheduled run), the Manual Trigger stays idle. Before the run, payouts are added at the
+	 * sandbox until both lists span two pages of 100, so Return All has to page.
+	 */
+	async 'nightly-licenses-payouts.json'({ inst, sb, t, example }) {
+		const { storeId, secretKey } = sb.credentials().vaultStoreStoreApi;
+		const storeApi = async (method, p, body) => {
+			const res = await fetch(`${sb.baseUrl}/v2${p}`, {
+				method,
+				headers: { authorization: `Bearer ${secretKey}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+				body: body ? JSON.stringify(body) : undefined,
+			});
+			const parsed = /** @type {any} */ (await res.json());
+			if (!res.ok) throw new Error(`${method} ${p}: HTTP ${res.status} ${JSON.stringify(parsed).slice(0, 300)}`);
+			return parsed.data;
+		};
+		const total = async (what) => (await storeApi('GET', `/core/stores/${storeId}/${what}?limit=1`)).pagination.total;
+		let payouts = await total('payouts');
+		for (let i = 0; payouts + i < 101; i++) await storeApi('POST', `/stores/${storeId}/payouts`, { amount: 1 });
+		const licenses = await total('licenses');
+		payouts = await total('payouts');
+		t.must('nightly: the sandbox has more than one page (100) of licenses and of payouts', licenses > 100 && payouts > 100, JSON.stringify({ licenses, payouts }));
+
+		const wf = JSON.parse(JSON.stringify(example.workflow));
+		const schedule = wf.nodes.find((/** @type {any} */ n) => n.type === 'n8n-nodes-base.scheduleTrigger');
+		t.must('nightly: the example starts with a Schedule Trigger', schedule, JSON.stringify(wf.nodes.map((/** @type {any} */ n) => n.type)));
+		const manual = { id: crypto.randomUUID(), name: 'Run now', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [schedule.position[0], schedule.position[1] + 200], parameters: {} };
+		const variant = { ...wf, id: `${example.id}Run`, name: `${wf.name} (run now)`, nodes: [...wf.nodes, manual], connections: { ...wf.connections, [manual.name]: wf.connections[schedule.name] } };
+		const dir = fs.mkdtempSync(path.join(inst.userFolder, 'nightly-'));
+		fs.writeFileSync(path.join(dir, 'nightly-run-now.json'), JSON.stringify(variant));
+		await inst.importWorkflows(dir);
+		fs.rmSync(dir, { recursive: true, force: true });
+
+		const from = sb.requests.length;
+		const { run } = await inst.execute(variant.id);
+		t.equal('nightly: execution (n8n execute, Manual Trigger beside the schedule) finished without error', run.data?.resultData?.error?.message ?? null, null);
+		const runData = run.data?.resultData?.runData ?? {};
+		t.check('nightly: every node of the example ran exactly once, from the Schedule Trigger (one item)', wf.nodes.every((/** @type {any} */ n) => runData[n.name]?.length === 1) && (runData[schedule.name][0].data?.main?.[0] ?? []).length === 1, JSON.stringify(Object.fromEntries(Object.entries(runData).map(([k, v]) => [k, /** @type {any[]} */ (v).length]))));
+
+		const merged = json(nodeOutput(run, 'One list'));
+		t.equal('nightly: the merged list has as many items as the sandbox has licenses + payouts', { items: merged.length, licenses: merged.filter((i) => i.kind === 'license').length, payouts: merged.filter((i) => i.kind === 'payout').length }, { items: licenses + payouts, licenses, payouts });
+		t.check('nightly: licenses first, then payouts (Merge append), ids unique and of their kind', merged.every((i, n) => (n < licenses ? i.kind === 'license' && /^lic_/.test(i.id) : i.kind === 'payout' && /^po_/.test(i.id))) && new Set(merged.map((i) => i.id)).size === merged.length, JSON.stringify(merged.slice(0, 3)));
+		const dayAgo = Date.now() - 86_400_000;
+		const wrongMark = merged.filter((i) => i.newSinceYesterday !== Date.parse(i.createdAt) >= dayAgo - 60_000 && i.newSinceYesterday !== Date.parse(i.createdAt) >= dayAgo + 60_000);
+		t.check('nightly: every item is marked newSinceYesterday from its createdAt', merged.every((i) => typeof i.newSinceYesterday === 'boolean') && wrongMark.length === 0, JSON.stringify(wrongMark.slice(0, 3).map((i) => [i.id, i.createdAt, i.newSinceYesterday])));
+		t.check('nightly: the payouts created just now are marked new, seeded licenses are not all new', merged.some((i) => i.kind === 'payout' && i.newSinceYesterday) && merged.some((i) => !i.newSinceYesterday), `${merged.filter((i) => i.newSinceYesterday).length} new`);
+
+		const reqs = apiRequests(sb, from);
+		log(`nightly: ${merged.length} merged items (${licenses} licenses, ${payouts} payouts) from ${reqs.length} list requests`);
+		const lines = reqs.map((r) => `${r.method} ${r.path} page=${r.query?.page} limit=${r.query?.limit} ${r.status}`).sort();
+		const pages = (n) => Array.from({ length: Math.ceil(n / 100) }, (_, i) => i + 1);
+		t.equal('nightly: the sandbox saw each list paged with limit=100 (page 1, then the rest), nothing else', lines, [
+			...pages(licenses).map((p) => `GET /v2/core/stores/${storeId}/licenses page=${p} limit=100 200`),
+			...pages(payouts).map((p) => `GET /v2/core/stores/${storeId}/payouts page=${p} limit=100 200`),
+		].sort());
 	},
 };
 
