@@ -1,0 +1,233 @@
+// @ts-check
+/**
+ * The Vault Store Trigger under load in a running n8n 2.8.4 (`n8n start`, regular mode, SQLite):
+ * a fresh V2 copy of the trigger example (its own webhook id, created and activated over the
+ * public API) receives, straight at its production webhook URL,
+ *   - 500 valid deliveries, each with its own message id, signed here with the store's signing
+ *     secret the Standard Webhooks way (`v1,` + base64 HMAC-SHA256 over `<id>.<ts>.<raw body>`,
+ *     key = base64-decoded secret after `whsec_`), independently of the sandbox's signer;
+ *   - 500 forged or stale ones, 100 of each kind: signed with another secret, one body byte
+ *     changed after signing, correctly signed but 10 minutes old, a signature header missing
+ *     (webhook-signature, webhook-id, webhook-timestamp or all three, in turn), and V1 format
+ *     (bare hex over `<ms>.<body>`, millisecond timestamp) on the V2 endpoint;
+ * interleaved (valid, forged, valid, ...) and sent 25 at a time.
+ * Asserts: no 5xx, every valid one 2xx, every forged/stale one 401, and, once the count has
+ * settled, exactly 500 executions (public API), all successful, whose trigger outputs are exactly
+ * the 500 valid message ids, each once. Prints the counts and p50/p99 response times.
+ * The workflow is deactivated at the end and its sandbox endpoint must be gone.
+ */
+'use strict';
+
+const crypto = require('node:crypto');
+
+const { PKG_NAME, log } = require('../../scripts/e2e/lib');
+const { webhookUrl } = require('./trigger');
+
+const VALID = 500;
+const FORGED_KINDS = ['wrong secret', 'tampered body byte', 'stale (10 min old)', 'missing header', 'V1 format on V2'];
+const PER_KIND = 100;
+const CONCURRENCY = 25;
+const EVENT = 'PAYMENT_COMPLETED';
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** Standard Webhooks signature, written here rather than borrowed from the sandbox. */
+function signV2(secret, id, ts, body) {
+	const key = Buffer.from(secret.slice(secret.startsWith('whsec_') ? 6 : 0), 'base64');
+	return `v1,${crypto.createHmac('sha256', key).update(`${id}.${ts}.${body}`).digest('base64')}`;
+}
+const hmacHex = (key, text) => crypto.createHmac('sha256', Buffer.from(key, 'utf8')).update(text).digest('hex');
+
+/** Nearest-rank percentile of sorted numbers. */
+function pct(sorted, p) {
+	if (!sorted.length) return NaN;
+	return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
+}
+
+/**
+ * @param {{inst: any, sb: any, t: import('../../scripts/e2e/checks').Checks, rest: any, example: any}} ctx
+ */
+async function loadChecks({ inst, sb, t, rest, example }) {
+	const secret = sb.store.signingSecret;
+	const H = { 'X-N8N-API-KEY': rest.apiKey };
+
+	// ---------------------------------------------------------------- a fresh V2 trigger workflow
+	const wf = JSON.parse(JSON.stringify(example.workflow));
+	const node = wf.nodes.find((/** @type {any} */ n) => n.type === `${PKG_NAME}.vaultStoreTrigger`);
+	node.webhookId = crypto.randomUUID();
+	node.parameters.signatureVersion = 'V2';
+	node.parameters.note = 'e2e load test';
+	t.must('load: the trigger example subscribes to PAYMENT_COMPLETED', node.parameters.events.includes(EVENT), JSON.stringify(node.parameters.events));
+	const created = /** @type {any} */ (await rest.request('POST', '/api/v1/workflows', { name: `${wf.name} (load)`, nodes: wf.nodes, connections: wf.connections, settings: wf.settings }, H));
+	t.must('load: V2 workflow created over the public API', created.status === 200 && created.body?.id, JSON.stringify(created).slice(0, 300));
+	const wfId = created.body.id;
+	const act = /** @type {any} */ (await rest.request('POST', `/api/v1/workflows/${wfId}/activate`, undefined, H));
+	t.must('load: V2 workflow activated over the public API', act.status === 200, JSON.stringify(act).slice(0, 300));
+	const url = webhookUrl(inst.url, node);
+	const endpoints = () => sb.state.webhooks.filter((/** @type {any} */ w) => w.url === url);
+	t.equal('load: one V2 endpoint registered at the sandbox for its URL', endpoints().map((/** @type {any} */ w) => w.signatureVersion), ['V2']);
+
+	// ---------------------------------------------------------------- the deliveries
+	const runTag = crypto.randomBytes(3).toString('hex');
+	const body = (id, amount) => JSON.stringify({ id, event: EVENT, createdAt: new Date().toISOString(), data: { orderId: `ord_load${runTag}`, amount, currency: 'USD' } });
+	const nowS = () => String(Math.floor(Date.now() / 1000));
+	const wrongSecret = `whsec_${crypto.randomBytes(32).toString('base64')}`;
+	const base = { 'content-type': 'application/json', 'user-agent': 'vault-store-e2e-load' };
+
+	/** @type {{valid: boolean, kind: string, id: string, make: () => {headers: Record<string, string>, body: string}}[]} */
+	const valid = [];
+	for (let i = 0; i < VALID; i++) {
+		const id = `msg_load${runTag}${String(i).padStart(4, '0')}`;
+		valid.push({
+			valid: true,
+			kind: 'valid',
+			id,
+			make: () => {
+				const b = body(id, 10 + (i % 90));
+				const ts = nowS();
+				return { headers: { ...base, 'webhook-id': id, 'webhook-timestamp': ts, 'webhook-signature': signV2(secret, id, ts, b) }, body: b };
+			},
+		});
+	}
+	const forged = [];
+	for (let i = 0; i < PER_KIND * FORGED_KINDS.length; i++) {
+		const kind = FORGED_KINDS[i % FORGED_KINDS.length];
+		const n = Math.floor(i / FORGED_KINDS.length);
+		const id = `msg_forged${runTag}${String(i).padStart(4, '0')}`;
+		const make = () => {
+			const b = body(id, 50);
+			const ts = nowS();
+			const signed = { ...base, 'webhook-id': id, 'webhook-timestamp': ts, 'webhook-signature': signV2(secret, id, ts, b) };
+			switch (kind) {
+				case 'wrong secret':
+					return { headers: { ...signed, 'webhook-signature': signV2(wrongSecret, id, ts, b) }, body: b };
+				case 'tampered body byte':
+					// One byte of the signed body changed; still valid JSON (amount 50 -> 58).
+					return { headers: signed, body: b.replace('"amount":50', '"amount":58') };
+				case 'stale (10 min old)': {
+					const old = String(Math.floor(Date.now() / 1000) - 600);
+					return { headers: { ...signed, 'webhook-timestamp': old, 'webhook-signature': signV2(secret, id, old, b) }, body: b };
+				}
+				case 'missing header': {
+					const h = /** @type {Record<string, string>} */ ({ ...signed });
+					const drop = [['webhook-signature'], ['webhook-id'], ['webhook-timestamp'], ['webhook-signature', 'webhook-id', 'webhook-timestamp']][n % 4];
+					for (const k of drop) delete h[k];
+					return { headers: h, body: b };
+				}
+				case 'V1 format on V2': {
+					const ms = String(Date.now());
+					return { headers: { ...base, 'webhook-id': id, 'webhook-timestamp': ms, 'webhook-signature': hmacHex(secret, `${ms}.${b}`) }, body: b };
+				}
+				default:
+					throw new Error(kind);
+			}
+		};
+		forged.push({ valid: false, kind, id, make });
+	}
+	const jobs = valid.flatMap((v, i) => [v, forged[i]]);
+	t.must('load: the tampered body differs from the signed one in exactly one byte', (() => {
+		const a = Buffer.from(body('x', 50));
+		const b = Buffer.from(a.toString().replace('"amount":50', '"amount":58'));
+		return a.length === b.length && a.filter((x, i) => x !== b[i]).length === 1;
+	})(), 'tamper');
+
+	/** @type {{job: typeof jobs[number], status: number, ms: number, text: string}[]} */
+	const results = [];
+	let next = 0;
+	const sendStarted = Date.now();
+	const worker = async () => {
+		while (next < jobs.length) {
+			const job = jobs[next++];
+			const { headers, body: b } = job.make();
+			const t0 = performance.now();
+			let status = 0;
+			let text = '';
+			try {
+				const res = await fetch(url, { method: 'POST', headers, body: b, signal: AbortSignal.timeout(30_000) });
+				text = await res.text();
+				status = res.status;
+			} catch (err) {
+				text = String(err);
+			}
+			results.push({ job, status, ms: performance.now() - t0, text });
+		}
+	};
+	await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+	const sendMs = Date.now() - sendStarted;
+
+	const byKind = /** @type {Record<string, Record<string, number>>} */ ({});
+	for (const r of results) {
+		byKind[r.job.kind] ??= {};
+		byKind[r.job.kind][r.status] = (byKind[r.job.kind][r.status] ?? 0) + 1;
+	}
+	const validRes = results.filter((r) => r.job.valid);
+	const rejectedRes = results.filter((r) => !r.job.valid);
+	const times = (rs) => rs.map((r) => r.ms).sort((a, b) => a - b);
+	const [tv, tr] = [times(validRes), times(rejectedRes)];
+	const fmt = (s) => `p50 ${pct(s, 50).toFixed(1)} ms, p99 ${pct(s, 99).toFixed(1)} ms, max ${s[s.length - 1].toFixed(1)} ms`;
+	log(`load: ${results.length} deliveries in ${(sendMs / 1000).toFixed(1)} s at ${CONCURRENCY} concurrent (${((results.length / sendMs) * 1000).toFixed(0)}/s); answers by kind: ${JSON.stringify(byKind)}`);
+	log(`load: valid ${validRes.length}: ${fmt(tv)}`);
+	log(`load: rejected ${rejectedRes.length}: ${fmt(tr)}`);
+
+	t.equal('load: all 1000 deliveries answered', results.length, VALID + PER_KIND * FORGED_KINDS.length);
+	const fiveXX = results.filter((r) => r.status >= 500 || r.status === 0);
+	t.check('load: no 5xx (and no connection error)', fiveXX.length === 0, `${fiveXX.length}: ${fiveXX.slice(0, 3).map((r) => `${r.job.kind} ${r.status} ${r.text.slice(0, 120)}`).join(' | ')}`);
+	const validBad = validRes.filter((r) => r.status < 200 || r.status >= 300);
+	t.check('load: every valid delivery got 2xx', validBad.length === 0, `${validBad.length} not 2xx: ${validBad.slice(0, 3).map((r) => `${r.status} ${r.text.slice(0, 120)}`).join(' | ')}`);
+	const ignored = validRes.filter((r) => /ignored/.test(r.text));
+	t.check('load: no valid delivery was ignored (duplicate or unselected event)', ignored.length === 0, ignored.slice(0, 3).map((r) => r.text).join(' | '));
+	for (const kind of FORGED_KINDS) {
+		const of = rejectedRes.filter((r) => r.job.kind === kind);
+		t.check(`load: ${kind}: all ${of.length} got 401`, of.length === PER_KIND && of.every((r) => r.status === 401), JSON.stringify(byKind[kind]));
+	}
+	t.check('load: no 401 answer echoes the signing secret', rejectedRes.every((r) => !r.text.includes(secret)), 'secret found in an answer');
+
+	// ---------------------------------------------------------------- executions
+	/** All executions of the workflow over the public API (cursor pages of 250). */
+	const executions = async (includeData = false) => {
+		const all = [];
+		let cursor = '';
+		for (;;) {
+			const r = await rest.api(`/executions?workflowId=${encodeURIComponent(wfId)}&limit=250${includeData ? '&includeData=true' : ''}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+			all.push(...(r.data ?? []));
+			if (!r.nextCursor || !(r.data ?? []).length) break;
+			cursor = r.nextCursor;
+		}
+		return all;
+	};
+	const done = (e) => e.finished || ['success', 'error', 'crashed', 'canceled'].includes(e.status);
+	const settleStarted = Date.now();
+	let list = await executions();
+	let stableSince = Date.now();
+	let lastCount = -1;
+	// Settled: every execution finished and the count unchanged for 3 s (at most 60 s).
+	while (Date.now() - settleStarted < 60_000) {
+		if (list.length !== lastCount || !list.every(done)) {
+			lastCount = list.length;
+			stableSince = Date.now();
+		} else if (list.length >= VALID && Date.now() - stableSince >= 3000) break;
+		await sleep(500);
+		list = await executions();
+	}
+	log(`load: ${list.length} executions, ${list.filter(done).length} finished, settled ${((Date.now() - settleStarted) / 1000).toFixed(1)} s after the last answer`);
+	t.equal('load: exactly 500 executions started', list.length, VALID);
+	const statuses = list.reduce((/** @type {Record<string, number>} */ m, e) => ((m[e.status] = (m[e.status] ?? 0) + 1), m), {});
+	t.equal('load: all of them succeeded', statuses, { success: VALID });
+
+	const full = await executions(true);
+	const ids = full.map((e) => e.data?.resultData?.runData?.[node.name]?.[0]?.data?.main?.[0]?.map((/** @type {any} */ i) => i.json?.id) ?? []);
+	const flat = ids.flat();
+	const validIds = new Set(valid.map((v) => v.id));
+	const fromForged = flat.filter((id) => !validIds.has(id));
+	t.check('load: every execution output is one item whose id is a valid message id (0 from forged)', ids.every((x) => x.length === 1) && fromForged.length === 0, `${ids.filter((x) => x.length !== 1).length} with != 1 item; not valid: ${fromForged.slice(0, 5).join(', ')}`);
+	t.check('load: each valid message id started exactly one execution', new Set(flat).size === VALID && flat.length === VALID, `${new Set(flat).size} distinct of ${flat.length}`);
+
+	// ---------------------------------------------------------------- clean up
+	const deact = /** @type {any} */ (await rest.request('POST', `/api/v1/workflows/${wfId}/deactivate`, undefined, H));
+	t.check('load: workflow deactivated', deact.status === 200, JSON.stringify(deact).slice(0, 300));
+	const end = Date.now() + 15_000;
+	while (endpoints().length && Date.now() < end) await sleep(200);
+	t.equal('load: its endpoint is gone from the sandbox', endpoints().length, 0);
+}
+
+module.exports = { loadChecks };
