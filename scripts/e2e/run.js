@@ -9,13 +9,16 @@
  *      the example workflows imported with the n8n CLI
  *   4. action workflows run with `n8n execute --id --rawOutput`      (test/e2e/actions.js)
  *   5. `n8n start`: the trigger workflow published and driven by sandbox events (test/e2e/trigger.js)
- *   6. the editor in Debian's chromium with playwright-core           (test/e2e/editor.js)
- *   7. n8n stopped; it must exit cleanly
+ *   6. the trigger under load: 500 valid and 500 forged/stale deliveries (test/e2e/trigger-load.js)
+ *   7. the dispute-evidence example published and driven by a sandbox dispute (test/e2e/dispute.js)
+ *   8. the editor in Debian's chromium with playwright-core           (test/e2e/editor.js)
+ *   9. n8n stopped; it must exit cleanly
  * Everything listens on 127.0.0.1; every child runs in its own process group and is killed on
  * exit, failure, Ctrl-C or the overall timeout (VS_E2E_TIMEOUT_MS, default 20 minutes).
  *
  * Options (environment): VS_N8N_HOME, VS_E2E_SKIP_BUILD=1 (reuse dist/ and out/),
- * VS_E2E_SKIP_BROWSER=1, VS_E2E_KEEP=1 (keep the run folder under .e2e/), VS_E2E_ONLY=actions,trigger,editor
+ * VS_E2E_SKIP_BROWSER=1, VS_E2E_KEEP=1 (keep the run folder under .e2e/),
+ * VS_E2E_ONLY=actions,trigger,load,dispute,editor (any subset)
  */
 'use strict';
 
@@ -112,7 +115,7 @@ async function main() {
 
 	// ------------------------------------------------------------------ n8n start: trigger, editor
 	const trigger = examples.find((e) => e.example.name === 'trigger-events.json');
-	const needServer = setupOk && (wants('trigger') || wants('editor'));
+	const needServer = setupOk && ['trigger', 'load', 'dispute', 'editor'].some(wants);
 	/** @type {ReturnType<typeof lib.restClient> | undefined} */
 	let rest;
 	if (needServer) {
@@ -145,6 +148,27 @@ async function main() {
 		else {
 			const { triggerChecks } = require('../../test/e2e/trigger');
 			await t.runPhase('trigger (n8n start)', () => triggerChecks({ inst, sb, t, rest, example: trigger.example }));
+		}
+	}
+
+	if (wants('load')) {
+		if (!trigger) t.skipPhase('trigger load (n8n start)', 'examples/trigger-events.json is missing');
+		else if (trigger.missing.length) t.skipPhase('trigger load (n8n start)', `not in this build yet: ${trigger.missing.join('; ')}`);
+		else if (!serverOk) t.skipPhase('trigger load (n8n start)', 'n8n did not start');
+		else {
+			const { loadChecks } = require('../../test/e2e/trigger-load');
+			await t.runPhase('trigger load (n8n start)', () => loadChecks({ inst, sb, t, rest, example: trigger.example }));
+		}
+	}
+
+	if (wants('dispute')) {
+		const dispute = examples.find((e) => e.example.name === 'dispute-evidence.json');
+		if (!dispute) t.skipPhase('dispute-evidence (n8n start)', 'examples/dispute-evidence.json is missing');
+		else if (dispute.missing.length) t.skipPhase('dispute-evidence (n8n start)', `not in this build yet: ${dispute.missing.join('; ')}`);
+		else if (!serverOk) t.skipPhase('dispute-evidence (n8n start)', 'n8n did not start');
+		else {
+			const { disputeChecks } = require('../../test/e2e/dispute');
+			await t.runPhase('dispute-evidence (n8n start)', () => disputeChecks({ inst, sb, t, rest, example: dispute.example }));
 		}
 	}
 
