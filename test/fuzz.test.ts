@@ -342,17 +342,19 @@ function shuffle<T>(items: T[], seed: number): T[] {
 	return out;
 }
 
+/** A copy of the body with one byte changed (or one byte added to an empty body). */
+function flipByte(body: Uint8Array, pos: number, xor: number): Uint8Array {
+	if (body.length === 0) return Uint8Array.of(xor);
+	const copy = body.slice();
+	copy[pos % copy.length] ^= xor;
+	return copy;
+}
+
 function applyMutation(state: State, m: Mutation, d: Delivery): void {
 	const body = state.body;
 	switch (m.t) {
 		case 'bodyFlip':
-			if (body.length === 0) {
-				state.body = Uint8Array.of(m.xor);
-			} else {
-				const copy = body.slice();
-				copy[m.pos % copy.length] ^= m.xor;
-				state.body = copy;
-			}
+			state.body = flipByte(body, m.pos, m.xor);
 			return;
 		case 'bodyInsert': {
 			const i = m.pos % (body.length + 1);
@@ -688,11 +690,7 @@ describe('verifier fuzzing (fast-check)', () => {
 				let body = d.body;
 				switch (m.t) {
 					case 'bodyFlip':
-						if (body.length === 0) body = Uint8Array.of(m.xor);
-						else {
-							body = body.slice();
-							body[m.pos % body.length] ^= m.xor;
-						}
+						body = flipByte(body, m.pos, m.xor);
 						break;
 					case 'field':
 						headers[m.field] = editString(headers[m.field] as string, m.pos, m.text, m.mode);
@@ -747,11 +745,7 @@ describe('verifier fuzzing (fast-check)', () => {
 				let body = d.body;
 				switch (m.t) {
 					case 'bodyFlip':
-						if (body.length === 0) body = Uint8Array.of(m.xor);
-						else {
-							body = body.slice();
-							body[m.pos % body.length] ^= m.xor;
-						}
+						body = flipByte(body, m.pos, m.xor);
 						break;
 					case 'field': {
 						const name = { 'webhook-id': 'x-service-idempotency', 'webhook-timestamp': 'x-service-timestamp', 'webhook-signature': 'x-service-signature' }[m.field];
