@@ -1,4 +1,4 @@
-import type { IDataObject, IExecuteFunctions, INode } from 'n8n-workflow';
+import type { IDataObject, INode } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { IDEMPOTENCY_KEY_PATTERN } from './transport/idempotency';
@@ -159,8 +159,4 @@ export function compact(values: IDataObject): IDataObject {
 		out[key] = value;
 	}
 	return out;
-}
-
-export function validatorFor(ctx: IExecuteFunctions, itemIndex: number): Validator {
-	return new Validator(ctx.getNode(), itemIndex);
 }

@@ -44,6 +44,8 @@ export interface ApiRequest {
 	inferred?: boolean;
 	/** Extra words for a status code, e.g. which permission a 403 means. */
 	hints?: Partial<Record<number, string>>;
+	/** Longest Retry-After this request waits for, when shorter than the transport's. */
+	maxRetryAfterMs?: number;
 	itemIndex?: number;
 }
 
@@ -170,8 +172,6 @@ export class Transport {
 
 	private pauseUntil = 0;
 
-	requestCount = 0;
-
 	constructor(
 		private readonly ctx: HttpContext,
 		private readonly credentialName: CredentialName,
@@ -282,7 +282,6 @@ export class Transport {
 			const retriesLeft = attempt < this.options.maxRetries;
 			let response: { body: unknown; headers: Record<string, unknown>; statusCode: number };
 			try {
-				this.requestCount++;
 				response = authenticated
 					? await this.ctx.helpers.httpRequestWithAuthentication.call(
 							this.ctx,
@@ -327,7 +326,8 @@ export class Transport {
 			if (retriesLeft) {
 				if (status === 429) {
 					const after = parseRetryAfter(headerValue(resHeaders, 'retry-after'), Date.now());
-					if (after === undefined || after <= this.options.maxRetryAfterMs) {
+					const maxWait = Math.min(this.options.maxRetryAfterMs, req.maxRetryAfterMs ?? Infinity);
+					if (after === undefined || after <= maxWait) {
 						this.slowDown(after ?? backoffMs(attempt, 1000, 30_000));
 						continue;
 					}
@@ -373,7 +373,6 @@ export class Transport {
 		for (let attempt = 0; ; attempt++) {
 			let response: { body: unknown; headers: Record<string, unknown>; statusCode: number };
 			try {
-				this.requestCount++;
 				response = await this.ctx.helpers.httpRequest({
 					method: 'GET',
 					url,

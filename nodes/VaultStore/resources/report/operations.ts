@@ -2,8 +2,6 @@ import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import type { Operation, Params, RunContext } from '../../operation';
-import { Transport } from '../../transport/request';
-import { STORE_CREDENTIAL } from '../../transport/request';
 import { ID } from '../ids';
 
 export const REPORT_TYPES = ['PAYMENT_ACTIVITY', 'PAYOUT_RECONCILIATION', 'BALANCE_LEDGER', 'REFUNDS_DISPUTES'] as const;
@@ -53,12 +51,8 @@ function createBody(p: Params): IDataObject {
 }
 
 async function runCreate(rc: RunContext): Promise<INodeExecutionData[]> {
-	const transport = new Transport(rc.ctx, STORE_CREDENTIAL, {
-		...rc.transport.options,
-		maxRetryAfterMs: Math.min(rc.transport.options.maxRetryAfterMs, CREATE_MAX_RETRY_AFTER_MS),
-	});
 	try {
-		const res = await transport.request(rc.request);
+		const res = await rc.transport.request({ ...rc.request, maxRetryAfterMs: CREATE_MAX_RETRY_AFTER_MS });
 		return [{ json: (res.data ?? {}) as IDataObject, pairedItem: { item: rc.p.itemIndex } }];
 	} catch (error) {
 		throw limitError(rc, error);
