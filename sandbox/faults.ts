@@ -10,12 +10,32 @@
  *   'slow'              run the handler and commit, then hold the response delayMs (default 1000);
  *                       an idempotent retry arriving meanwhile gets 409, after it a replay
  *
+ * Hostile mode (a service that misbehaves on purpose):
+ *   'commit-then-500'   run the handler and commit, then answer 500 as if it had failed
+ *   'redirect'          answer `status` (default 302) with Location `location` (e.g. another origin)
+ *   'echo'              answer `status` (default 400) with an error body that echoes the request:
+ *                       every header as received (Authorization included) and the raw body
+ *   'html'              answer 200 with an HTML page
+ *   'empty'             answer 200 with an empty body
+ *   'reply'             answer `reply` (status, body or body(query), headers); handler not run
+ *
  * With `oncePerKey`, a fault fires on the first request of each distinct Idempotency-Key (and
  * never on its retries), as many times as `count` allows: one fault per input item of a run.
  */
 import { normalizePath } from './app';
 
-export type FaultKind = '429' | '500' | 'drop' | 'drop-after-commit' | 'slow';
+export type FaultKind =
+	| '429'
+	| '500'
+	| 'drop'
+	| 'drop-after-commit'
+	| 'slow'
+	| 'commit-then-500'
+	| 'redirect'
+	| 'echo'
+	| 'html'
+	| 'empty'
+	| 'reply';
 
 export interface FaultSpec {
 	match?: { method?: string; path?: string | RegExp };
@@ -24,6 +44,12 @@ export interface FaultSpec {
 	retryAfter?: number;
 	delayMs?: number;
 	oncePerKey?: boolean;
+	/** 'redirect', 'echo', 'reply': the status to answer. */
+	status?: number;
+	/** 'redirect': the Location header. */
+	location?: string;
+	/** 'reply': the body (a function gets the parsed query) and extra headers. */
+	reply?: { body: unknown | ((query: Record<string, unknown>) => unknown); headers?: Record<string, string> };
 }
 
 export class Faults {

@@ -52,6 +52,8 @@ export interface RequestLogEntry {
 	/** Response status; 0 while running or when the socket was dropped. */
 	status: number;
 	dropped?: boolean;
+	/** The route's handler ran and succeeded (not a replay, not refused): the request had its effect. */
+	effect?: boolean;
 }
 
 export interface Sandbox {
@@ -210,6 +212,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
 		const slow = fault?.kind === 'slow' ? () => timers.sleep(fault.delayMs ?? 1000) : async () => {};
 		if (!idemKey) {
 			const reply = await runHandler(route.handler, ctx, style);
+			entry.effect = reply.status < 300;
 			await slow();
 			return reply;
 		}
@@ -218,6 +221,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
 		let reply: Reply = errorReply(internalError(), style);
 		try {
 			reply = await runHandler(route.handler, ctx, style);
+			entry.effect = reply.status < 300;
 			await slow();
 		} finally {
 			begun.finish(reply);
@@ -246,7 +250,9 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
 			if (fault?.kind === 'drop') return drop(res, entry);
 			if (fault?.kind === '429') throw new HttpError(429, 'rate_limited', 'Too many requests (injected)', undefined, { 'Retry-After': String(fault.retryAfter ?? 0) });
 			if (fault?.kind === '500') throw new HttpError(500, 'internal_error', 'Internal server error (injected)');
-			reply = await dispatch(req, entry, raw, fault);
+			const hostile = fault ? hostileReply(fault, req, raw, entry) : undefined;
+			reply = hostile ?? (await dispatch(req, entry, raw, fault));
+			if (fault?.kind === 'commit-then-500') reply = errorReply(new HttpError(500, 'internal_error', 'Internal server error (injected after commit)'), style);
 		} catch (err) {
 			reply = errorReply(err instanceof HttpError ? err : internalError(), style);
 			if (!(err instanceof HttpError)) console.error('[sandbox] handler error', err);
@@ -382,6 +388,37 @@ function redactHeaders(h: IncomingMessage['headers']): Record<string, string | s
 	const out: Record<string, string | string[] | undefined> = { ...h };
 	if (out.authorization !== undefined) out.authorization = REDACTED;
 	return out;
+}
+
+/** The answer of a hostile fault that replaces the handler, if this fault is one. */
+function hostileReply(fault: FaultSpec, req: IncomingMessage, raw: Buffer, entry: RequestLogEntry): Reply | undefined {
+	switch (fault.kind) {
+		case 'redirect':
+			return { status: fault.status ?? 302, body: undefined, headers: { Location: fault.location ?? '/' } };
+		case 'echo': {
+			// Deliberately careless: the request as received, credentials and card data included.
+			const request = { method: entry.method, path: entry.path, headers: req.headers, body: raw.toString('utf8') };
+			return {
+				status: fault.status ?? 400,
+				body: { ok: false, error: { code: 'echo', message: `Rejected: ${JSON.stringify(request)}`, request } },
+			};
+		}
+		case 'html':
+			return {
+				status: 200,
+				body: Buffer.from('<!doctype html><html><body><h1>Welcome</h1></body></html>'),
+				headers: { 'content-type': 'text/html; charset=utf-8' },
+			};
+		case 'empty':
+			return { status: 200, body: Buffer.alloc(0), headers: { 'content-type': 'application/json' } };
+		case 'reply': {
+			const spec = fault.reply ?? { body: undefined };
+			const body = typeof spec.body === 'function' ? (spec.body as (q: Record<string, unknown>) => unknown)(entry.query) : spec.body;
+			return { status: fault.status ?? 200, body, headers: spec.headers };
+		}
+		default:
+			return undefined;
+	}
 }
 
 function drop(res: ServerResponse, entry: RequestLogEntry): void {
