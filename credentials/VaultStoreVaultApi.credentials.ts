@@ -66,9 +66,12 @@ export class VaultStoreVaultApi implements ICredentialType {
 
 	test: ICredentialTestRequest = {
 		request: {
-			baseURL: '={{$credentials.baseUrl.replace(/\\/+$/, "")}}',
+			// Only https (or plain http on loopback) and no path: anything else resolves to a host that
+			// does not exist, so the key is never sent. Redirects are not followed.
+			baseURL: '={{ /^(https:\\/\\/[^\\s\\/?#@]+|http:\\/\\/(localhost|127\\.\\d+\\.\\d+\\.\\d+|\\[::1\\])(:\\d+)?)\\/?$/.test($credentials.baseUrl.trim()) ? $credentials.baseUrl.trim().replace(/\\/+$/, "") : "https://base-url-must-be-https-and-without-a-path.invalid" }}',
 			url: '=/v2/workspaces/{{$credentials.workspaceId}}/vaults/{{$credentials.vaultId}}/tokens',
 			method: 'GET',
+			disableFollowRedirect: true,
 		},
 	};
 }

@@ -145,7 +145,7 @@ describe('dispute operations (inferred routes under /v2/stores)', () => {
 		const r = await f.run({ resource: 'dispute', operation: 'get', disputeId: rl('dsp_doesnotexist0000000000') });
 		const error = r.error();
 		expect(error?.message).toMatch(/HTTP 404/);
-		expect(error?.description).toMatch(/inferred from the spec/);
+		expect(error?.description).toMatch(/answers 404 here, use the Custom API Call/);
 		expect(error?.description).toMatch(/Custom API Call/);
 		expect(f.requests()).toHaveLength(1);
 	});

@@ -177,7 +177,7 @@ test('422: the same custom key with another body is a clear error, never a new k
 	f.sb.clearRequests();
 	const second = await runNode({ ...base, additionalFields: { amount: 0.02 }, options }, f.credentials);
 	const error = second.error();
-	expect(error?.message).toMatch(/Idempotency-Key was already used with a different request body \(HTTP 422\)/);
+	expect(error?.message).toMatch(/Idempotency-Key was already used with a different request body, or the service could not process the request \(HTTP 422\)/);
 	const sent = f.sb.requests.filter((r) => r.path.endsWith('/refund'));
 	expect(sent).toHaveLength(1);
 	expect(sent[0].headers['idempotency-key']).toBe('fault-matrix-fixed-key-1');

@@ -76,7 +76,7 @@ describe('refund operations (inferred routes under /v2/stores)', () => {
 	test('a missing refund: 404 says the route is inferred', async () => {
 		const r = await f.run({ resource: 'refund', operation: 'get', refundId: rl('rfd_nosuchrefund000000000') });
 		expect(r.error()?.message).toMatch(/HTTP 404/);
-		expect(r.error()?.description).toMatch(/inferred from the spec.*Custom API Call/);
+		expect(r.error()?.description).toMatch(/answers 404 here, use the Custom API Call/);
 	});
 
 	test('input rules: a bad order filter and a short refund id, no request', async () => {
@@ -179,7 +179,7 @@ describe('meter operations on a product (inferred routes under /v2/stores)', () 
 
 		const again = await f.run({ resource: 'meter', operation: 'get', productId: rl(product().id), meterId: rl(createdId) });
 		expect(again.error()?.message).toMatch(/HTTP 404/);
-		expect(again.error()?.description).toMatch(/inferred from the spec.*Custom API Call/);
+		expect(again.error()?.description).toMatch(/answers 404 here, use the Custom API Call/);
 	});
 
 	test('a key without METERS_WRITE gets a 403 naming the scope; reads work with it', async () => {

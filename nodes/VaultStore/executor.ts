@@ -6,7 +6,8 @@ import { Params } from './operation';
 import { secretParameterNames, withRedactedNode } from './redactNode';
 import { mapLimit } from './transport/concurrency';
 import { IdempotencyKeys } from './transport/idempotency';
-import { paginate, readPage } from './transport/paginate';
+import { checkRecords, DEFAULT_MAX_ITEMS, paginate, readPage, UnexpectedAnswerError } from './transport/paginate';
+import type { Redactor } from './transport/redact';
 import type { ApiRequest } from './transport/request';
 import { DEFAULT_TRANSPORT_OPTIONS, Transport } from './transport/request';
 import { compact } from './validate';
@@ -17,6 +18,7 @@ interface RunOptions {
 	concurrency: number;
 	maxRetries: number;
 	timeoutMs: number;
+	maxItems: number;
 	idempotencyKey?: string;
 }
 
@@ -35,6 +37,10 @@ function readOptions(p: Params): RunOptions {
 			o.timeout === undefined
 				? DEFAULT_TRANSPORT_OPTIONS.timeoutMs
 				: p.v.number('Timeout', o.timeout, { min: 100, max: 300_000, integer: true }),
+		maxItems:
+			o.maxItems === undefined
+				? DEFAULT_MAX_ITEMS
+				: p.v.number('Return All Maximum', o.maxItems, { min: 1, max: 10_000_000, integer: true }),
 		idempotencyKey:
 			typeof o.idempotencyKey === 'string' && o.idempotencyKey !== '' ? o.idempotencyKey : undefined,
 	};
@@ -53,19 +59,33 @@ function toItems(records: IDataObject[], itemIndex: number): INodeExecutionData[
 	return records.map((json) => ({ json, pairedItem: { item: itemIndex } }));
 }
 
+/** The records of a single-object answer; anything but an object (or no data) is refused. */
 function asRecords(data: unknown): IDataObject[] {
 	if (data === undefined || data === null || data === '') return [{ success: true }];
-	if (Array.isArray(data)) return data as IDataObject[];
+	if (Array.isArray(data)) return checkRecords(data);
 	if (typeof data === 'object') return [data as IDataObject];
-	return [{ value: data as string }];
+	throw new UnexpectedAnswerError(`expected an object, got ${typeof data}`);
 }
 
-function errorItem(error: unknown, itemIndex: number): INodeExecutionData {
+function errorItem(error: unknown, itemIndex: number, redactor: Redactor): INodeExecutionData {
 	const e = error as { message?: string; description?: string; httpCode?: string };
 	const json: IDataObject = { error: e.message ?? String(error) };
 	if (e.description) json.description = e.description;
 	if (e.httpCode) json.httpCode = e.httpCode;
-	return { json, pairedItem: { item: itemIndex } };
+	return { json: redactor.value(json), pairedItem: { item: itemIndex } };
+}
+
+/** Values of the item's secret parameters (e.g. card data), so no error can echo them. */
+function secretValues(p: Params, names: Set<string>): unknown[] {
+	const values: unknown[] = [];
+	for (const name of names) {
+		try {
+			values.push(p.ctx.getNodeParameter(name, p.itemIndex, undefined));
+		} catch {
+			// not a parameter of this operation
+		}
+	}
+	return values;
 }
 
 /**
@@ -101,6 +121,7 @@ async function runOperation(
 	}
 
 	const items = ctx.getInputData();
+	const secretNames = secretParameterNames(resources);
 	const first = new Params(ctx, 0);
 	const options = readOptions(first);
 	const transport = new Transport(ctx, resource.credential, {
@@ -149,6 +170,7 @@ async function runOperation(
 				returnAll,
 				limit,
 				concurrency: options.concurrency,
+				maxItems: options.maxItems,
 			});
 		} else if (op.list === 'client') {
 			const returnAll = p.get<boolean>('returnAll', false);
@@ -168,11 +190,13 @@ async function runOperation(
 		try {
 			return await runItem(itemIndex);
 		} catch (error) {
-			if (ctx.continueOnFail()) return [errorItem(error, itemIndex)];
+			const redactor = await transport.redactor(secretValues(new Params(ctx, itemIndex), secretNames));
+			redactor.error(error);
+			if (ctx.continueOnFail()) return [errorItem(error, itemIndex, redactor)];
 			if (error instanceof NodeApiError) {
-				throw new NodeApiError(ctx.getNode(), error as unknown as JsonObject, { itemIndex });
+				throw redactor.error(new NodeApiError(ctx.getNode(), error as unknown as JsonObject, { itemIndex }));
 			}
-			throw new NodeOperationError(ctx.getNode(), error as Error, { itemIndex });
+			throw redactor.error(new NodeOperationError(ctx.getNode(), error as Error, { itemIndex }));
 		}
 	});
 	return [perItem.flat()];

@@ -32,7 +32,16 @@ export const optionsProperty: INodeProperties = {
 			typeOptions: { minValue: 0, maxValue: 10 },
 			default: 3,
 			description:
-				'Retries after a rate limit (429), a server error (5xx), a dropped connection or an idempotent request still running (409)',
+				'Retries after a rate limit (429), and after a server error (5xx), a dropped connection or a timeout for reads, deletes and requests with an Idempotency-Key. Other writes are never repeated, so they cannot apply twice.',
+		},
+		{
+			displayName: 'Return All Maximum',
+			name: 'maxItems',
+			type: 'number',
+			typeOptions: { minValue: 1 },
+			default: 100000,
+			description:
+				'With Return All, the most items the node reads before it stops with an error, so a list that never ends cannot exhaust memory',
 		},
 		{
 			displayName: 'Timeout (Ms)',

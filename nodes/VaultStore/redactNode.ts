@@ -46,15 +46,21 @@ export function redactedNode(node: INode, names: Set<string>): INode {
 /** Replaces the node copy of an error (and of its causes) by one without secret parameter values. */
 export function withRedactedNode<E>(error: E, node: INode, names: Set<string>): E {
 	if (names.size === 0) return error;
-	const safe = redactedNode(node, names);
 	const seen = new Set<unknown>();
 	let current: unknown = error;
 	while (current !== null && typeof current === 'object' && !seen.has(current) && seen.size < 10) {
 		seen.add(current);
 		const record = current as { node?: unknown; cause?: unknown };
 		if (record.node !== null && typeof record.node === 'object') {
+			// The error's own copy (already free of secret values) if it has parameters, else the node.
+			const copy = (record.node as Partial<INode>).parameters ? (record.node as INode) : node;
 			try {
-				Object.defineProperty(record, 'node', { value: safe, writable: true, enumerable: true, configurable: true });
+				Object.defineProperty(record, 'node', {
+					value: redactedNode(copy, names),
+					writable: true,
+					enumerable: true,
+					configurable: true,
+				});
 			} catch {
 				// a frozen error keeps its node; nothing else to do
 			}

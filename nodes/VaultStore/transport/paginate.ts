@@ -1,78 +1,188 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import type { ApiRequest, Transport } from './request';
-import { mapLimit } from './concurrency';
 
 /** The store API's page size bounds. */
 export const MAX_PAGE_SIZE = 100;
+
+/** Most items Return All reads unless the "Return All Maximum" option says otherwise. */
+export const DEFAULT_MAX_ITEMS = 100_000;
 
 export interface PageRequest {
 	returnAll: boolean;
 	limit: number;
 	concurrency: number;
+	/** Return All fails rather than read more than this many items. */
+	maxItems?: number;
 }
 
 interface Page {
 	items: IDataObject[];
 	totalPages?: number;
+	total?: number;
+}
+
+/** The service answered something that is not what the API returns. */
+export class UnexpectedAnswerError extends Error {
+	constructor(detail: string) {
+		super(`The service's answer was not what the API returns: ${detail}`);
+		this.name = 'UnexpectedAnswerError';
+	}
+}
+
+/** A list read had to stop: the service's pages do not end, or the ceiling was reached. */
+export class PaginationError extends Error {
+	constructor(message: string) {
+		super(message);
+		this.name = 'PaginationError';
+	}
+}
+
+function isRecord(value: unknown): value is IDataObject {
+	return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** Checks that every entry of a list is an object; the error says which one is not. */
+export function checkRecords(entries: unknown[]): IDataObject[] {
+	entries.forEach((entry, index) => {
+		if (!isRecord(entry)) {
+			const kind = entry === null ? 'null' : Array.isArray(entry) ? 'a list' : typeof entry;
+			throw new UnexpectedAnswerError(`entry ${index + 1} of the list is ${kind}, not an object`);
+		}
+	});
+	return entries as IDataObject[];
+}
+
+function finite(value: unknown): number | undefined {
+	const n = Number(value);
+	return value !== undefined && value !== null && value !== '' && Number.isFinite(n) ? n : undefined;
 }
 
 /**
  * Reads a list body in any of the shapes the service uses: the store's
  * `{items, pagination}`, a plain array (bank accounts), or a vault-style
- * `{data: [...]}` / `{object: 'list', data}` (its pagination is not shown).
+ * `{data: [...]}` / `{object: 'list', data}`. A single object is a list of one.
  */
 export function readPage(data: unknown): Page {
-	if (Array.isArray(data)) return { items: data as IDataObject[] };
-	if (data !== null && typeof data === 'object') {
-		const record = data as IDataObject;
-		const list = record.items ?? record.data ?? record.results;
-		if (Array.isArray(list)) {
-			const pagination = record.pagination as IDataObject | undefined;
-			const totalPages = Number(pagination?.totalPages);
-			return {
-				items: list as IDataObject[],
-				totalPages: Number.isFinite(totalPages) ? totalPages : undefined,
-			};
-		}
-	}
-	return { items: data === undefined || data === null ? [] : [data as IDataObject] };
+	if (data === undefined || data === null) return { items: [] };
+	if (Array.isArray(data)) return { items: checkRecords(data) };
+	if (!isRecord(data)) throw new UnexpectedAnswerError(`expected a list, got ${typeof data}`);
+	const list = data.items ?? data.data ?? data.results;
+	if (!Array.isArray(list)) return { items: [data] };
+	const pagination = isRecord(data.pagination) ? data.pagination : undefined;
+	return {
+		items: checkRecords(list),
+		totalPages: finite(pagination?.totalPages),
+		total: finite(pagination?.total),
+	};
+}
+
+/** What identifies a page's content, to notice a service that sends the same page again. */
+function signature(items: IDataObject[]): string {
+	return items.map((item) => (typeof item.id === 'string' ? item.id : JSON.stringify(item))).join('\n');
 }
 
 /**
  * Walks `page`/`limit` pages. Return All asks for the largest pages and, once
  * the first page tells how many there are, fetches the rest with bounded
  * concurrency, keeping page order. Limit N asks for no more than it needs.
+ *
+ * Every walk ends: on an empty or short page, once `total` items are read, on a
+ * page the service already sent (an error), and past `maxItems` (an error that
+ * names the option). No more pages are scheduled than the first page's
+ * `totalPages` allows within that ceiling.
  */
 export async function paginate(
 	transport: Transport,
 	req: ApiRequest,
-	{ returnAll, limit, concurrency }: PageRequest,
+	{ returnAll, limit, concurrency, maxItems = DEFAULT_MAX_ITEMS }: PageRequest,
 ): Promise<IDataObject[]> {
-	const wanted = returnAll ? Infinity : limit;
+	const wanted = returnAll ? maxItems : limit;
 	const pageSize = returnAll ? MAX_PAGE_SIZE : Math.min(MAX_PAGE_SIZE, Math.max(1, limit));
 	const fetchPage = async (page: number): Promise<Page> => {
 		const res = await transport.request({ ...req, query: { ...req.query, page, limit: pageSize } });
 		return readPage(res.data);
 	};
+	const tooMany = (): PaginationError =>
+		new PaginationError(
+			`Return All stopped: the list has more than ${maxItems} items (option "Return All Maximum"). Raise the option or narrow the list with filters.`,
+		);
 
 	const first = await fetchPage(1);
+	if (returnAll && first.total !== undefined && first.total > maxItems) throw tooMany();
 	const out = [...first.items];
-	if (out.length >= wanted || first.items.length < pageSize) return out.slice(0, wanted);
+	const seen = new Set([signature(first.items)]);
+	// Return All reads past the ceiling by one page, to tell "exactly maxItems" from "more".
+	const enough = (): boolean => (returnAll ? out.length > maxItems : out.length >= limit);
+	const done = (page: Page): boolean =>
+		page.items.length < pageSize || enough() || (first.total !== undefined && out.length >= first.total);
+	const add = (page: Page, number: number): void => {
+		const sig = signature(page.items);
+		if (seen.has(sig)) {
+			throw new PaginationError(
+				`The service sent page ${number} with the same items as an earlier page; stopped reading the list so it cannot run forever.`,
+			);
+		}
+		seen.add(sig);
+		out.push(...page.items);
+	};
 
-	if (first.totalPages !== undefined) {
-		const lastPage = Math.min(first.totalPages, Math.ceil(wanted / pageSize));
-		const pages = [];
-		for (let p = 2; p <= lastPage; p++) pages.push(p);
-		const results = await mapLimit(pages, concurrency, fetchPage);
-		for (const page of results) out.push(...page.items);
-		return out.slice(0, wanted);
+	if (!done(first)) {
+		const pagesForWanted = Math.ceil(wanted / pageSize) + (returnAll ? 1 : 0);
+		const lastPage = first.totalPages !== undefined ? Math.min(first.totalPages, pagesForWanted) : pagesForWanted;
+		if (first.totalPages !== undefined) {
+			const pages = await fetchPages(2, lastPage, concurrency, fetchPage, (page) => page.items.length < pageSize);
+			for (let i = 0; i < pages.length; i++) {
+				if (pages[i].items.length === 0) break;
+				add(pages[i], i + 2);
+				if (done(pages[i])) break;
+			}
+		} else {
+			for (let number = 2; number <= lastPage; number++) {
+				const page = await fetchPage(number);
+				if (page.items.length === 0) break;
+				add(page, number);
+				if (done(page)) break;
+			}
+		}
 	}
-
-	for (let page = 2; out.length < wanted; page++) {
-		const next = await fetchPage(page);
-		out.push(...next.items);
-		if (next.items.length < pageSize) break;
-	}
+	if (returnAll && out.length > maxItems) throw tooMany();
 	return out.slice(0, wanted);
+}
+
+/**
+ * Fetches pages `from`..`to` with at most `concurrency` in flight, in page
+ * order. Once a page says it is the last (`isLast`), no further page starts;
+ * the result ends at the first page not fetched.
+ */
+async function fetchPages(
+	from: number,
+	to: number,
+	concurrency: number,
+	fetchPage: (page: number) => Promise<Page>,
+	isLast: (page: Page) => boolean,
+): Promise<Page[]> {
+	const results: Page[] = [];
+	let next = from;
+	let stopAt = to;
+	let failure: { error: unknown } | undefined;
+	const worker = async (): Promise<void> => {
+		while (next <= stopAt && !failure) {
+			const number = next++;
+			try {
+				const page = await fetchPage(number);
+				results[number - from] = page;
+				if (isLast(page)) stopAt = Math.min(stopAt, number);
+			} catch (error) {
+				failure ??= { error };
+			}
+		}
+	};
+	const workers = [];
+	for (let w = 0; w < Math.min(Math.max(1, concurrency), to - from + 1); w++) workers.push(worker());
+	await Promise.all(workers);
+	if (failure) throw failure.error;
+	const ordered: Page[] = [];
+	for (let i = 0; i <= stopAt - from && results[i] !== undefined; i++) ordered.push(results[i]);
+	return ordered;
 }

@@ -3,12 +3,15 @@ import type {
 	IExecuteFunctions,
 	IHookFunctions,
 	IHttpRequestMethods,
+	INode,
 	IHttpRequestOptions,
 	ILoadOptionsFunctions,
 	IWebhookFunctions,
 	JsonObject,
 } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
+
+import { Redactor } from './redact';
 
 /**
  * The one module that talks HTTP. It owns: credentials and URL families, the
@@ -78,20 +81,26 @@ interface ResolvedCredential {
 	secrets: string[];
 }
 
-const RETRYABLE_NETWORK_CODES = new Set([
+/** Failures where the request cannot have reached the service: safe to retry for any method. */
+const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
+
+/** Failures after which the service may have received (and applied) the request. */
+const MAYBE_SENT_CODES = new Set([
 	'ECONNRESET',
 	'ECONNABORTED',
 	'ETIMEDOUT',
 	'ESOCKETTIMEDOUT',
 	'EPIPE',
-	'ECONNREFUSED',
-	'EAI_AGAIN',
 	'ERR_SOCKET_CONNECTION_TIMEOUT',
 ]);
 
-function trimSlash(url: string): string {
-	return url.replace(/\/+$/, '');
-}
+/** Methods whose repetition has no further effect. */
+const SAFE_TO_REPEAT = new Set(['GET', 'HEAD', 'DELETE']);
+
+/** Same-origin redirects the node follows for one request, at most. */
+const MAX_REDIRECTS = 3;
+
+const MAY_HAVE_APPLIED = 'the service may have applied it; check before running again';
 
 function enc(value: string): string {
 	return encodeURIComponent(value);
@@ -148,20 +157,28 @@ const STATUS_TEXT: Record<number, string> = {
 	403: 'The key is not allowed to do this',
 	404: 'Not found',
 	405: 'The service does not allow this method on this route',
-	409: 'A request with the same Idempotency-Key is still being processed',
+	409: 'The service reported a conflict',
 	413: 'The request body is too large',
 	415: 'The service did not accept the content type',
-	422: 'The Idempotency-Key was already used with a different request body',
+	422: 'The service could not process the request',
 	429: 'Rate limit reached',
 };
 
 const STATUS_DESCRIPTION: Record<number, string> = {
 	401: 'Check the Secret Key of the credential, and that it belongs to this store or vault.',
 	403: 'The key lacks the permission or scope this operation needs (see the field hints and the README).',
-	409: 'The node waited and retried with the same key; raise "Max Retries" or try again later.',
-	422: 'Send a new Idempotency-Key for a different request, or the same body to replay the original result.',
-	429: 'The node retried with backoff; lower "Concurrency" or try again later.',
 };
+
+type RawResponse = { body: unknown; headers: Record<string, unknown>; statusCode: number };
+
+/** What happened to one request, for an error message that says what actually happened. */
+interface Outcome {
+	attempts: number;
+	/** The longest wait a 429 asked for, when it was longer than the node waits. */
+	refusedRetryAfterMs?: number;
+	/** A write without Idempotency-Key that may have reached the service and was not repeated. */
+	notRepeated?: boolean;
+}
 
 /**
  * One instance per node run: credentials are read once, the backoff gate is
@@ -169,6 +186,9 @@ const STATUS_DESCRIPTION: Record<number, string> = {
  */
 export class Transport {
 	private readonly credentials = new Map<CredentialName, Promise<ResolvedCredential>>();
+
+	/** Secrets of every credential read, kept even when a credential fails its checks. */
+	private readonly secrets = new Set<string>();
 
 	private pauseUntil = 0;
 
@@ -189,15 +209,20 @@ export class Transport {
 
 	private async loadCredential(name: CredentialName): Promise<ResolvedCredential> {
 		const c = (await this.ctx.getCredentials(name)) as IDataObject;
-		const baseUrl = trimSlash(String(c.baseUrl ?? ''));
+		const secretKey = String(c.secretKey ?? '');
+		for (const secret of [secretKey, String(c.signingSecret ?? ''), String(c.previousSigningSecret ?? '')]) {
+			if (secret !== '') this.secrets.add(secret);
+		}
 		const node = this.ctx.getNode();
-		if (!/^https?:\/\/[^\s/]+/.test(baseUrl)) {
-			throw new NodeOperationError(node, 'Credential field "Base URL" must be an http(s) address', {
-				description: 'Example: https://api.example.com (for the sandbox, the URL `npm run sandbox` prints)',
+		const baseUrl = checkBaseUrl(node, c.baseUrl);
+		if (secretKey.trim() === '') {
+			throw new NodeOperationError(node, 'Credential field "Secret Key" is empty');
+		}
+		if (/\s/.test(secretKey)) {
+			throw new NodeOperationError(node, 'Credential field "Secret Key" contains spaces or line breaks', {
+				description: 'Paste the key again without spaces, tabs or line breaks around or inside it.',
 			});
 		}
-		const secretKey = String(c.secretKey ?? '');
-		const secrets = [secretKey, String(c.signingSecret ?? '')].filter((s) => s.length >= 6);
 		if (name === STORE_CREDENTIAL) {
 			const storeId = String(c.storeId ?? '');
 			checkCredentialId(this.ctx, 'Store ID', storeId, 'shp_');
@@ -210,7 +235,7 @@ export class Transport {
 			const noVault = `${baseUrl}/v2/workspaces/-/vaults/-`;
 			return {
 				baseUrl,
-				secrets,
+				secrets: [...this.secrets],
 				roots: {
 					core: `${baseUrl}/v2/core/stores/${enc(storeId)}`,
 					stores: `${baseUrl}/v2/stores/${enc(storeId)}`,
@@ -224,23 +249,23 @@ export class Transport {
 		const vaultId = String(c.vaultId ?? '');
 		checkCredentialId(this.ctx, 'Workspace ID', workspaceId, 'wks_');
 		checkCredentialId(this.ctx, 'Vault ID', vaultId, 'vlt_');
-		if (secretKey === '') {
-			throw new NodeOperationError(node, 'Credential field "Secret Key" is empty');
-		}
 		const vault = `${baseUrl}/v2/workspaces/${enc(workspaceId)}/vaults/${enc(vaultId)}`;
 		return {
 			baseUrl,
-			secrets,
+			secrets: [...this.secrets],
 			roots: { core: vault, stores: vault, storefront: `${baseUrl}/v2/storefront`, vault, base: baseUrl },
 		};
 	}
 
-	/** Replaces every known secret in a text, so error texts can never carry one. */
-	private async redact(text: string): Promise<string> {
-		const cred = await this.resolve(this.credentialName).catch(() => undefined);
-		let out = text;
-		for (const secret of cred?.secrets ?? []) out = out.split(secret).join('[redacted]');
-		return out.replace(/\b(sk|stk|shk|psk)_[A-Za-z0-9]{6,}/g, '[redacted]');
+	/**
+	 * A redactor that knows the credential's secrets (read if not read yet) and
+	 * any extra secret values, e.g. the item's card data.
+	 */
+	async redactor(extra: Iterable<unknown> = []): Promise<Redactor> {
+		await this.resolve(this.credentialName).catch(() => undefined);
+		const redactor = new Redactor(this.secrets);
+		for (const value of extra) redactor.addValue(value);
+		return redactor;
 	}
 
 	private async waitForGate(): Promise<void> {
@@ -260,8 +285,16 @@ export class Transport {
 		return `${cred.roots[family]}${path}`;
 	}
 
+	/**
+	 * Sends one API request. Retries: a rate limit (429) always, since the
+	 * service refused it; a failure before anything was sent always; a 5xx, a
+	 * dropped connection or a timeout only for GET/HEAD/DELETE and requests that
+	 * carry an Idempotency-Key. Redirects are followed only within the origin of
+	 * the credential's Base URL, so the key never goes anywhere else.
+	 */
 	async request(req: ApiRequest): Promise<ApiResponse> {
 		const url = await this.url(req.family, req.path);
+		const origin = new URL(url).origin;
 		const headers: IDataObject = {};
 		if (req.idempotencyKey !== undefined) headers['Idempotency-Key'] = req.idempotencyKey;
 		const options: IHttpRequestOptions = {
@@ -272,106 +305,232 @@ export class Transport {
 			json: true,
 			returnFullResponse: true,
 			ignoreHttpStatusErrors: true,
+			disableFollowRedirect: true,
 			timeout: this.options.timeoutMs,
 		};
 		if (req.body !== undefined && req.method !== 'GET') options.body = req.body;
 		const authenticated = req.family !== 'storefront';
+		const repeatable = SAFE_TO_REPEAT.has(req.method) || req.idempotencyKey !== undefined;
+		const outcome: Outcome = { attempts: 0 };
+		/** An earlier attempt may have reached the service (its answer was lost or a 5xx). */
+		let mayHaveReached = false;
 
-		for (let attempt = 0; ; attempt++) {
+		for (let attempt = 0, redirects = 0; ; attempt++) {
 			await this.waitForGate();
 			const retriesLeft = attempt < this.options.maxRetries;
-			let response: { body: unknown; headers: Record<string, unknown>; statusCode: number };
+			outcome.attempts++;
+			let response: RawResponse;
 			try {
 				response = authenticated
-					? await this.ctx.helpers.httpRequestWithAuthentication.call(
-							this.ctx,
-							this.credentialName,
-							options,
-						)
+					? await this.ctx.helpers.httpRequestWithAuthentication.call(this.ctx, this.credentialName, options)
 					: await this.ctx.helpers.httpRequest(options);
 			} catch (error) {
 				const code = networkCode(error);
-				if (code && RETRYABLE_NETWORK_CODES.has(code) && retriesLeft) {
+				const notSent = code !== undefined && NOT_SENT_CODES.has(code);
+				const maybeSent = !notSent && (code === undefined || MAYBE_SENT_CODES.has(code));
+				if (retriesLeft && code !== undefined && (notSent || (maybeSent && repeatable))) {
+					mayHaveReached ||= maybeSent;
 					await sleep(backoffMs(attempt));
 					continue;
 				}
-				throw new NodeApiError(
-					this.ctx.getNode(),
-					{ message: code ?? 'request failed' } as JsonObject,
-					{
-						message: `Could not reach the service${code ? ` (${code})` : ''}`,
-						description: await this.redact(
-							`${req.method} ${req.family}${req.path} failed after ${attempt + 1} attempt(s). Check the Base URL and the network.`,
-						),
-						itemIndex: req.itemIndex,
-					},
-				);
+				throw await this.networkError(req, code, outcome, maybeSent && !repeatable);
 			}
 
 			const status = response.statusCode;
 			const resHeaders = lowerCaseHeaders(response.headers);
 			const body = response.body;
-			const envelopeFailed =
-				status < 300 && body !== null && typeof body === 'object' && (body as IDataObject).ok === false;
 
-			if (status >= 200 && status < 300 && !envelopeFailed) {
+			if (status >= 300 && status < 400) {
+				const target = redirectTarget(headerValue(resHeaders, 'location'), String(options.url));
+				const follow =
+					target !== undefined &&
+					target.origin === origin &&
+					redirects < MAX_REDIRECTS &&
+					(status === 307 || status === 308 || req.method === 'GET' || req.method === 'HEAD');
+				if (follow) {
+					redirects++;
+					attempt--;
+					options.url = target.href;
+					delete options.qs;
+					continue;
+				}
+				throw await this.redirectError(req, status, target, origin);
+			}
+
+			if (status >= 200 && status < 300) {
 				return {
-					data: unwrap(body),
+					data: await this.successData(req, status, resHeaders, body),
 					status,
 					headers: resHeaders,
 					replay: headerValue(resHeaders, 'idempotent-replay') === 'true',
 				};
 			}
 
-			if (retriesLeft) {
-				if (status === 429) {
-					const after = parseRetryAfter(headerValue(resHeaders, 'retry-after'), Date.now());
-					const maxWait = Math.min(this.options.maxRetryAfterMs, req.maxRetryAfterMs ?? Infinity);
-					if (after === undefined || after <= maxWait) {
-						this.slowDown(after ?? backoffMs(attempt, 1000, 30_000));
-						continue;
-					}
-				} else if (status >= 500 || (status === 409 && req.idempotencyKey !== undefined)) {
+			if (status === 404 && req.method === 'DELETE' && mayHaveReached) {
+				// The earlier attempt deleted it; its answer was lost on the way back.
+				return { data: { deleted: true }, status, headers: resHeaders, replay: false };
+			}
+
+			if (status === 429) {
+				const after = parseRetryAfter(headerValue(resHeaders, 'retry-after'), Date.now());
+				const maxWait = Math.min(this.options.maxRetryAfterMs, req.maxRetryAfterMs ?? Infinity);
+				if (after !== undefined && after > maxWait) {
+					outcome.refusedRetryAfterMs = after;
+				} else if (retriesLeft) {
+					this.slowDown(after ?? backoffMs(attempt, 1000, 30_000));
+					continue;
+				}
+			} else if (status >= 500) {
+				if (!repeatable) outcome.notRepeated = true;
+				else if (retriesLeft) {
+					mayHaveReached = true;
 					await sleep(backoffMs(attempt));
 					continue;
 				}
+			} else if (status === 409 && req.idempotencyKey !== undefined && retriesLeft) {
+				await sleep(backoffMs(attempt));
+				continue;
 			}
-			throw await this.apiError(req, status, body);
+			throw await this.apiError(req, status, body, outcome);
 		}
 	}
 
-	private async apiError(req: ApiRequest, status: number, body: unknown): Promise<NodeApiError> {
+	/**
+	 * The data of a 2xx answer. Store routes answer `{ok: true, data}`, vault
+	 * routes a JSON object; anything else (an HTML page, an empty or non-JSON
+	 * body, `{ok: false}`) is not what the API returns and fails clearly.
+	 */
+	private async successData(
+		req: ApiRequest,
+		status: number,
+		headers: Record<string, string>,
+		body: unknown,
+	): Promise<unknown> {
+		if (status === 204) return undefined;
+		const kind = describeBody(body, headerValue(headers, 'content-type'));
+		if (kind !== undefined) throw await this.shapeError(req, status, `got ${kind}`);
+		const record = body as IDataObject;
+		const isObject = !Array.isArray(body);
+		if (isObject && record.ok === false) {
+			throw await this.apiError(req, status, body, { attempts: 1 });
+		}
+		const enveloped = req.family === 'core' || req.family === 'stores' || req.family === 'storefront';
+		if (enveloped && !(isObject && record.ok === true && 'data' in record)) {
+			throw await this.shapeError(req, status, 'expected a JSON body of the form {ok: true, data}');
+		}
+		if (req.family === 'vault' && !isObject) {
+			throw await this.shapeError(req, status, 'expected a JSON object');
+		}
+		return unwrap(body);
+	}
+
+	private async finish<E extends Error>(error: E): Promise<E> {
+		return (await this.redactor()).error(error);
+	}
+
+	private async shapeError(req: ApiRequest, status: number, detail: string): Promise<NodeApiError> {
+		return await this.finish(
+			new NodeApiError(this.ctx.getNode(), { message: 'unexpected answer', httpCode: String(status) } as JsonObject, {
+				message: `The service's answer was not what the API returns (HTTP ${status})`,
+				description: `${req.method} ${req.family}${req.path}: ${detail}. Check the Base URL of the credential: it must be the API address, not a web page.`,
+				httpCode: String(status),
+				itemIndex: req.itemIndex,
+			}),
+		);
+	}
+
+	private async redirectError(
+		req: ApiRequest,
+		status: number,
+		target: URL | undefined,
+		origin: string,
+	): Promise<NodeApiError> {
+		const where = target === undefined ? 'an unreadable address' : target.origin === origin ? 'the same host' : `another host (${target.host})`;
+		return await this.finish(
+			new NodeApiError(this.ctx.getNode(), { message: 'redirect not followed', httpCode: String(status) } as JsonObject, {
+				message: `The service answered with a redirect (HTTP ${status}) to ${where}; the node did not follow it`,
+				description:
+					`The node follows redirects only within ${origin}, and never re-sends a write for a 301/302/303, so the secret key is never sent anywhere else. ` +
+					'Check the Base URL of the credential.',
+				httpCode: String(status),
+				itemIndex: req.itemIndex,
+			}),
+		);
+	}
+
+	private async networkError(
+		req: ApiRequest,
+		code: string | undefined,
+		outcome: Outcome,
+		ambiguousWrite: boolean,
+	): Promise<NodeApiError> {
+		const what = `${req.method} ${req.family}${req.path}`;
+		// No error code in the message: n8n replaces messages that contain one with its own wording.
+		const message = ambiguousWrite
+			? `The connection failed after the request was sent: ${MAY_HAVE_APPLIED}`
+			: 'Could not reach the service';
+		const cause = code ? ` (${code})` : '';
+		const description = ambiguousWrite
+			? `${what} was sent once${cause} and not repeated, because it carries no Idempotency-Key and repeating it could apply it twice.`
+			: `${what} failed after ${outcome.attempts} attempt(s)${cause}. Check the Base URL and the network.`;
+		return await this.finish(
+			new NodeApiError(this.ctx.getNode(), { message } as JsonObject, {
+				message,
+				description,
+				itemIndex: req.itemIndex,
+			}),
+		);
+	}
+
+	private async apiError(req: ApiRequest, status: number, body: unknown, outcome: Outcome): Promise<NodeApiError> {
 		const fromService = serviceMessage(body);
-		const base = STATUS_TEXT[status] ?? (status >= 500 ? 'The service failed' : 'The request failed');
+		const keyed = req.idempotencyKey !== undefined;
+		let base = STATUS_TEXT[status] ?? (status >= 500 ? 'The service failed' : 'The request failed');
+		if (status === 409 && keyed) base = 'A request with the same Idempotency-Key is still being processed';
+		if (status === 422 && keyed) base = 'The Idempotency-Key was already used with a different request body, or the service could not process the request';
 		const parts: string[] = [];
 		if (req.hints?.[status]) parts.push(req.hints[status] as string);
 		if (req.inferred && (status === 404 || status === 405)) {
 			parts.push(
-				'This route is inferred from the spec, which names the operation but does not show its path. ' +
-					'The service may use another path: use the "Custom API Call" operation with the same credential.',
+				'If your account answers 404 here, use the Custom API Call resource with the route from your dashboard\'s API reference.',
 			);
 		}
-		if (status === 422 && req.idempotencyKey === undefined) parts.length = 0;
-		const description = STATUS_DESCRIPTION[status];
-		if (description && !(status === 422 && req.idempotencyKey === undefined)) parts.push(description);
+		if (STATUS_DESCRIPTION[status]) parts.push(STATUS_DESCRIPTION[status]);
+		const retried = outcome.attempts > 1 ? ` after ${outcome.attempts} attempts` : '';
+		let message = `${base} (HTTP ${status})${retried}`;
+		if (status === 429 && outcome.refusedRetryAfterMs !== undefined) {
+			const asked = Math.ceil(outcome.refusedRetryAfterMs / 1000);
+			const limit = Math.round(Math.min(this.options.maxRetryAfterMs, req.maxRetryAfterMs ?? Infinity) / 1000);
+			message = `Rate limit reached (HTTP 429): the service asked to wait ${asked} s, longer than the node waits (${limit} s)`;
+			parts.push('Try again later, or lower "Concurrency".');
+		} else if (status === 429) {
+			parts.push('Lower "Concurrency" or raise "Max Retries", or try again later.');
+		} else if (status === 409 && keyed) {
+			parts.push('Raise "Max Retries" or try again later; the same key will replay the original result.');
+		} else if (status === 422 && keyed) {
+			parts.push('Send a new Idempotency-Key for a different request, or the same body to replay the original result.');
+		}
+		if (outcome.notRepeated) {
+			message = `${base} (HTTP ${status}): ${MAY_HAVE_APPLIED}`;
+			parts.push('The request carries no Idempotency-Key, so the node did not repeat it: repeating it could apply it twice.');
+		}
 		if (fromService) parts.push(`Service said: ${fromService}`);
-		const message = await this.redact(`${base} (HTTP ${status})`);
-		return new NodeApiError(
-			this.ctx.getNode(),
-			{ message: fromService ?? base, httpCode: String(status) } as JsonObject,
-			{
-				message,
-				description: await this.redact(parts.join(' ')),
-				httpCode: String(status),
-				itemIndex: req.itemIndex,
-			},
+		return await this.finish(
+			new NodeApiError(
+				this.ctx.getNode(),
+				{ message: fromService ?? base, httpCode: String(status) } as JsonObject,
+				{ message, description: parts.join(' '), httpCode: String(status), itemIndex: req.itemIndex },
+			),
 		);
 	}
 
-	/** GET of an absolute, pre-signed URL (report files): no credential is sent. */
+	/**
+	 * GET of an absolute, pre-signed URL (report files): it is another origin by
+	 * design, so it is sent through the plain helper, with no credential at all.
+	 */
 	async download(url: string, itemIndex?: number): Promise<{ body: Buffer; contentType?: string }> {
 		for (let attempt = 0; ; attempt++) {
-			let response: { body: unknown; headers: Record<string, unknown>; statusCode: number };
+			let response: RawResponse;
 			try {
 				response = await this.ctx.helpers.httpRequest({
 					method: 'GET',
@@ -379,6 +538,7 @@ export class Transport {
 					encoding: 'arraybuffer',
 					returnFullResponse: true,
 					ignoreHttpStatusErrors: true,
+					sendCredentialsOnCrossOriginRedirect: false,
 					timeout: this.options.timeoutMs,
 				});
 			} catch (error) {
@@ -386,10 +546,12 @@ export class Transport {
 					await sleep(backoffMs(attempt));
 					continue;
 				}
-				throw new NodeOperationError(this.ctx.getNode(), 'Could not download the file', {
-					description: networkCode(error) ?? 'network error',
-					itemIndex,
-				});
+				throw await this.finish(
+					new NodeOperationError(this.ctx.getNode(), 'Could not download the file', {
+						description: networkCode(error) ?? 'network error',
+						itemIndex,
+					}),
+				);
 			}
 			if (response.statusCode >= 500 && attempt < this.options.maxRetries) {
 				await sleep(backoffMs(attempt));
@@ -410,6 +572,61 @@ export class Transport {
 			};
 		}
 	}
+}
+
+const LOOPBACK_HOST = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
+
+/**
+ * The credential's Base URL: https://host[:port] (plain http only for
+ * loopback hosts), without user, path, query or fragment. Returns the origin.
+ */
+export function checkBaseUrl(node: INode, raw: unknown): string {
+	const field = 'Credential field "Base URL"';
+	const text = typeof raw === 'string' ? raw.trim() : '';
+	const example = 'Example: https://api.example.com (for the local sandbox, the URL `npm run sandbox` prints)';
+	if (text === '') throw new NodeOperationError(node, `${field} is empty`, { description: example });
+	if (/\s/.test(text)) {
+		throw new NodeOperationError(node, `${field} contains spaces or line breaks`, { description: example });
+	}
+	let url: URL;
+	try {
+		url = new URL(text);
+	} catch {
+		throw new NodeOperationError(node, `${field} is not a valid address`, { description: example });
+	}
+	const loopback = LOOPBACK_HOST.test(url.hostname);
+	if (url.protocol !== 'https:' && !(url.protocol === 'http:' && loopback)) {
+		throw new NodeOperationError(node, `${field} must start with https://`, {
+			description: `Plain http:// would send the secret key unencrypted; it is allowed only for localhost, 127.x.x.x and [::1]. ${example}`,
+		});
+	}
+	if (url.username !== '' || url.password !== '') {
+		throw new NodeOperationError(node, `${field} must not contain a user name or password`, { description: example });
+	}
+	if (url.pathname !== '/' || url.search !== '' || url.hash !== '' || /[?#]/.test(text)) {
+		throw new NodeOperationError(node, `${field} must be only the address (scheme, host and port), without a path, query or fragment`, {
+			description: example,
+		});
+	}
+	return url.origin;
+}
+
+function redirectTarget(location: string | undefined, from: string): URL | undefined {
+	if (location === undefined || location === '') return undefined;
+	try {
+		return new URL(location, from);
+	} catch {
+		return undefined;
+	}
+}
+
+/** Why a 2xx body is not JSON, or undefined when it is a JSON object or array. */
+function describeBody(body: unknown, contentType: string | undefined): string | undefined {
+	if (body !== null && typeof body === 'object' && !Buffer.isBuffer(body)) return undefined;
+	const text = Buffer.isBuffer(body) ? body.toString('utf8') : typeof body === 'string' ? body : '';
+	if (body === undefined || body === null || text.trim() === '') return 'an empty body';
+	if (/html/i.test(contentType ?? '') || /^\s*</.test(text)) return 'an HTML page';
+	return `a body that is not a JSON object${contentType ? ` (${contentType.split(';')[0]})` : ''}`;
 }
 
 function checkCredentialId(ctx: HttpContext, field: string, value: string, prefix: string): void {

@@ -13,17 +13,34 @@ const BODY_METHODS: readonly string[] = ['PATCH', 'POST', 'PUT'];
  */
 export function checkCustomPath(p: Params, raw: unknown): string {
 	const path = p.v.string('Path', typeof raw === 'string' ? raw.trim() : raw, { min: 1, max: 2048 });
-	if (!path.startsWith('/v2/')) {
-		p.v.fail(`"Path" must start with /v2/ (got ${path.slice(0, 60)})`, 'Example: /v2/core/stores/{storeId}/payouts');
-	}
+	const example = 'Example: /v2/core/stores/{storeId}/payouts';
+	if (!path.startsWith('/v2/')) p.v.fail(`"Path" must start with /v2/ (got ${path.slice(0, 60)})`, example);
 	if (/[\s?#]/.test(path)) {
 		p.v.fail('"Path" must not contain spaces, "?" or "#"', 'Put query values under "Query Parameters".');
 	}
-	// A trailing slash is kept (the spec writes some routes with one, e.g. /orders/).
-	const segments = path.split('/').slice(1);
-	if (segments.some((segment, i) => (segment === '' && i < segments.length - 1) || segment === '.' || segment === '..')) {
-		p.v.fail('"Path" must not contain empty, "." or ".." segments', `Got ${path.slice(0, 60)}`);
+	if (path.includes('\\')) p.v.fail('"Path" must not contain backslashes', example);
+	// Decoded (repeatedly, so %252e counts too) before the checks: an encoded dot, slash or
+	// backslash must not step out of /v2/ on a server that decodes it.
+	let decoded = path;
+	for (let round = 0; round < 5; round++) {
+		let next: string;
+		try {
+			next = decodeURIComponent(decoded);
+		} catch {
+			p.v.fail('"Path" has an invalid percent-encoding (%)', example);
+		}
+		if (next === decoded) break;
+		decoded = next;
 	}
+	if (/[\\?#\s]/.test(decoded) || /%(?:25)*(?:2f|5c)/i.test(path)) {
+		p.v.fail('"Path" must not contain encoded slashes, backslashes, "?" or "#"', example);
+	}
+	// A trailing slash is kept (the spec writes some routes with one, e.g. /orders/).
+	const segments = decoded.split('/').slice(1);
+	if (segments.some((segment, i) => (segment === '' && i < segments.length - 1) || segment === '.' || segment === '..')) {
+		p.v.fail('"Path" must not contain empty, "." or ".." segments, encoded or not', `Got ${path.slice(0, 60)}`);
+	}
+	if (!decoded.startsWith('/v2/')) p.v.fail('"Path" must stay below /v2/', example);
 	const unknown = /\{(?!storeId\})[^}]*\}/.exec(path);
 	if (unknown) p.v.fail(`"Path" has an unknown placeholder ${unknown[0]}: only {storeId} is replaced`);
 	return path;

@@ -1,0 +1,51 @@
+/**
+ * Fault matrix over every write operation (the table in write-operations.ts,
+ * generated from the rows): the service commits the write and then answers
+ * 500, drops the connection, or answers after the node's timeout. Whatever
+ * the operation, the sandbox must see exactly one effect.
+ *
+ * Writes that carry an Idempotency-Key (and DELETEs) are retried and end in
+ * success; every other write is sent once and fails with an error that says
+ * the service may have applied it.
+ */
+import type { FaultSpec } from '../sandbox/faults';
+import { useSandbox } from './fixtures';
+import { writeCases } from './write-operations';
+
+const f = useSandbox({ orders: 300 });
+
+const faults: { name: string; fault: Omit<FaultSpec, 'match'>; options: Record<string, number> }[] = [
+	{ name: '5xx after commit', fault: { kind: 'commit-then-500' }, options: {} },
+	{ name: 'drop after commit', fault: { kind: 'drop-after-commit' }, options: {} },
+	{ name: 'timeout after commit', fault: { kind: 'slow', delayMs: 600 }, options: { timeout: 200, maxRetries: 6 } },
+];
+
+const rows: string[] = [];
+afterAll(() => {
+	// eslint-disable-next-line no-console
+	console.log(`Write fault matrix (effects at the sandbox per run):\n${rows.join('\n')}`);
+});
+
+const matrix = writeCases.flatMap((c) => faults.map((fc) => ({ key: `${c.resource}:${c.operation}`, c, fc })));
+
+test.each(matrix)('$key × $fc.name: exactly one effect', async ({ key, c, fc }) => {
+	const parameters = await c.parameters(f.sb, 100);
+	f.sb.faults.add({ ...fc.fault, match: { method: c.method, path: c.pathPattern } });
+	const existing = (parameters.options ?? {}) as Record<string, unknown>;
+	const r = await f.run({ ...parameters, options: { ...existing, ...fc.options } });
+	// Let a held response finish before counting.
+	await new Promise((resolve) => setTimeout(resolve, fc.fault.kind === 'slow' ? 700 : 0));
+	const sent = f.requests().filter((q) => q.method === c.method && c.pathPattern.test(q.path));
+	const effects = sent.filter((q) => q.effect).length;
+	const error = r.error();
+	const outcome = error ? 'error' : 'success';
+	rows.push(`  ${key.padEnd(28)} ${fc.name.padEnd(22)} requests ${sent.length}, effects ${effects}, ${outcome}`);
+	expect(effects).toBe(1);
+	const repeatable = c.method === 'DELETE' || sent.some((q) => q.headers['idempotency-key'] !== undefined);
+	if (repeatable) {
+		expect(error).toBeUndefined();
+	} else {
+		expect(sent).toHaveLength(1);
+		expect(error?.message).toMatch(/may have applied it; check before running again/);
+	}
+});
