@@ -3,7 +3,9 @@
  * HookContext: activation registers exactly one endpoint, checkExists verifies it,
  * deactivation deletes it, and the https requirement reaches the user as a WEBHOOK_URL hint.
  */
-import type { IDataObject } from 'n8n-workflow';
+import type { IDataObject, INodeProperties } from 'n8n-workflow';
+
+import { TOLERANCE_FIELD, triggerProperties } from '../nodes/VaultStoreTrigger/description';
 
 import type { SandboxFixture } from './fixtures';
 import { useSandbox } from './fixtures';
@@ -27,6 +29,16 @@ function endpointsFor(fx: SandboxFixture, url: string) {
 
 function webhookRequests(fx: SandboxFixture) {
 	return fx.requests().filter((r) => /\/webhooks/.test(r.path));
+}
+
+/** Ids of all endpoints at the sandbox, in creation order. */
+function liveIds(): string[] {
+	return f.sb.state.webhooks.map((w) => w.id);
+}
+
+/** Every DELETE of an endpoint answers 500 until the faults are cleared. */
+function failDeletes(): void {
+	f.sb.faults.add({ match: { method: 'DELETE', path: /\/webhooks\// }, kind: '500', count: 1000 });
 }
 
 async function trigger(parameters: IDataObject = PARAMS, extra: { credentials?: CredentialSet; webhookBaseUrl?: string } = {}) {
@@ -172,7 +184,7 @@ describe('trigger lifecycle against the sandbox', () => {
 		expect(t.staticData()).toEqual({});
 	});
 
-	test('delete: other failures are logged with warn (no secrets), reported as false, static data kept', async () => {
+	test('delete: other failures are logged with warn (no secrets), reported as false, and the id is kept as stale', async () => {
 		await t.activate();
 		const id = t.staticData().webhookId as string;
 		f.sb.faults.add({ match: { method: 'DELETE', path: /\/webhooks\// }, kind: '500', count: 10 });
@@ -184,10 +196,167 @@ describe('trigger lifecycle against the sandbox', () => {
 		expect(lines[0]).toContain('HTTP 500');
 		const creds = f.credentials.vaultStoreStoreApi;
 		for (const secret of [creds.secretKey, creds.signingSecret]) expect(lines[0]).not.toContain(String(secret));
-		expect(t.staticData().webhookId).toBe(id);
+		expect(t.staticData()).toEqual({ staleWebhookIds: [id] });
 		f.sb.faults.clear();
 		expect(await t.delete()).toBe(true);
 		expect(t.staticData()).toEqual({});
+		expect(f.sb.state.webhooks.some((w) => w.id === id)).toBe(false);
+	});
+
+	test('a DELETE that fails at deactivation keeps the id; the next activation deletes it and forgets it', async () => {
+		const before = liveIds();
+		await t.activate();
+		const oldId = t.staticData().webhookId as string;
+		failDeletes();
+		expect(await t.delete()).toBe(false);
+		expect(t.staticData()).toEqual({ staleWebhookIds: [oldId] });
+		expect(liveIds()).toEqual([...before, oldId]); // still live at the service, and still known
+
+		f.sb.faults.clear();
+		f.sb.clearRequests();
+		await t.activate();
+		const newId = t.staticData().webhookId as string;
+		expect(newId).not.toBe(oldId);
+		expect(t.staticData()).toEqual({ webhookId: newId });
+		const deletes = webhookRequests(f).filter((r) => r.method === 'DELETE');
+		expect(deletes.map((r) => r.path)).toEqual([`/v2/core/stores/${f.sb.store.storeId}/webhooks/${oldId}`]);
+		expect(liveIds()).toEqual([...before, newId]);
+	});
+
+	test('a DELETE that fails at deactivation keeps the id; the next deactivation deletes it and forgets it', async () => {
+		const before = liveIds();
+		await t.activate();
+		const id = t.staticData().webhookId as string;
+		failDeletes();
+		expect(await t.delete()).toBe(false);
+		expect(await t.delete()).toBe(false); // still failing: still kept, once
+		expect(t.staticData()).toEqual({ staleWebhookIds: [id] });
+
+		f.sb.faults.clear();
+		expect(await t.delete()).toBe(true);
+		expect(t.staticData()).toEqual({});
+		expect(liveIds()).toEqual(before);
+	});
+
+	test('a stale id that answers 404 on retry is forgotten (deleted elsewhere counts as deleted)', async () => {
+		await t.activate();
+		const id = t.staticData().webhookId as string;
+		failDeletes();
+		expect(await t.delete()).toBe(false);
+		f.sb.faults.clear();
+		f.sb.state.webhooks.splice(f.sb.state.webhooks.findIndex((w) => w.id === id), 1);
+		expect(await t.delete()).toBe(true);
+		expect(t.staticData()).toEqual({});
+	});
+
+	test('changed events with a failing DELETE: the replaced endpoint is kept as stale, deleted by a later activation, and the sandbox ends with exactly the new endpoint', async () => {
+		const before = liveIds();
+		await t.activate();
+		const oldId = t.staticData().webhookId as string;
+		t.setParameters({ ...PARAMS, events: ['PAYMENT_COMPLETED'] });
+		failDeletes();
+		await t.activate(); // checkExists: mismatch, DELETE fails; create: registers the new one, retries the old one
+		const newId = t.staticData().webhookId as string;
+		expect(newId).not.toBe(oldId);
+		expect(t.staticData()).toEqual({ webhookId: newId, staleWebhookIds: [oldId] });
+		expect(liveIds()).toEqual([...before, oldId, newId]);
+
+		f.sb.faults.clear();
+		await t.activate(); // checkExists: the current endpoint matches; the stale one is deleted now
+		expect(t.staticData()).toEqual({ webhookId: newId });
+		expect(liveIds()).toEqual([...before, newId]);
+		const [endpoint] = endpointsFor(f, t.webhookUrl());
+		expect(endpoint.eventTypes).toEqual(['PAYMENT_COMPLETED']);
+	});
+
+	test('changed events with a failing DELETE: deactivation deletes both the stale and the current endpoint once the service answers', async () => {
+		const before = liveIds();
+		await t.activate();
+		const oldId = t.staticData().webhookId as string;
+		t.setParameters({ ...PARAMS, signatureVersion: 'V1' });
+		failDeletes();
+		await t.activate();
+		const newId = t.staticData().webhookId as string;
+		expect(await t.delete()).toBe(false);
+		expect(t.staticData()).toEqual({ staleWebhookIds: [oldId, newId] });
+		expect(liveIds()).toEqual([...before, oldId, newId]);
+
+		f.sb.faults.clear();
+		expect(await t.delete()).toBe(true);
+		expect(t.staticData()).toEqual({});
+		expect(liveIds()).toEqual(before);
+	});
+
+	test('at most 20 undeletable ids are kept: the oldest beyond that is dropped with a warning naming it (no secrets)', async () => {
+		const wrongKey = { ...f.credentials, vaultStoreStoreApi: { ...f.credentials.vaultStoreStoreApi, secretKey: 'sk_wrong_key_123456' } };
+		const other = await trigger(PARAMS, { credentials: wrongKey }); // every DELETE answers 401
+		const stale = Array.from({ length: 20 }, (_, i) => `whk_stale${String(i).padStart(8, '0')}`);
+		other.staticData().staleWebhookIds = [...stale];
+		other.staticData().webhookId = 'whk_current0000001';
+		const start = logLines.length;
+		expect(await other.delete()).toBe(false);
+		expect(other.staticData()).toEqual({ staleWebhookIds: [...stale.slice(1), 'whk_current0000001'] });
+		const lines = logLines.slice(start).filter((l) => l.startsWith('warn '));
+		const dropped = lines.filter((l) => l.includes('no longer retried'));
+		expect(dropped).toHaveLength(1);
+		expect(dropped[0]).toContain(stale[0]);
+		for (const line of lines) expect(line).not.toContain('sk_wrong_key_123456');
+	});
+
+	test('a 5xx on endpoint creation fails activation telling the user to check the webhook endpoints in the dashboard (no secrets)', async () => {
+		f.sb.faults.add({ match: { method: 'POST', path: /\/webhooks$/ }, kind: '500', count: 10 });
+		const error = await t.create().then(
+			() => undefined,
+			(e: Error & { description?: string }) => e,
+		);
+		expect(error?.message).toMatch(/may have registered it anyway/);
+		expect(error?.message).toContain("check the store's webhook endpoints in the merchant dashboard");
+		expect(error?.message).toMatch(/HTTP 500/);
+		expect(error?.description).toContain(t.webhookUrl());
+		const creds = f.credentials.vaultStoreStoreApi;
+		for (const secret of [creds.secretKey, creds.signingSecret]) {
+			expect(`${error?.message} ${error?.description}`).not.toContain(String(secret));
+		}
+		expect(t.staticData()).toEqual({});
+	});
+
+	test('a connection dropped after the service registered the endpoint fails activation with the same dashboard guidance', async () => {
+		f.sb.faults.add({ match: { method: 'POST', path: /\/webhooks$/ }, kind: 'drop-after-commit', count: 10 });
+		const error = await t.create().then(
+			() => undefined,
+			(e: Error & { description?: string }) => e,
+		);
+		expect(error?.message).toMatch(/may have registered it anyway/);
+		expect(error?.message).toContain("check the store's webhook endpoints in the merchant dashboard");
+		// The service did register it: exactly what the guidance is about. The id is unknown to the node.
+		const left = endpointsFor(f, t.webhookUrl());
+		expect(left.length).toBeGreaterThanOrEqual(1);
+		expect(t.staticData()).toEqual({});
+		for (const endpoint of left) f.sb.state.webhooks.splice(f.sb.state.webhooks.indexOf(endpoint), 1);
+	});
+
+	test('Timestamp Tolerance 301 stops activation with an error naming the option; 300 activates; deactivation works whatever the option', async () => {
+		t.setParameters({ ...PARAMS, options: { toleranceSeconds: 301 } });
+		await expect(t.checkExists()).rejects.toThrow(/"Timestamp Tolerance \(Seconds\)" must be a number from 1 to 300/);
+		await expect(t.create()).rejects.toThrow(/"Timestamp Tolerance \(Seconds\)"/);
+		expect(webhookRequests(f)).toHaveLength(0);
+		expect(endpointsFor(f, t.webhookUrl())).toHaveLength(0);
+
+		t.setParameters({ ...PARAMS, options: { toleranceSeconds: 300 } });
+		await t.activate();
+		expect(endpointsFor(f, t.webhookUrl())).toHaveLength(1);
+		// A workflow saved with the old limit (up to 3600) can still be deactivated.
+		t.setParameters({ ...PARAMS, options: { toleranceSeconds: 3600 } });
+		expect(await t.delete()).toBe(true);
+		expect(endpointsFor(f, t.webhookUrl())).toHaveLength(0);
+	});
+
+	test('the Timestamp Tolerance option allows 1 to 300 in the editor', () => {
+		const options = triggerProperties.find((p) => p.name === 'options')?.options as INodeProperties[];
+		const tolerance = options.find((o) => o.name === 'toleranceSeconds');
+		expect(tolerance?.displayName).toBe(TOLERANCE_FIELD);
+		expect(tolerance?.typeOptions).toEqual({ minValue: 1, maxValue: 300 });
+		expect(tolerance?.default).toBe(300);
 	});
 
 	test('Manage Endpoint off: checkExists, create and delete do nothing and succeed', async () => {
@@ -274,5 +443,6 @@ describe('trigger lifecycle against a sandbox that requires https', () => {
 		);
 		expect(error?.message).toMatch(/HTTP 400/);
 		expect(error?.message).not.toContain('WEBHOOK_URL');
+		expect(error?.message).not.toMatch(/may have registered it anyway/); // a 4xx: the service did not register it
 	});
 });

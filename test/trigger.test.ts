@@ -178,6 +178,32 @@ function resignV1(c: Captured, timestampMs: number): Record<string, string> {
 	};
 }
 
+/** A V1 delivery signed here (the sandbox's scheme): body with or without an `id`, any Webhook-Id. */
+function v1Delivery(body: string, timestampMs: number, webhookId: string): Pick<Captured, 'rawBody' | 'headers'> {
+	const ts = String(timestampMs);
+	return {
+		rawBody: Buffer.from(body),
+		headers: {
+			'content-type': 'application/json',
+			'webhook-id': webhookId,
+			'webhook-timestamp': ts,
+			'webhook-signature': hmacHex(secret(), `${ts}.${body}`),
+		},
+	};
+}
+
+/** Only the legacy headers: X-Service-Signature signs the body alone; timestamp and ids are unsigned. */
+function legacyDelivery(body: string, timestampMs: number, idempotency: string, webhookId?: string): Pick<Captured, 'rawBody' | 'headers'> {
+	const headers: Record<string, string> = {
+		'content-type': 'application/json',
+		'x-service-signature': hmacHex(secret(), body),
+		'x-service-timestamp': String(timestampMs),
+		'x-service-idempotency': idempotency,
+	};
+	if (webhookId !== undefined) headers['webhook-id'] = webhookId;
+	return { rawBody: Buffer.from(body), headers };
+}
+
 describe('V2 deliveries', () => {
 	test('a real sandbox delivery produces one item with the body and meta', async () => {
 		const t = await activeTrigger({ events: ['PAYMENT_COMPLETED'], signatureVersion: 'V2' });
@@ -249,15 +275,32 @@ describe('V2 deliveries', () => {
 		expect((await deliverTo(t, c)).items).toHaveLength(1);
 	});
 
-	test('a stale or future timestamp (301 s) answers 401; 299 s is accepted; the tolerance option widens the window', async () => {
+	test('a stale or future timestamp (301 s) answers 401; 299 s is accepted; a smaller tolerance narrows the window', async () => {
 		const t = await activeTrigger({ events: ['PAYMENT_COMPLETED'], signatureVersion: 'V2' });
 		const c = await emitFor(t, 'PAYMENT_COMPLETED');
 		const now = Math.floor(Date.now() / 1000);
 		expectRejected(await deliverTo(t, c, { headers: resignV2(c, 'msg_stale000000001', now - 301) }), /tolerance/);
 		expectRejected(await deliverTo(t, c, { headers: resignV2(c, 'msg_future00000001', now + 301) }), /tolerance/);
 		expect((await deliverTo(t, c, { headers: resignV2(c, 'msg_fresh000000001', now - 299) })).items).toHaveLength(1);
-		t.setParameters({ ...t.node.parameters, options: { toleranceSeconds: 600 } });
-		expect((await deliverTo(t, c, { headers: resignV2(c, 'msg_stale000000001', now - 301) })).items).toHaveLength(1);
+		t.setParameters({ ...t.node.parameters, options: { toleranceSeconds: 200 } });
+		expectRejected(await deliverTo(t, c, { headers: resignV2(c, 'msg_older000000001', now - 250) }), /tolerance/);
+		expect((await deliverTo(t, c, { headers: resignV2(c, 'msg_recent00000001', now - 150) })).items).toHaveLength(1);
+	});
+
+	test('Timestamp Tolerance 301 rejects every delivery with 401 naming the option (logged as an error); 300 accepts', async () => {
+		const t = await activeTrigger({ events: ['PAYMENT_COMPLETED'], signatureVersion: 'V2', options: { toleranceSeconds: 300 } });
+		const c = await emitFor(t, 'PAYMENT_COMPLETED');
+		const now = Math.floor(Date.now() / 1000);
+		expect((await deliverTo(t, c, { headers: resignV2(c, 'msg_tol300a0000001', now - 299) })).items).toHaveLength(1);
+
+		t.setParameters({ ...t.node.parameters, options: { toleranceSeconds: 301 } });
+		const start = logLines.length;
+		const r = await deliverTo(t, c, { headers: resignV2(c, 'msg_tol301a0000001', now) });
+		expectRejected(r, /"Timestamp Tolerance \(Seconds\)" must be a number from 1 to 300/);
+		expect(logLines.slice(start).some((l) => l.startsWith('error ') && l.includes('"Timestamp Tolerance (Seconds)"'))).toBe(true);
+
+		t.setParameters({ ...t.node.parameters, options: { toleranceSeconds: 300 } });
+		expect((await deliverTo(t, c, { headers: resignV2(c, 'msg_tol301a0000001', now) })).items).toHaveLength(1);
 	});
 
 	test('a V2 endpoint receiving a V1 delivery answers 401 with a version hint (and the reverse)', async () => {
@@ -351,6 +394,63 @@ describe('V1 deliveries (deprecated)', () => {
 		expectIgnored(await deliverTo(t, c), 'duplicate delivery');
 		// V1 does not sign webhook-id; the signed body's message id still identifies the replay.
 		expectIgnored(await deliverTo(t, c, { headers: { ...c.headers, 'webhook-id': 'whk_x/job_forged' } }), 'duplicate delivery');
+	});
+
+	test('a V1 delivery without a body id, replayed with a fresh Webhook-Id, starts one execution only', async () => {
+		const t = await activeTrigger({ events: ['SUBSCRIPTION_RENEWING'], signatureVersion: 'V1' });
+		const body = JSON.stringify({ event: 'SUBSCRIPTION_RENEWING', data: { subscriptionId: 'sub_noid00000001' } });
+		const d = v1Delivery(body, Date.now(), `${t.staticData().webhookId}/job_first`);
+		expect((await deliverTo(t, d)).items).toHaveLength(1);
+		// Webhook-Id is not covered by a V1 signature: a fresh one does not make a new delivery.
+		expectIgnored(await deliverTo(t, d, { headers: { ...d.headers, 'webhook-id': `${t.staticData().webhookId}/job_fresh` } }), 'duplicate delivery');
+		expectIgnored(await deliverTo(t, d, { headers: { ...d.headers, 'webhook-id': 'whk_other0000001/job_other' } }), 'duplicate delivery');
+		const { ['webhook-id']: _id, ...withoutId } = d.headers;
+		expectRejected(await deliverTo(t, d, { headers: withoutId }), /missing webhook-id/);
+	});
+
+	test('two different valid V1 deliveries both run: the V1 duplicate key is a hash of the signed timestamp and body', async () => {
+		const t = await activeTrigger({ events: ['SUBSCRIPTION_RENEWING'], signatureVersion: 'V1' });
+		const now = Date.now();
+		const first = JSON.stringify({ event: 'SUBSCRIPTION_RENEWING', data: { subscriptionId: 'sub_first0000001' } });
+		const second = JSON.stringify({ event: 'SUBSCRIPTION_RENEWING', data: { subscriptionId: 'sub_second000001' } });
+		// The same Webhook-Id on both: V1 ids are unsigned and not used as the key.
+		const a = v1Delivery(first, now, 'whk_same00000001/job_1');
+		const b = v1Delivery(second, now, 'whk_same00000001/job_1');
+		expect((await deliverTo(t, a)).items).toHaveLength(1);
+		const rb = await deliverTo(t, b);
+		expect(rb.items).toHaveLength(1);
+		expect(rb.items[0].json.data).toEqual({ subscriptionId: 'sub_second000001' });
+		// The same body signed at another time is another signed content, hence another delivery.
+		expect((await deliverTo(t, v1Delivery(first, now - 1000, 'whk_same00000001/job_1'))).items).toHaveLength(1);
+		expectIgnored(await deliverTo(t, a), 'duplicate delivery');
+		expectIgnored(await deliverTo(t, b), 'duplicate delivery');
+	});
+
+	test('legacy body-only deliveries are duplicates by their body whatever the id headers; a V1 delivery stripped to its legacy header is a duplicate too', async () => {
+		const t = await activeTrigger({
+			events: ['SUBSCRIPTION_RENEWING'],
+			signatureVersion: 'V1',
+			options: { acceptBodyOnlySignature: true },
+		});
+		const body = JSON.stringify({ event: 'SUBSCRIPTION_RENEWING', data: { subscriptionId: 'sub_legacy000001' } });
+		const legacy = legacyDelivery(body, Date.now(), 'whk_legacy000001/job_1');
+		const r = await deliverTo(t, legacy);
+		expect(r.items).toHaveLength(1);
+		expect(r.items[0].json.meta).toMatchObject({ legacy: true });
+		// The timestamp and ids of a legacy delivery are not signed: new values do not make it new.
+		expectIgnored(
+			await deliverTo(t, legacyDelivery(body, Date.now() + 1000, 'whk_legacy000001/job_2', 'whk_legacy000001/job_3')),
+			'duplicate delivery',
+		);
+		const other = JSON.stringify({ event: 'SUBSCRIPTION_RENEWING', data: { subscriptionId: 'sub_legacy000002' } });
+		expect((await deliverTo(t, legacyDelivery(other, Date.now(), 'whk_legacy000001/job_1'))).items).toHaveLength(1);
+
+		// A full V1 delivery, then the same bytes sent again with only the legacy headers.
+		const full = JSON.stringify({ event: 'SUBSCRIPTION_RENEWING', data: { subscriptionId: 'sub_legacy000003' } });
+		const now = Date.now();
+		const v1 = v1Delivery(full, now, 'whk_legacy000001/job_9');
+		expect((await deliverTo(t, v1)).items).toHaveLength(1);
+		expectIgnored(await deliverTo(t, legacyDelivery(full, now, 'whk_legacy000001/job_10')), 'duplicate delivery');
 	});
 
 	test('forged and stale V1 deliveries answer 401', async () => {

@@ -1,4 +1,5 @@
-import type { IDataObject, INodeProperties, INodePropertyOptions } from 'n8n-workflow';
+import type { IDataObject, INode, INodeProperties, INodePropertyOptions } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 
 import { WEBHOOK_EVENT_TYPES } from '../VaultStore/events';
 import type { SignatureVersion } from './verify';
@@ -36,6 +37,12 @@ const eventOptions: INodePropertyOptions[] = TRIGGER_EVENTS.map((value) => ({
 }));
 
 export const DEFAULT_TOLERANCE = 300;
+
+/** The spec's receiver rule: reject a timestamp more than 5 minutes from the receiver clock. */
+export const MAX_TOLERANCE = 300;
+
+/** Display name of the tolerance option, for error messages (keep equal to the property below). */
+export const TOLERANCE_FIELD = 'Timestamp Tolerance (Seconds)';
 
 export const triggerProperties: INodeProperties[] = [
 	{
@@ -121,15 +128,16 @@ export const triggerProperties: INodeProperties[] = [
 				type: 'boolean',
 				default: true,
 				description:
-					'Whether a delivery whose ID was already accepted recently is answered with 200 without starting the workflow (retries and replays). Each n8n webhook process remembers IDs on its own.',
+					'Whether a delivery already accepted recently is answered with 200 without starting the workflow (retries and replays). V2 deliveries are matched by their signed ID; V1 ones, whose ID is not signed, by their signed timestamp and body or the ID in the body. Each n8n webhook process remembers deliveries on its own.',
 			},
 			{
 				displayName: 'Timestamp Tolerance (Seconds)',
 				name: 'toleranceSeconds',
 				type: 'number',
-				typeOptions: { minValue: 1, maxValue: 3600 },
+				typeOptions: { minValue: 1, maxValue: MAX_TOLERANCE },
 				default: DEFAULT_TOLERANCE,
-				description: 'Largest difference between the delivery timestamp and the n8n clock (the spec says 300)',
+				description:
+					'Largest difference between the delivery timestamp and the n8n clock, 1 to 300 (the service allows at most 5 minutes)',
 			},
 		],
 	},
@@ -143,12 +151,35 @@ export interface TriggerOptions {
 	includeHeaders: boolean;
 }
 
-export function readOptions(raw: IDataObject | undefined): TriggerOptions {
+/** Only the Manage Endpoint option: never throws, so deactivation works whatever else is set. */
+export function readManageEndpoint(raw: IDataObject | undefined): boolean {
+	return raw?.manageEndpoint !== false;
+}
+
+/** Unset means the default; anything else must be a number from 1 to MAX_TOLERANCE. */
+function readTolerance(node: INode, value: unknown): number {
+	if (value === undefined || value === null || value === '') return DEFAULT_TOLERANCE;
+	const tolerance = typeof value === 'number' ? value : Number(value);
+	if (typeof value === 'boolean' || !Number.isFinite(tolerance) || tolerance < 1 || tolerance > MAX_TOLERANCE) {
+		const shown = typeof value === 'number' ? ` (got ${value})` : '';
+		throw new NodeOperationError(
+			node,
+			`Option "${TOLERANCE_FIELD}" must be a number from 1 to ${MAX_TOLERANCE}${shown}`,
+			{
+				description:
+					'The service signs deliveries with a timestamp and receivers must reject one more than 5 minutes (300 s) from their clock. Set the option to 300 or less.',
+			},
+		);
+	}
+	return tolerance;
+}
+
+/** Reads the Options collection; throws a NodeOperationError naming the field for an out-of-range tolerance. */
+export function readOptions(node: INode, raw: IDataObject | undefined): TriggerOptions {
 	const o = raw ?? {};
-	const tolerance = Number(o.toleranceSeconds);
 	return {
-		manageEndpoint: o.manageEndpoint !== false,
-		toleranceSeconds: Number.isFinite(tolerance) && tolerance > 0 ? tolerance : DEFAULT_TOLERANCE,
+		manageEndpoint: readManageEndpoint(o),
+		toleranceSeconds: readTolerance(node, o.toleranceSeconds),
 		rejectDuplicates: o.rejectDuplicates !== false,
 		acceptBodyOnlySignature: o.acceptBodyOnlySignature === true,
 		includeHeaders: o.includeHeaders === true,

@@ -1,3 +1,18 @@
+import { createHash } from 'node:crypto';
+
+/**
+ * Duplicate key for a delivery whose id header is not signed (V1, legacy body-only):
+ * a SHA-256 of exactly the content the signature covers, `prefix` then the raw body
+ * bytes. A replay must carry a valid signature, so it carries the same signed content
+ * and gets the same key, whatever id header it is sent with; a different body or a
+ * different signed timestamp gives another key. `scheme` keeps the V1 and legacy key
+ * spaces apart.
+ */
+export function signedContentKey(scheme: string, prefix: string, rawBody: Uint8Array): string {
+	const digest = createHash('sha256').update(prefix, 'latin1').update(rawBody).digest('base64');
+	return `${scheme}:${digest}`;
+}
+
 /**
  * A bounded, in-memory set of recently seen delivery ids with a time window, for
  * dropping retried or replayed deliveries. No timers: expiry happens on use.

@@ -3,7 +3,7 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import { STORE_CREDENTIAL, Transport } from '../VaultStore/transport/request';
 import type { TriggerOptions } from './description';
-import { readEvents, readOptions, readVersion } from './description';
+import { readEvents, readManageEndpoint, readOptions, readVersion } from './description';
 import type { SignatureVersion } from './verify';
 import { decodeSigningSecret } from './verify';
 
@@ -12,9 +12,19 @@ import { decodeSigningSecret } from './verify';
  * activation, check it on start-up, delete it on deactivation.
  *
  * Static data of the node (workflow static data, type 'node'):
- *   webhookId      id of the endpoint this node registered (whk_...)
- *   signingSecret  only when the creation response carries a secret (field `secret` or
- *                  `signingSecret`): used in preference to the credential's
+ *   webhookId        id of the endpoint this node registered (whk_...)
+ *   signingSecret    only when the creation response carries a secret (field `secret` or
+ *                    `signingSecret`): used in preference to the credential's
+ *   staleWebhookIds  endpoints this node no longer wants but could not delete (the DELETE
+ *                    failed other than with 404): at most MAX_STALE_IDS, oldest first.
+ *                    An id leaves static data only once its DELETE succeeded or answered
+ *                    404. They are retried on every activation (checkExists or create)
+ *                    and deactivation (delete).
+ *
+ * n8n ignores the return value of delete() and skips saving static data when a webhook
+ * method throws, so delete() never throws: failures are logged and reported as false.
+ * Static data changed during an activation that fails is not saved by n8n either; what
+ * was saved before (the previous webhookId, earlier stale ids) is retried instead.
  */
 
 export const SIGNING_SECRET_FIELD = 'Webhook Signing Secret';
@@ -27,14 +37,21 @@ interface Settings {
 	options: TriggerOptions;
 }
 
+/** At most this many undeletable endpoint ids are kept for later attempts. */
+export const MAX_STALE_IDS = 20;
+
 function readSettings(ctx: IHookFunctions): Settings {
 	return {
 		url: ctx.getNodeWebhookUrl('default') ?? '',
 		events: readEvents(ctx.getNodeParameter('events', [])),
 		version: readVersion(ctx.getNodeParameter('signatureVersion', 'V2')),
 		note: String(ctx.getNodeParameter('note', '') ?? ''),
-		options: readOptions(ctx.getNodeParameter('options', {}) as IDataObject),
+		options: readOptions(ctx.getNode(), ctx.getNodeParameter('options', {}) as IDataObject),
 	};
+}
+
+function logContext(ctx: IHookFunctions): IDataObject {
+	return { workflowId: ctx.getWorkflow().id, node: ctx.getNode().name };
 }
 
 function httpCodeOf(error: unknown): string | undefined {
@@ -83,11 +100,56 @@ async function removeEndpoint(ctx: IHookFunctions, transport: Transport, webhook
 		// Transport errors never carry the secret key or the signing secret.
 		const reason = error instanceof Error ? error.message : 'unknown error';
 		ctx.logger.warn(
-			`Vault Store Trigger: could not delete webhook endpoint ${webhookId} at the service (${reason}); delete it in the merchant dashboard if it is no longer needed`,
-			{ workflowId: ctx.getWorkflow().id, node: ctx.getNode().name },
+			`Vault Store Trigger: could not delete webhook endpoint ${webhookId} at the service (${reason}); it is kept and deleted again at the next activation or deactivation`,
+			logContext(ctx),
 		);
 		return false;
 	}
+}
+
+function staleIdsOf(data: IDataObject): string[] {
+	const list = data.staleWebhookIds;
+	if (!Array.isArray(list)) return [];
+	return [...new Set(list.filter((id): id is string => typeof id === 'string' && id !== ''))];
+}
+
+/** Stores the list (oldest first, without repeats); beyond MAX_STALE_IDS the oldest are dropped, with a warning. */
+function setStaleIds(ctx: IHookFunctions, data: IDataObject, ids: string[]): void {
+	const unique = [...new Set(ids)];
+	const dropped = unique.slice(0, Math.max(0, unique.length - MAX_STALE_IDS));
+	for (const id of dropped) {
+		ctx.logger.warn(
+			`Vault Store Trigger: webhook endpoint ${id} could not be deleted and is no longer retried (more than ${MAX_STALE_IDS} are pending); delete it in the merchant dashboard`,
+			logContext(ctx),
+		);
+	}
+	const kept = unique.slice(dropped.length);
+	if (kept.length === 0) delete data.staleWebhookIds;
+	else data.staleWebhookIds = kept;
+}
+
+/** Deletes `webhookId`, or keeps it for a later attempt when that fails. True when it is gone. */
+async function removeOrKeep(
+	ctx: IHookFunctions,
+	transport: Transport,
+	data: IDataObject,
+	webhookId: string,
+): Promise<boolean> {
+	if (await removeEndpoint(ctx, transport, webhookId)) return true;
+	setStaleIds(ctx, data, [...staleIdsOf(data).filter((id) => id !== webhookId), webhookId]);
+	return false;
+}
+
+/** Tries once more to delete every kept endpoint; forgets those deleted. True when none is left. */
+async function removeStale(ctx: IHookFunctions, transport: Transport, data: IDataObject): Promise<boolean> {
+	const ids = staleIdsOf(data);
+	if (ids.length === 0) return true;
+	const left: string[] = [];
+	for (const id of ids) {
+		if (!(await removeEndpoint(ctx, transport, id))) left.push(id);
+	}
+	setStaleIds(ctx, data, left);
+	return left.length === 0;
 }
 
 /** Throws a clear error naming the credential field when `secret` cannot verify `version` deliveries. */
@@ -114,14 +176,22 @@ function checkSigningSecret(ctx: IHookFunctions, secret: string, version: Signat
 	}
 }
 
+/**
+ * checkExists. Kept stale endpoints are retried here when it answers true; when it
+ * answers false, n8n calls create() next, which retries them (once per activation).
+ */
 export async function endpointExists(ctx: IHookFunctions): Promise<boolean> {
 	const s = readSettings(ctx);
-	if (!s.options.manageEndpoint) return true;
 	const data = ctx.getWorkflowStaticData('node');
+	const transport = new Transport(ctx, STORE_CREDENTIAL);
+	if (!s.options.manageEndpoint) {
+		// Endpoints this node registered earlier and failed to delete are still its own.
+		await removeStale(ctx, transport, data);
+		return true;
+	}
 	const webhookId = data.webhookId;
 	if (typeof webhookId !== 'string' || webhookId === '') return false;
 
-	const transport = new Transport(ctx, STORE_CREDENTIAL);
 	const found = await settle(
 		async () => await transport.request({ family: 'stores', method: 'GET', path: endpointPath(webhookId) }),
 	);
@@ -133,18 +203,41 @@ export async function endpointExists(ctx: IHookFunctions): Promise<boolean> {
 		// Anything else (auth, network, 5xx) is not proof that the endpoint is gone.
 		throw found.error;
 	}
-	if (sameEndpoint(found.value.data, s)) return true;
+	if (sameEndpoint(found.value.data, s)) {
+		await removeStale(ctx, transport, data);
+		return true;
+	}
 
 	// The endpoint exists but no longer matches the node (URL, events or version changed):
 	// remove it, so that create() does not leave two endpoints posting to the same workflow.
-	await removeEndpoint(ctx, transport, webhookId);
+	// If that fails it is kept as stale (create() tries it again) rather than forgotten.
+	await removeOrKeep(ctx, transport, data, webhookId);
 	clearStaticData(data);
 	return false;
 }
 
+const CHECK_ENDPOINTS =
+	"Before activating again, check the store's webhook endpoints in the merchant dashboard and delete any endpoint with this workflow's URL";
+
+/** True when a failed request may still have been applied by the service (no 4xx answer: 5xx, timeout, dropped connection). */
+function mayHaveBeenApplied(error: unknown): boolean {
+	const code = httpCodeOf(error);
+	return code === undefined || !/^4\d\d$/.test(code);
+}
+
 export async function createEndpoint(ctx: IHookFunctions): Promise<boolean> {
 	const s = readSettings(ctx);
+	const data = ctx.getWorkflowStaticData('node');
+	const transport = new Transport(ctx, STORE_CREDENTIAL);
+	// Endpoints this node could not delete before (also with Manage Endpoint off: they are its own).
+	await removeStale(ctx, transport, data);
 	if (!s.options.manageEndpoint) return true;
+	const previous = data.webhookId;
+	if (typeof previous === 'string' && previous !== '') {
+		// Still recorded (create() called without checkExists()): it is being replaced.
+		await removeOrKeep(ctx, transport, data, previous);
+		clearStaticData(data);
+	}
 	const node = ctx.getNode();
 	if (s.events.length === 0) {
 		throw new NodeOperationError(node, 'Choose at least one event in "Events"');
@@ -159,7 +252,9 @@ export async function createEndpoint(ctx: IHookFunctions): Promise<boolean> {
 
 	const body: IDataObject = { url: s.url, eventTypes: s.events, signatureVersion: s.version };
 	if (s.note !== '') body.note = s.note;
-	const transport = new Transport(ctx, STORE_CREDENTIAL);
+	// Credential problems surface here, before anything is sent: an error from the POST
+	// below is then about the request itself.
+	await transport.url('core', '/webhooks');
 	const created = await settle(
 		async () => await transport.request({ family: 'core', method: 'POST', path: '/webhooks', body }),
 	);
@@ -172,6 +267,19 @@ export async function createEndpoint(ctx: IHookFunctions): Promise<boolean> {
 				`n8n's webhook URL is ${s.url}; the service only accepts https:// endpoints. Set WEBHOOK_URL to a public https address (e.g. through a tunnel)`,
 				{
 					description: `Set the WEBHOOK_URL environment variable of n8n (for example https://n8n.example.com/) and restart n8n, then activate the workflow again.${said ? ` ${said}` : ''}`,
+				},
+			);
+		}
+		if (mayHaveBeenApplied(created.error)) {
+			// No answer, or a 5xx: the service may have registered the endpoint all the same,
+			// and its id is unknown here. Transport errors carry no secret or header value.
+			const reason = created.error instanceof Error ? created.error.message : 'unknown error';
+			const detail = (created.error as { description?: unknown }).description;
+			throw new NodeOperationError(
+				node,
+				`Registering the webhook endpoint failed and the service may have registered it anyway (${reason}). ${CHECK_ENDPOINTS}.`,
+				{
+					description: `This workflow's webhook URL: ${s.url}. An endpoint left there would deliver each event a second time.${typeof detail === 'string' && detail !== '' ? ` ${detail}` : ''}`,
 				},
 			);
 		}
@@ -192,24 +300,38 @@ export async function createEndpoint(ctx: IHookFunctions): Promise<boolean> {
 	});
 	if (!usable.ok) {
 		// Not verifiable: take the endpoint down again rather than leave it failing deliveries.
-		await removeEndpoint(ctx, transport, webhookId);
+		await removeOrKeep(ctx, transport, data, webhookId);
 		throw usable.error;
 	}
 
-	const data = ctx.getWorkflowStaticData('node');
 	data.webhookId = webhookId;
 	if (returned !== undefined) data.signingSecret = returned;
 	else delete data.signingSecret;
 	return true;
 }
 
+/**
+ * delete (deactivation). Never throws (n8n would skip saving static data); false when an
+ * endpoint could not be deleted: it is logged and kept in staleWebhookIds for later.
+ */
 export async function deleteEndpoint(ctx: IHookFunctions): Promise<boolean> {
-	const options = readOptions(ctx.getNodeParameter('options', {}) as IDataObject);
-	if (!options.manageEndpoint) return true;
-	const data = ctx.getWorkflowStaticData('node');
-	const webhookId = data.webhookId;
-	if (typeof webhookId !== 'string' || webhookId === '') return true;
-	const deleted = await removeEndpoint(ctx, new Transport(ctx, STORE_CREDENTIAL), webhookId);
-	if (deleted) clearStaticData(data);
-	return deleted;
+	try {
+		// Only Manage Endpoint is read: an invalid other option must not block deactivation.
+		const manage = readManageEndpoint(ctx.getNodeParameter('options', {}) as IDataObject);
+		const data = ctx.getWorkflowStaticData('node');
+		const transport = new Transport(ctx, STORE_CREDENTIAL);
+		let allDeleted = await removeStale(ctx, transport, data);
+		const webhookId = data.webhookId;
+		if (manage && typeof webhookId === 'string' && webhookId !== '') {
+			if (!(await removeOrKeep(ctx, transport, data, webhookId))) allDeleted = false;
+			clearStaticData(data);
+		}
+		return allDeleted;
+	} catch (error) {
+		ctx.logger.warn(
+			`Vault Store Trigger: deactivation could not remove the webhook endpoint (${error instanceof Error ? error.message : 'unknown error'})`,
+			logContext(ctx),
+		);
+		return false;
+	}
 }

@@ -2,7 +2,9 @@ import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-w
 
 import { STORE_CREDENTIAL } from '../VaultStore/transport/request';
 import { readEvents, readOptions, readVersion } from './description';
-import { SeenIds } from './duplicates';
+import type { TriggerOptions } from './description';
+import { SeenIds, signedContentKey } from './duplicates';
+import type { Verdict } from './verify';
 import { verifySignature } from './verify';
 
 /**
@@ -53,6 +55,44 @@ function visibleHeaders(headers: Record<string, string | string[] | undefined>):
 	return out;
 }
 
+/** First value of a header, as the verifier reads it. */
+function headerValue(headers: Record<string, string | string[] | undefined>, name: string): string {
+	const value = headers[name];
+	return (Array.isArray(value) ? value[0] : value) ?? '';
+}
+
+/**
+ * Keys under which an accepted delivery is remembered; any key already seen makes it a
+ * duplicate. Only signed content is used, so a replay cannot dodge detection by
+ * changing an unsigned header:
+ *   V2      the webhook-id (it is signed).
+ *   V1      a hash of the signed `<timestamp>.<raw body>`: webhook-id is not signed, and a
+ *           replay with a fresh one must still be recognised, also when the body has no
+ *           `id`. With the body-only option on, also the hash of the body alone, so the
+ *           same delivery stripped down to its legacy header is recognised too.
+ *   legacy  a hash of the raw body (all that X-Service-Signature signs).
+ * For V1 and legacy the message `id` inside the signed body is a key as well: it
+ * recognises the service's retries, which are re-signed with a fresh timestamp.
+ */
+function duplicateKeys(
+	verdict: Extract<Verdict, { ok: true }>,
+	rawBody: Buffer,
+	headers: Record<string, string | string[] | undefined>,
+	payload: IDataObject,
+	options: TriggerOptions,
+): string[] {
+	if (verdict.version === 'V2') return [verdict.id];
+	const keys: string[] = [];
+	if (verdict.legacy === true) {
+		keys.push(signedContentKey('body', '', rawBody));
+	} else {
+		keys.push(signedContentKey('v1', `${headerValue(headers, 'webhook-timestamp')}.`, rawBody));
+		if (options.acceptBodyOnlySignature) keys.push(signedContentKey('body', '', rawBody));
+	}
+	if (typeof payload.id === 'string' && payload.id !== '') keys.push(`body:${payload.id}`);
+	return keys;
+}
+
 async function signingSecret(ctx: IWebhookFunctions): Promise<string> {
 	const stored = ctx.getWorkflowStaticData('node').signingSecret;
 	if (typeof stored === 'string' && stored !== '') return stored;
@@ -87,7 +127,15 @@ export async function receiveDelivery(ctx: IWebhookFunctions): Promise<IWebhookR
 		const req = ctx.getRequestObject();
 		const version = readVersion(ctx.getNodeParameter('signatureVersion', 'V2'));
 		const events = readEvents(ctx.getNodeParameter('events', []));
-		const options = readOptions(ctx.getNodeParameter('options', {}) as IDataObject);
+		let options: TriggerOptions;
+		try {
+			options = readOptions(ctx.getNode(), ctx.getNodeParameter('options', {}) as IDataObject);
+		} catch (error) {
+			// Names the option and its allowed range; no secret or header value.
+			const reason = error instanceof Error ? error.message : 'the trigger options are invalid';
+			ctx.logger.error(`Vault Store Trigger: every delivery is rejected until this is fixed: ${reason}`, where());
+			return answer(401, { error: reason });
+		}
 
 		const secret = await signingSecret(ctx);
 		if (secret === '') {
@@ -127,9 +175,7 @@ export async function receiveDelivery(ctx: IWebhookFunctions): Promise<IWebhookR
 			const windowMs = 2 * options.toleranceSeconds * 1000;
 			const node = ctx.getNode();
 			const seen = seenIdsFor(`${ctx.getWorkflow().id ?? ''}\u0000${node.id ?? node.name}`);
-			const keys = [verdict.id];
-			// V1 does not sign webhook-id; the message id inside the signed body is authenticated.
-			if (verdict.version === 'V1' && typeof payload.id === 'string') keys.push(`body:${payload.id}`);
+			const keys = duplicateKeys(verdict, rawBody as Buffer, req.headers, payload, options);
 			const now = Date.now();
 			const duplicate = keys.map((key) => seen.seen(key, now, windowMs)).some(Boolean);
 			if (duplicate) return ignore('duplicate delivery');
