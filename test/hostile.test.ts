@@ -4,6 +4,9 @@
  * test names the guarantee it checks: no key leaves its origin, no write is
  * sent twice, no secret survives in what n8n stores, no list runs forever,
  * junk is never a success, and every message says what actually happened.
+ * Endpoint clean-up (item 5) and the replay window (item 9) are in
+ * trigger-lifecycle.test.ts and trigger.test.ts; the write fault matrix (item
+ * 2, every write operation) is write-faults.test.ts.
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
@@ -17,6 +20,7 @@ import { VaultStoreStoreApi } from '../credentials/VaultStoreStoreApi.credential
 import { VaultStoreVaultApi } from '../credentials/VaultStoreVaultApi.credentials';
 import { listSearch } from '../nodes/VaultStore/listSearch';
 import { useSandbox } from './fixtures';
+import { pieceLeaks, serialiseAll } from './secret-scan';
 import type { CredentialSet } from './harness';
 import {
 	credentialRefs,
@@ -66,21 +70,6 @@ function useOtherOrigin(): OtherOrigin {
 
 const other = useOtherOrigin();
 
-/** Everything of a value n8n could store or show, non-enumerable properties (message, stack) included. */
-function serialise(value: unknown): string {
-	const seen = new Set<unknown>();
-	const walk = (v: unknown, depth: number): unknown => {
-		if (v === null || typeof v !== 'object') return v;
-		if (seen.has(v) || depth > 30) return '[seen]';
-		seen.add(v);
-		if (Array.isArray(v)) return v.map((x) => walk(x, depth + 1));
-		const out: Record<string, unknown> = {};
-		for (const name of Object.getOwnPropertyNames(v)) out[name] = walk((v as Record<string, unknown>)[name], depth + 1);
-		return out;
-	};
-	return JSON.stringify(walk(value, 0));
-}
-
 /** The secret material of this sandbox plus the card data the tests send. */
 function secrets(): string[] {
 	const { store, vault } = f.sb;
@@ -89,19 +78,10 @@ function secrets(): string[] {
 
 /** Names what leaked (never the secret): whole secrets, 8+ character pieces of them, card number, CVC. */
 function leaks(text: string): string[] {
-	const found: string[] = [];
-	for (const secret of secrets()) {
-		for (let i = 0; i + 8 <= secret.length; i++) {
-			if (text.includes(secret.slice(i, i + 8))) {
-				found.push(`piece of ${secret.slice(0, 3)}… at ${i}`);
-				break;
-			}
-		}
-	}
-	if (new RegExp(CARD.split('').join('[ -]?')).test(text)) found.push('card number');
-	if (new RegExp(`(cvc|cvv)\\W{0,6}${CVC}`, 'i').test(text)) found.push('CVC');
-	return found;
+	return pieceLeaks(text, secrets(), [CARD], [CVC]);
 }
+
+const serialise = serialiseAll;
 
 describe('1. no credential is sent to another origin', () => {
 	const redirectTo = (status: number) => ({ kind: 'redirect' as const, status, location: `${other.url}/steal` });

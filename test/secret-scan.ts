@@ -84,3 +84,38 @@ export function scanDirectory(dir: string): { scanned: number; leaks: string[] }
 	}
 	return { scanned, leaks };
 }
+
+/** Everything of a value n8n could store or show, non-enumerable properties (message, stack) included. */
+export function serialiseAll(value: unknown): string {
+	const seen = new Set<unknown>();
+	const walk = (v: unknown, depth: number): unknown => {
+		if (v === null || typeof v !== 'object') return v;
+		if (seen.has(v) || depth > 30) return '[seen]';
+		seen.add(v);
+		if (Array.isArray(v)) return v.map((x) => walk(x, depth + 1));
+		const out: Record<string, unknown> = {};
+		for (const name of Object.getOwnPropertyNames(v)) out[name] = walk((v as Record<string, unknown>)[name], depth + 1);
+		return out;
+	};
+	return JSON.stringify(walk(value, 0));
+}
+
+/**
+ * Stricter than findLeaks, for tests where the service echoes requests back:
+ * any 8-character piece of a secret counts, as do the given card numbers and
+ * security codes. Returns names of findings, never the secrets.
+ */
+export function pieceLeaks(text: string, secrets: string[], cards: string[], codes: string[]): string[] {
+	const found: string[] = [];
+	for (const secret of secrets) {
+		for (let i = 0; i + 8 <= secret.length; i++) {
+			if (text.includes(secret.slice(i, i + 8))) {
+				found.push(`piece of ${secret.slice(0, 3)}… at ${i}`);
+				break;
+			}
+		}
+	}
+	for (const card of cards) if (digitsPattern(card).test(text)) found.push(`card number …${card.slice(-4)}`);
+	for (const code of codes) if (new RegExp(`(cvc|cvv)\\W{0,8}${code}\\b`, 'i').test(text)) found.push('CVC');
+	return found;
+}

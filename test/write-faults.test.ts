@@ -10,6 +10,7 @@
  */
 import type { FaultSpec } from '../sandbox/faults';
 import { useSandbox } from './fixtures';
+import { pieceLeaks, serialiseAll, TEST_CARD_NUMBERS } from './secret-scan';
 import { writeCases } from './write-operations';
 
 const f = useSandbox({ orders: 300 });
@@ -48,4 +49,23 @@ test.each(matrix)('$key × $fc.name: exactly one effect', async ({ key, c, fc })
 		expect(sent).toHaveLength(1);
 		expect(error?.message).toMatch(/may have applied it; check before running again/);
 	}
+});
+
+describe('every write operation, with the service echoing the request (headers and body) in its error', () => {
+	test.each(writeCases.map((c) => ({ key: `${c.resource}:${c.operation}`, c })))(
+		'$key: no secret in the whole error or the continue-on-fail item',
+		async ({ c }) => {
+			const { store, vault } = f.sb;
+			const secrets = [store.secretKey, store.storeTokenKey, store.signingSecret, vault.secretKey, vault.noRevealKey];
+			for (const continueOnFail of [false, true]) {
+				f.sb.faults.add({ kind: 'echo', status: 400, match: { method: c.method, path: c.pathPattern } });
+				const r = await f.run(await c.parameters(f.sb, 200), undefined, { continueOnFail });
+				const shown = continueOnFail ? r.output() : r.error();
+				expect(shown).toBeDefined();
+				const text = `${serialiseAll(shown)} ${serialiseAll(r.run.data.resultData)}`;
+				expect(pieceLeaks(text, secrets, TEST_CARD_NUMBERS, [])).toEqual([]);
+				f.sb.faults.clear();
+			}
+		},
+	);
 });
