@@ -8,7 +8,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import type { FaultSpec } from '../sandbox/faults';
-import { mapLimit } from '../nodes/VaultStore/transport/concurrency';
+import { mapLimit } from '../nodes/shared/transport/concurrency';
 import { runNode } from './harness';
 import { useSandbox } from './fixtures';
 

@@ -10,7 +10,7 @@ import { operationProperty, resourceProperty } from './descriptions';
 import { executeOperation } from './executor';
 import { listSearch } from './listSearch';
 import { resources } from './resources';
-import { VAULT_CREDENTIAL, STORE_CREDENTIAL } from './transport/request';
+import { VAULT_CREDENTIAL, STORE_CREDENTIAL } from '../shared/credentials';
 import { optionsProperty } from './options';
 
 const vaultResources = resources.filter((r) => r.credential === VAULT_CREDENTIAL).map((r) => r.value);

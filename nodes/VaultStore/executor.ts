@@ -4,12 +4,12 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import type { Operation, Resource } from './operation';
 import { Params } from './operation';
 import { secretParameterNames, withRedactedNode } from './redactNode';
-import { mapLimit } from './transport/concurrency';
-import { IdempotencyKeys } from './transport/idempotency';
-import { checkRecords, DEFAULT_MAX_ITEMS, paginate, readPage, UnexpectedAnswerError } from './transport/paginate';
-import type { Redactor } from './transport/redact';
-import type { ApiRequest } from './transport/request';
-import { DEFAULT_TRANSPORT_OPTIONS, Transport } from './transport/request';
+import { mapLimit } from '../shared/transport/concurrency';
+import { IdempotencyKeys } from '../shared/transport/idempotency';
+import { checkRecords, DEFAULT_MAX_ITEMS, paginate, readPage, UnexpectedAnswerError } from '../shared/transport/paginate';
+import type { Redactor } from '../shared/transport/redact';
+import type { ApiRequest } from '../shared/transport/request';
+import { DEFAULT_TRANSPORT_OPTIONS, Transport } from '../shared/transport/request';
 import { compact } from './validate';
 
 export const DEFAULT_CONCURRENCY = 5;

@@ -5,9 +5,10 @@ import type {
 	INodeListSearchResult,
 } from 'n8n-workflow';
 
-import { readPage } from './transport/paginate';
-import type { Family } from './transport/request';
-import { STORE_CREDENTIAL, Transport } from './transport/request';
+import { readPage } from '../shared/transport/paginate';
+import type { Family } from '../shared/transport/request';
+import { STORE_CREDENTIAL } from '../shared/credentials';
+import { Transport } from '../shared/transport/request';
 
 interface ListSource {
 	family: Family;

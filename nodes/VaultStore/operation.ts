@@ -6,7 +6,8 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
-import type { ApiRequest, CredentialName, Family, Transport } from './transport/request';
+import type { CredentialName } from '../shared/credentials';
+import type { ApiRequest, Family, Transport } from '../shared/transport/request';
 import type { IdRule } from './validate';
 import { Validator } from './validate';
 

@@ -7,7 +7,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
-import { STORE_CREDENTIAL } from '../VaultStore/transport/request';
+import { STORE_CREDENTIAL } from '../shared/credentials';
 import { triggerProperties } from './description';
 import { createEndpoint, deleteEndpoint, endpointExists } from './lifecycle';
 import { receiveDelivery } from './receive';

@@ -1,7 +1,7 @@
 import type { IDataObject, INode, INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { WEBHOOK_EVENT_TYPES } from '../VaultStore/events';
+import { WEBHOOK_EVENT_TYPES } from '../shared/events';
 import type { SignatureVersion } from './verify';
 
 /** Events an endpoint can subscribe to (spec, Events), in the spec's order. */

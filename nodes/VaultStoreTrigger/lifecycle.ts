@@ -1,7 +1,8 @@
 import type { IDataObject, IHookFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { STORE_CREDENTIAL, Transport } from '../VaultStore/transport/request';
+import { STORE_CREDENTIAL } from '../shared/credentials';
+import { Transport } from '../shared/transport/request';
 import type { TriggerOptions } from './description';
 import { readEvents, readManageEndpoint, readOptions, readVersion } from './description';
 import type { SignatureVersion } from './verify';

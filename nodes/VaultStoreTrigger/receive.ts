@@ -1,6 +1,6 @@
 import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
-import { STORE_CREDENTIAL } from '../VaultStore/transport/request';
+import { STORE_CREDENTIAL } from '../shared/credentials';
 import { readEvents, readOptions, readVersion } from './description';
 import type { TriggerOptions } from './description';
 import { SeenIds, signedContentKey } from './duplicates';

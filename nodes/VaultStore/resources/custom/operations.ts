@@ -1,8 +1,8 @@
 import type { IDataObject, IHttpRequestMethods, INodeExecutionData } from 'n8n-workflow';
 
 import type { Operation, Params, RunContext } from '../../operation';
-import { IdempotencyKeys } from '../../transport/idempotency';
-import { STORE_CREDENTIAL } from '../../transport/request';
+import { IdempotencyKeys } from '../../../shared/transport/idempotency';
+import { STORE_CREDENTIAL } from '../../../shared/credentials';
 
 export const CUSTOM_METHODS = ['DELETE', 'GET', 'PATCH', 'POST', 'PUT'] as const;
 const BODY_METHODS: readonly string[] = ['PATCH', 'POST', 'PUT'];

@@ -1,5 +1,5 @@
 import type { Resource } from '../../operation';
-import { STORE_CREDENTIAL } from '../../transport/request';
+import { STORE_CREDENTIAL } from '../../../shared/credentials';
 import { disputeFields } from './fields';
 import { disputeOperations } from './operations';
 

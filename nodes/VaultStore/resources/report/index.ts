@@ -1,5 +1,5 @@
 import type { Resource } from '../../operation';
-import { STORE_CREDENTIAL } from '../../transport/request';
+import { STORE_CREDENTIAL } from '../../../shared/credentials';
 import { reportFields } from './fields';
 import { reportOperations } from './operations';
 

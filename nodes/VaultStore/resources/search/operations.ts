@@ -1,8 +1,8 @@
 import type { INodeExecutionData } from 'n8n-workflow';
 
 import type { Operation, Params, RunContext } from '../../operation';
-import { readPage } from '../../transport/paginate';
-import type { Transport } from '../../transport/request';
+import { readPage } from '../../../shared/transport/paginate';
+import type { Transport } from '../../../shared/transport/request';
 import { RequestWindow } from './window';
 
 /** Inputs the service resolves in one request. */

@@ -1,5 +1,5 @@
 import type { Resource } from '../../operation';
-import { VAULT_CREDENTIAL } from '../../transport/request';
+import { VAULT_CREDENTIAL } from '../../../shared/credentials';
 import { tokenFields } from './fields';
 import { tokenOperations } from './operations';
 

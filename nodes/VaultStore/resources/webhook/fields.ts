@@ -2,7 +2,7 @@ import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 
 import { idLocator, showFor } from '../../descriptions';
 import { ID } from '../ids';
-import { WEBHOOK_EVENT_TYPES } from '../../events';
+import { WEBHOOK_EVENT_TYPES } from '../../../shared/events';
 import { TEST_EVENT_TYPES } from './operations';
 
 const EVENT_NOTES: Record<string, string> = {

@@ -1,5 +1,5 @@
 import type { Operation } from '../../operation';
-import { SIGNATURE_VERSIONS, WEBHOOK_EVENT_TYPES } from '../../events';
+import { SIGNATURE_VERSIONS, WEBHOOK_EVENT_TYPES } from '../../../shared/events';
 import { ID } from '../ids';
 
 /** A test delivery accepts every PAYMENT_* and SUBSCRIPTION_* event type. */

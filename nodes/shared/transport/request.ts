@@ -11,6 +11,8 @@ import type {
 } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
 
+import type { CredentialName } from '../credentials';
+import { STORE_CREDENTIAL } from '../credentials';
 import { Redactor } from './redact';
 
 /**
@@ -21,9 +23,6 @@ import { Redactor } from './redact';
 
 export type HttpContext = IExecuteFunctions | ILoadOptionsFunctions | IHookFunctions | IWebhookFunctions;
 
-export const STORE_CREDENTIAL = 'vaultStoreStoreApi';
-export const VAULT_CREDENTIAL = 'vaultStoreVaultApi';
-export type CredentialName = typeof STORE_CREDENTIAL | typeof VAULT_CREDENTIAL;
 
 /**
  * Path families of the spec:
