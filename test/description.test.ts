@@ -1,0 +1,60 @@
+/**
+ * Saved workflows keep working: the node's parameters, per resource and
+ * operation, are what version 0.1.0 offered (test/fixtures/description-0.1.0.json,
+ * written from the 0.1.0 description), except for the corrections listed here.
+ * New operations may be added; none may disappear or change shape. Every
+ * example workflow's Vault Store parameters are still parameters of the node.
+ *
+ * To rewrite the fixture after a deliberate, listed change:
+ *   VS_WRITE_DESCRIPTION_FIXTURE=1 npx jest test/description.test.ts
+ */
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+
+import type { IDataObject, INodeTypeDescription } from 'n8n-workflow';
+
+import { VaultStore } from '../nodes/VaultStore/VaultStore.node';
+import type { Canon } from './description-canon';
+import { canonical } from './description-canon';
+
+const FIXTURE = path.join(__dirname, 'fixtures', 'description-0.1.0.json');
+
+/** Deliberate corrections since 0.1.0: resource:operation → parameter → the new canonical form's differing keys. */
+const CORRECTIONS: Record<string, Record<string, (old: Record<string, unknown>) => Record<string, unknown>>> = {};
+
+function current(): Canon {
+	return canonical(new VaultStore().description as INodeTypeDescription);
+}
+
+test('the 0.1.0 parameters of every resource and operation are unchanged (but for the listed corrections)', () => {
+	if (process.env.VS_WRITE_DESCRIPTION_FIXTURE === '1') writeFileSync(FIXTURE, `${JSON.stringify(current(), null, '\t')}\n`);
+	expect(existsSync(FIXTURE)).toBe(true);
+	const old = JSON.parse(readFileSync(FIXTURE, 'utf8')) as Canon;
+	const now = current();
+	for (const [key, params] of Object.entries(old)) {
+		const corrected: Record<string, unknown> = {};
+		for (const [name, shape] of Object.entries(params)) {
+			const fix = CORRECTIONS[key]?.[name];
+			corrected[name] = fix ? fix(shape as Record<string, unknown>) : shape;
+		}
+		expect([key, now[key]]).toEqual([key, corrected]);
+	}
+});
+
+test('every Vault Store parameter of every example workflow is a parameter of its operation', () => {
+	const now = current();
+	const dir = path.join(__dirname, '..', 'examples');
+	let checked = 0;
+	for (const file of readdirSync(dir).filter((f) => f.endsWith('.json'))) {
+		const workflow = JSON.parse(readFileSync(path.join(dir, file), 'utf8')) as { nodes: { type: string; name: string; parameters: IDataObject }[] };
+		for (const node of workflow.nodes.filter((n) => n.type.endsWith('.vaultStore'))) {
+			const key = `${String(node.parameters.resource)}:${String(node.parameters.operation)}`;
+			expect([file, node.name, key, key in now]).toEqual([file, node.name, key, true]);
+			for (const name of Object.keys(node.parameters).filter((n) => n !== 'resource' && n !== 'operation')) {
+				expect([file, node.name, name, name in now[key]]).toEqual([file, node.name, name, true]);
+				checked++;
+			}
+		}
+	}
+	expect(checked).toBeGreaterThan(0);
+});
