@@ -10,6 +10,8 @@ import { useSandbox } from './fixtures';
 // The compiled rows, exactly what the node runs.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { resources } = require('../dist/nodes/VaultStore/resources') as typeof import('../nodes/VaultStore/resources');
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { resourceParameters } = require('../dist/nodes/VaultStore/descriptions') as typeof import('../nodes/VaultStore/descriptions');
 
 const f = useSandbox();
 
@@ -30,7 +32,7 @@ type Resource = (typeof resources)[number];
 /** Plausible values for the operation's other required fields, so that only the id is wrong. */
 function requiredValues(resource: Resource, operation: string): IDataObject {
 	const values: IDataObject = {};
-	for (const field of resource.fields) {
+	for (const field of resourceParameters(resource)) {
 		const show = field.displayOptions?.show;
 		if (!field.required || field.type === 'resourceLocator') continue;
 		if (show?.operation && !(show.operation as string[]).includes(operation)) continue;

@@ -20,7 +20,15 @@ import { canonical } from './description-canon';
 const FIXTURE = path.join(__dirname, 'fixtures', 'description-0.1.0.json');
 
 /** Deliberate corrections since 0.1.0: resource:operation → parameter → the new canonical form's differing keys. */
-const CORRECTIONS: Record<string, Record<string, (old: Record<string, unknown>) => Record<string, unknown>>> = {};
+const CORRECTIONS: Record<string, Record<string, (old: Record<string, unknown>) => Record<string, unknown>>> = {
+	// The refund amount said minValue 0 and default 0 while the request requires at least 0.01.
+	'order:refund': {
+		additionalFields: (old) => {
+			const children = old.children as Record<string, Record<string, unknown>>;
+			return { ...old, children: { ...children, amount: { ...children.amount, default: 0.01, minValue: 0.01 } } };
+		},
+	},
+};
 
 function current(): Canon {
 	return canonical(new VaultStore().description as INodeTypeDescription);

@@ -12,6 +12,7 @@
 import type { IDataObject, INodeProperties } from 'n8n-workflow';
 
 import type { Operation, Resource } from '../nodes/VaultStore/operation';
+import { resourceParameters } from '../nodes/VaultStore/descriptions';
 import { resources } from '../nodes/VaultStore/resources';
 import { casesOf } from '../sandbox/resources/cases';
 import { categoriesOf } from '../sandbox/resources/categories';
@@ -56,7 +57,7 @@ function chosenMethods(resource: Resource, op: Operation): string[] {
 		const inList = (list: unknown, value: string) => Array.isArray(list) && list.includes(value);
 		return inList(show?.resource, resource.value) && inList(show?.operation, op.value);
 	};
-	return resource.fields
+	return resourceParameters(resource)
 		.filter((field) => field.name === 'method' && field.type === 'options' && shownFor(field))
 		.flatMap((field) => field.options ?? [])
 		.flatMap((option) => ('value' in option ? [String(option.value)] : []));

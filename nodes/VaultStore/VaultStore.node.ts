@@ -6,7 +6,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
-import { operationProperty, resourceProperty } from './descriptions';
+import { operationProperty, resourceParameters, resourceProperty } from './descriptions';
 import { executeOperation } from './executor';
 import { listSearch } from './listSearch';
 import { resources } from './resources';
@@ -37,7 +37,7 @@ export class VaultStore implements INodeType {
 		properties: [
 			resourceProperty(resources),
 			...resources.map(operationProperty),
-			...resources.flatMap((r) => r.fields),
+			...resources.flatMap(resourceParameters),
 			optionsProperty,
 		],
 	};

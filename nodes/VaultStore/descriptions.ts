@@ -3,9 +3,56 @@ import type { INodeProperties, INodePropertyModeValidation, INodePropertyOptions
 import type { Resource } from './operation';
 import type { IdRule } from './validate';
 
-/** displayOptions for a resource and some of its operations. */
+/**
+ * The parameters of a resource, from its operations' own fields: each field
+ * gets `resource` and `operation` display options from where it sits, merged
+ * with its own conditions. A field that several operations declare alike
+ * (e.g. the order ID of Get and Refund) becomes one parameter shown for all of
+ * them, at the place of its first use.
+ */
+export function resourceParameters(resource: Resource): INodeProperties[] {
+	const legacy = resource.fields ?? [];
+	const merged: { field: INodeProperties; key: string; operations: string[] }[] = [];
+	for (const op of resource.operations) {
+		for (const field of op.fields ?? []) {
+			const key = JSON.stringify(field);
+			const same = merged.find((m) => m.key === key);
+			if (same) same.operations.push(op.value);
+			else merged.push({ field, key, operations: [op.value] });
+		}
+	}
+	return legacy.concat(merged.map(({ field, operations }) => ({
+		...field,
+		displayOptions: {
+			...field.displayOptions,
+			show: { resource: [resource.value], operation: operations, ...field.displayOptions?.show },
+		},
+	})));
+}
+
+// ---- transitional: resources not yet converted to operation-owned fields ----
+
+/** @deprecated displayOptions typed by hand; operations now own their fields. */
 export function showFor(resource: string, operations?: string[]): INodeProperties['displayOptions'] {
 	return { show: operations ? { resource: [resource], operation: operations } : { resource: [resource] } };
+}
+
+/** @deprecated use locatorField in an operation's fields. */
+export function idLocator(
+	name: string,
+	rule: IdRule,
+	show: INodeProperties['displayOptions'],
+	options: { searchMethod?: string; required?: boolean; description?: string } = {},
+): INodeProperties {
+	return { ...locatorField(name, rule, options), displayOptions: show };
+}
+
+/** @deprecated use returnAllFields in an operation's fields. */
+export function listFields(resource: string, operation: string): INodeProperties[] {
+	return returnAllFields.map((field) => ({
+		...field,
+		displayOptions: { show: { resource: [resource], operation: [operation], ...field.displayOptions?.show } },
+	}));
 }
 
 /** The regex n8n shows as the ID mode's validation, mirroring the Validator. */
@@ -31,10 +78,9 @@ function idValidation(rule: IdRule): INodePropertyModeValidation[] {
  * A resource locator for a path id: an ID mode validated against the spec's
  * prefix and 12 to 48 length, and a searchable list where a list exists.
  */
-export function idLocator(
+export function locatorField(
 	name: string,
 	rule: IdRule,
-	show: INodeProperties['displayOptions'],
 	options: { searchMethod?: string; required?: boolean; description?: string } = {},
 ): INodeProperties {
 	const base: INodeProperties = {
@@ -48,7 +94,6 @@ export function idLocator(
 			(rule.prefix
 				? `The ${rule.label.replace(/ ID$/, '').toLowerCase()} to use (ID starts with ${rule.prefix})`
 				: `The ${rule.label.replace(/ ID$/, '').toLowerCase()} to use`),
-		displayOptions: show,
 	};
 	const placeholder = rule.prefix ? `${rule.prefix}...` : 'ID';
 	if (!options.searchMethod) {
@@ -72,27 +117,24 @@ export function idLocator(
 }
 
 /** Return All and Limit for a list operation. */
-export function listFields(resource: string, operation: string): INodeProperties[] {
-	return [
-		{
-			displayName: 'Return All',
-			name: 'returnAll',
-			type: 'boolean',
-			default: false,
-			description: 'Whether to return all results or only up to a given limit',
-			displayOptions: showFor(resource, [operation]),
-		},
-		{
-			displayName: 'Limit',
-			name: 'limit',
-			type: 'number',
-			typeOptions: { minValue: 1 },
-			default: 50,
-			description: 'Max number of results to return',
-			displayOptions: { show: { resource: [resource], operation: [operation], returnAll: [false] } },
-		},
-	];
-}
+export const returnAllFields: INodeProperties[] = [
+	{
+		displayName: 'Return All',
+		name: 'returnAll',
+		type: 'boolean',
+		default: false,
+		description: 'Whether to return all results or only up to a given limit',
+	},
+	{
+		displayName: 'Limit',
+		name: 'limit',
+		type: 'number',
+		typeOptions: { minValue: 1 },
+		default: 50,
+		description: 'Max number of results to return',
+		displayOptions: { show: { returnAll: [false] } },
+	},
+];
 
 /** The resource selector, built from the resource rows. */
 export function resourceProperty(resources: readonly Resource[]): INodeProperties {
@@ -121,7 +163,7 @@ export function operationProperty(resource: Resource): INodeProperties {
 		name: 'operation',
 		type: 'options',
 		noDataExpression: true,
-		displayOptions: showFor(resource.value),
+		displayOptions: { show: { resource: [resource.value] } },
 		options,
 		default: firstOperation,
 	};

@@ -82,6 +82,12 @@ export interface Operation {
 	run?: (rc: RunContext) => Promise<INodeExecutionData[]>;
 	/** Reshapes the unwrapped records before they become items. */
 	output?: (records: IDataObject[], p: Params) => IDataObject[];
+	/**
+	 * The operation's own parameters. Their resource/operation display options
+	 * are derived from where the row sits (never typed); a field may add other
+	 * conditions (e.g. `show: { returnAll: [false] }`).
+	 */
+	fields?: INodeProperties[];
 }
 
 export interface Resource {
@@ -89,8 +95,10 @@ export interface Resource {
 	name: string;
 	description: string;
 	credential: CredentialName;
+	/** In menu order; the first is the default and must not change data or move money. */
 	operations: Operation[];
-	fields: INodeProperties[];
+	/** @deprecated transitional: parameters of resources whose operations do not own their fields yet. */
+	fields?: INodeProperties[];
 	/** Parameters besides password fields whose values must not appear in errors (e.g. token data). */
 	secretParameters?: string[];
 }

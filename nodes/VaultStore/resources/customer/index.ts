@@ -1,13 +1,71 @@
-import type { Resource } from '../../operation';
 import { STORE_CREDENTIAL } from '../../../shared/credentials';
-import { customerFields } from './fields';
-import { customerOperations } from './operations';
+import { enumOptions } from '../../../shared/labels';
+import { returnAllFields } from '../../descriptions';
+import type { Operation, Resource } from '../../operation';
+import { SORT_DIRECTIONS } from '../order';
+
+export const CUSTOMER_SORTS = ['createdAt', 'email', 'orderCount', 'totalSpent'] as const;
+
+const getAll: Operation = {
+	value: 'getAll',
+	name: 'Get Many',
+	action: 'Get many customers',
+	description:
+		'List customers of the store (ID, email, first and last name, guest flag, total spent, order count, created at), optionally filtered by a search text and sorted',
+	method: 'GET',
+	family: 'core',
+	path: '/customers',
+	list: 'paged',
+	query: (p) => {
+		const f = p.fields('filters');
+		return {
+			search: f.search === undefined ? undefined : p.v.string('Search', f.search, { max: 128 }),
+			sort: f.sort === undefined ? undefined : p.v.oneOf('Sort By', f.sort, CUSTOMER_SORTS),
+			direction: f.direction === undefined ? undefined : p.v.oneOf('Sort Direction', f.direction, SORT_DIRECTIONS),
+		};
+	},
+	fields: [
+		...returnAllFields,
+		{
+			displayName: 'Filters',
+			name: 'filters',
+			type: 'collection',
+			placeholder: 'Add Filter',
+			default: {},
+			options: [
+				{
+					displayName: 'Search',
+					name: 'search',
+					type: 'string',
+					default: '',
+					placeholder: 'ada@example.com',
+					description: 'Text to match against the email or name of the customer (max 128 characters)',
+				},
+				{
+					displayName: 'Sort By',
+					name: 'sort',
+					type: 'options',
+					options: enumOptions(CUSTOMER_SORTS, { createdAt: 'Created At', orderCount: 'Order Count', totalSpent: 'Total Spent' }),
+					default: 'createdAt',
+					description: 'Field the customers are sorted by',
+				},
+				{
+					displayName: 'Sort Direction',
+					name: 'direction',
+					type: 'options',
+					options: enumOptions(SORT_DIRECTIONS),
+					default: 'desc',
+					description: 'Direction of the sort',
+				},
+			],
+		},
+	],
+};
 
 export const customer: Resource = {
 	value: 'customer',
 	name: 'Customer',
 	description: 'Customers of the store',
 	credential: STORE_CREDENTIAL,
-	operations: customerOperations,
-	fields: customerFields,
+	operations: [getAll],
 };

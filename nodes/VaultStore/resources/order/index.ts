@@ -1,13 +1,138 @@
-import type { Resource } from '../../operation';
-import { STORE_CREDENTIAL } from '../../../shared/credentials';
-import { orderFields } from './fields';
-import { orderOperations } from './operations';
+import type { INodeProperties } from 'n8n-workflow';
 
+import { STORE_CREDENTIAL } from '../../../shared/credentials';
+import { enumOptions } from '../../../shared/labels';
+import { locatorField, returnAllFields } from '../../descriptions';
+import type { Operation, Resource } from '../../operation';
+import { ID } from '../ids';
+
+/** Order statuses the service shows; the filter accepts these. */
+export const ORDER_STATUSES = ['PENDING', 'COMPLETED'] as const;
+export const SORT_DIRECTIONS = ['asc', 'desc'] as const;
+
+const orderId = locatorField('orderId', ID.orderId, { searchMethod: 'searchOrders' });
+
+const get: Operation = {
+	value: 'get',
+	name: 'Get',
+	action: 'Get an order',
+	description: 'Get an order with its items, payment, customer and licenses',
+	method: 'GET',
+	family: 'core',
+	path: '/orders/{orderId}',
+	ids: { orderId: ID.orderId },
+	fields: [orderId],
+};
+
+const getAll: Operation = {
+	value: 'getAll',
+	name: 'Get Many',
+	action: 'Get many orders',
+	description: 'List orders, newest first unless sorted otherwise',
+	method: 'GET',
+	family: 'core',
+	path: '/orders/',
+	list: 'paged',
+	query: (p) => {
+		const f = p.fields('filters');
+		return {
+			status: f.status,
+			search: f.search === undefined ? undefined : p.v.string('Search', f.search, { max: 128 }),
+			sortDirection:
+				f.sortDirection === undefined ? undefined : p.v.oneOf('Sort Direction', f.sortDirection, SORT_DIRECTIONS),
+		};
+	},
+	fields: [
+		...returnAllFields,
+		{
+			displayName: 'Filters',
+			name: 'filters',
+			type: 'collection',
+			placeholder: 'Add Filter',
+			default: {},
+			options: [
+				{
+					displayName: 'Search',
+					name: 'search',
+					type: 'string',
+					default: '',
+					description: 'Text to match against order number or customer email (max 128 characters)',
+				},
+				{
+					displayName: 'Sort Direction',
+					name: 'sortDirection',
+					type: 'options',
+					options: enumOptions(SORT_DIRECTIONS, { asc: 'Ascending (Oldest First)', desc: 'Descending (Newest First)' }),
+					default: 'desc',
+					description: 'Order of creation time',
+				},
+				{
+					displayName: 'Status',
+					name: 'status',
+					type: 'options',
+					options: enumOptions(ORDER_STATUSES),
+					default: 'PENDING',
+					description: 'Only orders with this status',
+				},
+			],
+		} satisfies INodeProperties,
+	],
+};
+
+const REFUND_MIN = 0.01;
+
+const refund: Operation = {
+	value: 'refund',
+	name: 'Refund',
+	action: 'Refund an order',
+	description: 'Refund an order in full or in part. Sends an Idempotency-Key, so a retry never refunds twice.',
+	method: 'POST',
+	family: 'stores',
+	path: '/orders/{orderId}/refund',
+	ids: { orderId: ID.orderId },
+	idempotent: 'honoured',
+	notes: 'body (amount, reason) inferred',
+	body: (p) => {
+		const f = p.fields('additionalFields');
+		return {
+			amount: f.amount === undefined ? undefined : p.v.number('Amount', f.amount, { min: REFUND_MIN }),
+			reason: f.reason === undefined ? undefined : p.v.string('Reason', f.reason, { max: 1000 }),
+		};
+	},
+	fields: [
+		orderId,
+		{
+			displayName: 'Additional Fields',
+			name: 'additionalFields',
+			type: 'collection',
+			placeholder: 'Add Field',
+			default: {},
+			options: [
+				{
+					displayName: 'Amount',
+					name: 'amount',
+					type: 'number',
+					typeOptions: { minValue: REFUND_MIN, numberPrecision: 2 },
+					default: REFUND_MIN,
+					description: 'Amount to refund, in the order currency. Leave it out for a full refund.',
+				},
+				{
+					displayName: 'Reason',
+					name: 'reason',
+					type: 'string',
+					default: '',
+					description: 'Why the order is refunded',
+				},
+			],
+		},
+	],
+};
+
+/** Orders, and refunding one. (Reading refunds back is the Refund resource.) */
 export const order: Resource = {
 	value: 'order',
 	name: 'Order',
 	description: 'Orders of the store, and refunds of them',
 	credential: STORE_CREDENTIAL,
-	operations: orderOperations,
-	fields: orderFields,
+	operations: [get, getAll, refund],
 };
