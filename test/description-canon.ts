@@ -47,7 +47,8 @@ function canonProperty(property: INodeProperties | INodePropertyCollection): Rec
 	const when = otherConditions(p);
 	if (when) out.when = when;
 	if (p.type === 'options' || p.type === 'multiOptions') {
-		out.options = (p.options ?? []).map((o) => (o as { value: unknown }).value);
+		// The values, not their order: reordering a dropdown breaks no saved workflow.
+		out.options = (p.options ?? []).map((o) => String((o as { value: unknown }).value)).sort();
 	}
 	if (p.type === 'collection' || p.type === 'fixedCollection') {
 		const children: Record<string, unknown> = {};

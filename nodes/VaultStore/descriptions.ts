@@ -1,7 +1,7 @@
 import type { INodeProperties, INodePropertyModeValidation, INodePropertyOptions } from 'n8n-workflow';
 
 import type { Resource } from './operation';
-import type { IdRule } from './validate';
+import type { IdRule } from '../shared/validate';
 
 /**
  * The parameters of a resource, from its operations' own fields: each field

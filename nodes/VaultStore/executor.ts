@@ -10,7 +10,7 @@ import { checkRecords, DEFAULT_MAX_ITEMS, paginate, readPage, UnexpectedAnswerEr
 import type { Redactor } from '../shared/transport/redact';
 import type { ApiRequest } from '../shared/transport/request';
 import { DEFAULT_TRANSPORT_OPTIONS, Transport } from '../shared/transport/request';
-import { compact } from './validate';
+import { compact } from '../shared/validate';
 
 export const DEFAULT_CONCURRENCY = 5;
 

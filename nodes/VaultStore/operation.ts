@@ -8,8 +8,8 @@ import type {
 
 import type { CredentialName } from '../shared/credentials';
 import type { ApiRequest, Family, Transport } from '../shared/transport/request';
-import type { IdRule } from './validate';
-import { Validator } from './validate';
+import type { IdRule } from '../shared/validate';
+import { Validator } from '../shared/validate';
 
 /**
  * Reads one item's parameters (resource locators give their value) and

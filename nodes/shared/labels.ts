@@ -10,7 +10,10 @@ export function titleCase(value: string): string {
 		.join(' ');
 }
 
-/** Dropdown options from the one constant that lists the values, labelled by titleCase unless named. */
+/**
+ * Dropdown options from the one constant that lists the values, labelled by
+ * titleCase unless named, sorted by label as n8n's editor guidelines ask.
+ */
 export function enumOptions(values: readonly string[], names: Partial<Record<string, string>> = {}): INodePropertyOptions[] {
-	return values.map((value) => ({ name: names[value] ?? titleCase(value), value }));
+	return values.map((value) => ({ name: names[value] ?? titleCase(value), value })).sort((a, b) => a.name.localeCompare(b.name));
 }

@@ -1,7 +1,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 
 import { idLocator, listFields, showFor } from '../../descriptions';
-import { ID } from '../ids';
+import { ID } from '../../../shared/ids';
 
 export const caseFields: INodeProperties[] = [
 	idLocator('caseId', ID.caseId, showFor('case', ['addMessage', 'get', 'markRead']), {

@@ -1,8 +1,8 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import type { Operation, Params } from '../../operation';
-import { ID } from '../ids';
-import { bool, idList, opt } from '../product/values';
+import { ID } from '../../../shared/ids';
+import { bool, idList, opt } from '../../../shared/readers';
 
 export const MAX_CATEGORY_PRODUCTS = 100;
 
@@ -20,12 +20,12 @@ function categoryCreateBody(p: Params): IDataObject {
 		icon: opt(f, 'icon', text('Icon', 64)),
 		metaTitle: opt(f, 'metaTitle', text('Meta Title', 128)),
 		metaDescription: opt(f, 'metaDescription', text('Meta Description', 320)),
-		showInNavigation: opt(f, 'showInNavigation', (v) => bool(p, 'Show In Navigation', v)),
-		featured: opt(f, 'featured', (v) => bool(p, 'Featured', v)),
-		isFavourite: opt(f, 'isFavourite', (v) => bool(p, 'Is Favourite', v)),
-		isArchived: opt(f, 'isArchived', (v) => bool(p, 'Is Archived', v)),
+		showInNavigation: opt(f, 'showInNavigation', (v) => bool(p.v, 'Show In Navigation', v)),
+		featured: opt(f, 'featured', (v) => bool(p.v, 'Featured', v)),
+		isFavourite: opt(f, 'isFavourite', (v) => bool(p.v, 'Is Favourite', v)),
+		isArchived: opt(f, 'isArchived', (v) => bool(p.v, 'Is Archived', v)),
 		productIds: opt(f, 'productIds', (v) =>
-			idList(p, 'Product IDs', v, ID.productId, MAX_CATEGORY_PRODUCTS),
+			idList(p.v, 'Product IDs', v, ID.productId, MAX_CATEGORY_PRODUCTS),
 		),
 	};
 }

@@ -1,7 +1,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 
 import { idLocator, showFor } from '../../descriptions';
-import { ID } from '../ids';
+import { ID } from '../../../shared/ids';
 import { PAYMENT_METHODS } from './operations';
 
 const METHOD_NAMES: Record<(typeof PAYMENT_METHODS)[number], string> = {

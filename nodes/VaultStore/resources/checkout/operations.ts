@@ -2,8 +2,8 @@ import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import type { Operation, Params, RunContext } from '../../operation';
-import { compact } from '../../validate';
-import { ID } from '../ids';
+import { compact } from '../../../shared/validate';
+import { ID } from '../../../shared/ids';
 
 export const MAX_ESTIMATE_ITEMS = 10;
 export const PAYMENT_METHODS = [

@@ -1,8 +1,8 @@
 import type { INodeProperties } from 'n8n-workflow';
 
 import { idLocator, listFields, showFor } from '../../descriptions';
-import { enumOptions } from '../product/values';
-import { ID } from '../ids';
+import { enumOptions } from '../../../shared/labels';
+import { ID } from '../../../shared/ids';
 import { DISPUTE_STATUSES, EVIDENCE_TEXT_FIELDS } from './operations';
 import { MAX_EVIDENCE_FILES } from './evidence';
 

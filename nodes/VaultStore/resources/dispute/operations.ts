@@ -1,5 +1,5 @@
 import type { Operation } from '../../operation';
-import { ID } from '../ids';
+import { ID } from '../../../shared/ids';
 import { submitEvidence } from './evidence';
 
 /**

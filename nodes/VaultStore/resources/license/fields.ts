@@ -1,7 +1,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 
 import { idLocator, showFor } from '../../descriptions';
-import { ID } from '../ids';
+import { ID } from '../../../shared/ids';
 import { licenseGetAllFields } from './getAll';
 
 export const licenseFields: INodeProperties[] = [

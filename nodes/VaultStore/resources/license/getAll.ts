@@ -2,7 +2,7 @@ import type { INodeProperties } from 'n8n-workflow';
 
 import { listFields, showFor } from '../../descriptions';
 import type { Operation } from '../../operation';
-import { ID } from '../ids';
+import { ID } from '../../../shared/ids';
 
 /**
  * License > Get Many: GET {store_url}/licenses. The spec lists licenses among

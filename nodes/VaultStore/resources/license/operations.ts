@@ -1,6 +1,6 @@
 import type { Operation } from '../../operation';
-import { ID } from '../ids';
-import { opt } from '../product/values';
+import { ID } from '../../../shared/ids';
+import { opt } from '../../../shared/readers';
 import { licenseGetAll } from './getAll';
 
 export const licenseOperations: Operation[] = [

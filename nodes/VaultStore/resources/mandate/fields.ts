@@ -1,7 +1,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 
 import { idLocator, showFor } from '../../descriptions';
-import { ID } from '../ids';
+import { ID } from '../../../shared/ids';
 
 export const mandateFields: INodeProperties[] = [
 	idLocator('customerId', ID.customerId, showFor('mandate', ['create']), {

@@ -1,5 +1,5 @@
 import type { Operation } from '../../operation';
-import { ID } from '../ids';
+import { ID } from '../../../shared/ids';
 
 export const MANDATE_FREQUENCIES = ['ONE_OFF', 'WEEKLY', 'MONTHLY', 'QUARTERLY', 'YEARLY', 'AD_HOC'] as const;
 export const MAX_MANDATE_DESCRIPTION = 1000;

@@ -1,8 +1,8 @@
 import type { INodeProperties } from 'n8n-workflow';
 
 import { idLocator, listFields, showFor } from '../../descriptions';
-import { enumOptions } from '../product/values';
-import { ID } from '../ids';
+import { enumOptions } from '../../../shared/labels';
+import { ID } from '../../../shared/ids';
 import { METER_AGGREGATIONS } from './operations';
 
 const INFERRED = 'Inferred: the spec names meter management but not its paths or bodies.';

@@ -1,7 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import type { Operation, Params } from '../../operation';
-import { ID } from '../ids';
+import { ID } from '../../../shared/ids';
 
 /** How usage events add up over a billing period (inferred values). */
 export const METER_AGGREGATIONS = ['COUNT', 'LAST', 'MAX', 'SUM'] as const;

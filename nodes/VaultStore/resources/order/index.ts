@@ -4,7 +4,7 @@ import { STORE_CREDENTIAL } from '../../../shared/credentials';
 import { enumOptions } from '../../../shared/labels';
 import { locatorField, returnAllFields } from '../../descriptions';
 import type { Operation, Resource } from '../../operation';
-import { ID } from '../ids';
+import { ID } from '../../../shared/ids';
 
 /** Order statuses the service shows; the filter accepts these. */
 export const ORDER_STATUSES = ['PENDING', 'COMPLETED'] as const;

@@ -1,7 +1,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 
 import { idLocator, showFor } from '../../descriptions';
-import { ID } from '../ids';
+import { ID } from '../../../shared/ids';
 import {
 	BILLING_ANCHORS,
 	BILLING_INTERVALS,
@@ -12,7 +12,7 @@ import {
 	PRODUCT_STATUSES,
 	PRODUCT_TYPES,
 } from './operations';
-import { enumOptions } from './values';
+import { enumOptions } from '../../../shared/labels';
 
 const updateFields: INodeProperties[] = [
 	{

@@ -1,8 +1,8 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import type { Operation, Params } from '../../operation';
-import { ID } from '../ids';
-import { bool, idList, opt, stringList, withoutSecrets } from './values';
+import { ID } from '../../../shared/ids';
+import { bool, idList, opt, stringList, withoutSecrets } from '../../../shared/readers';
 
 export const PRODUCT_TYPES = ['SUBSCRIPTION', 'DIGITAL_DOWNLOAD', 'LICENSE_KEY'] as const;
 export const FULFILLMENT_MODES = [
@@ -67,7 +67,7 @@ function variants(p: Params, value: unknown): IDataObject[] {
 			if (kind === 'count' && (typeof field !== 'number' || !Number.isInteger(field) || field < 0)) {
 				p.v.fail(`${at}: "${key}" must be a whole number of at least 0`);
 			}
-			if (kind === 'images') stringList(p, `Variants entry ${index + 1} images`, field, { max: MAX_IMAGES });
+			if (kind === 'images') stringList(p.v, `Variants entry ${index + 1} images`, field, { max: MAX_IMAGES });
 		}
 		const hasId = typeof variant.id === 'string' && variant.id !== '';
 		const hasTitle = typeof variant.title === 'string' && variant.title.trim() !== '';
@@ -84,7 +84,7 @@ function productOptions(p: Params, value: unknown): IDataObject[] {
 	return rows.map((row, index) => {
 		const at = `Options entry ${index + 1}`;
 		const name = p.v.string(`${at} Name`, row.name ?? '', { min: 1 }).trim();
-		const values = stringList(p, `${at} Values`, row.values ?? '', {});
+		const values = stringList(p.v, `${at} Values`, row.values ?? '', {});
 		if (values.length === 0) p.v.fail(`"${at} Values" must list at least one value`);
 		const position = p.v.number(`${at} Position`, row.position ?? index, { min: 0, integer: true });
 		return { name, values, position };
@@ -105,9 +105,9 @@ function productUpdateBody(p: Params): IDataObject {
 		price: opt(f, 'price', money('Price')),
 		compareAtPrice: opt(f, 'compareAtPrice', money('Compare-At Price')),
 		minimumPrice: opt(f, 'minimumPrice', money('Minimum Price')),
-		images: opt(f, 'images', (v) => stringList(p, 'Images', v, { max: MAX_IMAGES, itemMax: 2048 })),
+		images: opt(f, 'images', (v) => stringList(p.v, 'Images', v, { max: MAX_IMAGES, itemMax: 2048 })),
 		message: opt(f, 'message', text('Message', 1000)),
-		inStock: opt(f, 'inStock', (v) => bool(p, 'In Stock', v)),
+		inStock: opt(f, 'inStock', (v) => bool(p.v, 'In Stock', v)),
 		productType: opt(f, 'productType', (v) => p.v.oneOf('Product Type', v, PRODUCT_TYPES)),
 		fulfillmentMode: opt(f, 'fulfillmentMode', (v) => p.v.oneOf('Fulfillment Mode', v, FULFILLMENT_MODES)),
 		pricingModel: opt(f, 'pricingModel', (v) => p.v.oneOf('Pricing Model', v, PRICING_MODELS)),
@@ -121,7 +121,7 @@ function productUpdateBody(p: Params): IDataObject {
 		customPrefix: opt(f, 'customPrefix', text('Custom Prefix', 32)),
 		maxActivations: opt(f, 'maxActivations', count('Max Activations', 1)),
 		licenseDuration: opt(f, 'licenseDuration', (v) => p.v.oneOf('License Duration', v, LICENSE_DURATIONS)),
-		revokeOnRefund: opt(f, 'revokeOnRefund', (v) => bool(p, 'Revoke On Refund', v)),
+		revokeOnRefund: opt(f, 'revokeOnRefund', (v) => bool(p.v, 'Revoke On Refund', v)),
 		lowStockThreshold: opt(f, 'lowStockThreshold', count('Low Stock Threshold', 0)),
 		webhookUrl: opt(f, 'webhookUrl', url('Webhook URL')),
 		webhookSecret: opt(f, 'webhookSecret', (v) =>
@@ -131,9 +131,9 @@ function productUpdateBody(p: Params): IDataObject {
 		billingAnchor: opt(f, 'billingAnchor', (v) => p.v.oneOf('Billing Anchor', v, BILLING_ANCHORS)),
 		trialDays: opt(f, 'trialDays', count('Trial Days', 0)),
 		licenseKeys: opt(f, 'licenseKeys', (v) =>
-			stringList(p, 'License Keys', v, { itemMax: 512, separators: /\n/, secret: true }),
+			stringList(p.v, 'License Keys', v, { itemMax: 512, separators: /\n/, secret: true }),
 		),
-		categoryIds: opt(f, 'categoryIds', (v) => idList(p, 'Category IDs', v, ID.categoryId, 100)),
+		categoryIds: opt(f, 'categoryIds', (v) => idList(p.v, 'Category IDs', v, ID.categoryId, 100)),
 		variants: opt(f, 'variants', (v) => variants(p, v)),
 		options: opt(f, 'options', (v) => productOptions(p, v)),
 	};

@@ -1,7 +1,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 
 import { idLocator, listFields, showFor } from '../../descriptions';
-import { ID } from '../ids';
+import { ID } from '../../../shared/ids';
 
 const INFERRED = 'Inferred: the spec names the operation but not its path.';
 

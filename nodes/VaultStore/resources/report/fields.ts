@@ -1,7 +1,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 
 import { idLocator, listFields, showFor } from '../../descriptions';
-import { ID } from '../ids';
+import { ID } from '../../../shared/ids';
 
 const TYPE_OPTIONS = [
 	{ name: 'Balance Ledger', value: 'BALANCE_LEDGER', description: 'Every balance movement: charges, fees and refunds' },

@@ -2,7 +2,7 @@ import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import type { Operation, Params, RunContext } from '../../operation';
-import { ID } from '../ids';
+import { ID } from '../../../shared/ids';
 
 export const REPORT_TYPES = ['PAYMENT_ACTIVITY', 'PAYOUT_RECONCILIATION', 'BALANCE_LEDGER', 'REFUNDS_DISPUTES'] as const;
 export const REPORT_STATUSES = ['PENDING', 'PROCESSING', 'SUCCEEDED', 'FAILED'] as const;

@@ -1,7 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import type { Operation, Params } from '../../operation';
-import { ID } from '../ids';
+import { ID } from '../../../shared/ids';
 
 export const SUBSCRIPTION_STATUSES = ['TRIALING', 'ACTIVE', 'PAST_DUE', 'PAUSED', 'CANCELLED'] as const;
 export const BILLING_INTERVALS = ['WEEKLY', 'MONTHLY', 'YEARLY'] as const;

@@ -1,7 +1,7 @@
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
 import type { Operation, Params, RunContext } from '../../operation';
-import { ID } from '../ids';
+import { ID } from '../../../shared/ids';
 import type { TokenType } from './data';
 import {
 	cardData,

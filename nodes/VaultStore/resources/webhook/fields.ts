@@ -1,7 +1,7 @@
 import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 
 import { idLocator, showFor } from '../../descriptions';
-import { ID } from '../ids';
+import { ID } from '../../../shared/ids';
 import { WEBHOOK_EVENT_TYPES } from '../../../shared/events';
 import { TEST_EVENT_TYPES } from './operations';
 

@@ -1,6 +1,6 @@
 import type { Operation } from '../../operation';
 import { SIGNATURE_VERSIONS, WEBHOOK_EVENT_TYPES } from '../../../shared/events';
-import { ID } from '../ids';
+import { ID } from '../../../shared/ids';
 
 /** A test delivery accepts every PAYMENT_* and SUBSCRIPTION_* event type. */
 export const TEST_EVENT_TYPES = WEBHOOK_EVENT_TYPES.filter((e) => /^(PAYMENT|SUBSCRIPTION)_/.test(e));

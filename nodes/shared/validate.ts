@@ -1,7 +1,7 @@
 import type { IDataObject, INode } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { IDEMPOTENCY_KEY_PATTERN } from '../shared/transport/idempotency';
+import { IDEMPOTENCY_KEY_PATTERN } from './transport/idempotency';
 
 /**
  * Input rules of the spec. Every failure names the field and what is allowed,

@@ -1,4 +1,4 @@
-import type { IdRule } from '../validate';
+import type { IdRule } from './validate';
 
 /** Path ids of the spec: prefixes where it gives one; every id is 12 to 48 characters. */
 export const ID = {
