@@ -163,7 +163,8 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
 		const auth = m ? keys.get(m[1]) : undefined;
 		if (!auth || auth.kind !== kind) throw unauthorized(m ? 'Invalid API key' : 'Missing bearer token in Authorization header');
 		checkParams(params);
-		if (auth.kind === 'store' && (params.storeId !== state.store.id || auth.storeId !== params.storeId)) throw notFound('Store');
+		// A store route without :storeId in its path (POST /v2/checkouts) acts on the key's own store.
+		if (auth.kind === 'store' && 'storeId' in params && (params.storeId !== state.store.id || auth.storeId !== params.storeId)) throw notFound('Store');
 		if (auth.kind === 'vault' && (params.workspaceId !== auth.workspaceId || params.vaultId !== auth.vaultId)) throw notFound('Vault');
 		return auth;
 	};

@@ -7,6 +7,7 @@ import { AddressInfo } from 'node:net';
 import axios, { AxiosRequestConfig } from 'axios';
 import { Sandbox, startSandbox } from '../sandbox/server';
 import { ok } from '../sandbox/app';
+import { useSandbox } from './fixtures';
 
 const http = axios.create({ validateStatus: () => true });
 
@@ -402,7 +403,7 @@ describe('vault tokens', () => {
 		const a = await create({ type: 'pii', data: { value: 'alpha-1' }, metadata: { team: 'list-test', n: 1 } });
 		const b = await create({ type: 'pii', data: { value: 'beta-22' }, metadata: { team: 'list-test', n: '1' } });
 		const byMeta = await http.get(vaultUrl('/tokens?metadata[team]=list-test'), { headers: vauth() });
-		expect(byMeta.data).toEqual({ object: 'list', data: [expect.objectContaining({ id: b.data.id }), expect.objectContaining({ id: a.data.id })], has_more: false });
+		expect(byMeta.data).toEqual({ object: 'list', data: [expect.objectContaining({ id: b.data.id }), expect.objectContaining({ id: a.data.id })], has_more: false, next_cursor: null });
 		const strOnly = await http.get(vaultUrl('/tokens?metadata[team]=list-test&metadata[n]=1'), { headers: vauth() });
 		expect(strOnly.data.data.map((t: { id: string }) => t.id)).toEqual([b.data.id]);
 		const byFp = await http.get(vaultUrl(`/tokens?fingerprint=${a.data.fingerprint}`), { headers: vauth() });
@@ -602,5 +603,48 @@ describe('credentials()', () => {
 			vaultStoreVaultApi: { baseUrl: sb.baseUrl, workspaceId: sb.vault.workspaceId, vaultId: sb.vault.vaultId, secretKey: sb.vault.secretKey },
 		});
 		expect(Buffer.from(sb.store.signingSecret.slice(6), 'base64')).toHaveLength(24);
+	});
+});
+
+describe('routes the spec names without a path (the sandbox choice, shared with the inferred rows)', () => {
+	const sbx = useSandbox();
+	const get = async (path: string) => {
+		const res = await fetch(`${sbx.sb.baseUrl}/v2/core/stores/${sbx.sb.store.storeId}${path}`, { headers: { Authorization: `Bearer ${sbx.sb.store.secretKey}` } });
+		return { status: res.status, body: (await res.json()) as { ok: boolean; data: Record<string, unknown> } };
+	};
+
+	test('vault token list pages with cursor / next_cursor', async () => {
+		const base = `${sbx.sb.baseUrl}/v2/workspaces/${sbx.sb.vault.workspaceId}/vaults/${sbx.sb.vault.vaultId}/tokens`;
+		const headers = { Authorization: `Bearer ${sbx.sb.vault.secretKey}`, 'content-type': 'application/json' };
+		for (let i = 0; i < 5; i++) {
+			await fetch(base, { method: 'POST', headers: { ...headers, 'Idempotency-Key': `cursor-${i}` }, body: JSON.stringify({ type: 'custom', data: { i } }) });
+		}
+		const first = (await (await fetch(`${base}?limit=2`, { headers })).json()) as { data: { id: string }[]; has_more: boolean; next_cursor: string };
+		expect(first.data).toHaveLength(2);
+		expect(first.has_more).toBe(true);
+		const second = (await (await fetch(`${base}?limit=2&cursor=${first.next_cursor}`, { headers })).json()) as { data: { id: string }[] };
+		expect(second.data[0].id).not.toBe(first.data[1].id);
+	});
+
+	test('tax details, monthly revenue, payout credits and debits answer in the store envelope', async () => {
+		expect((await get('/tax-details')).body.data).toHaveProperty('country');
+		const monthly = await get('/analytics/revenue/monthly?months=3');
+		expect((monthly.body.data.months as unknown[]).length).toBe(3);
+		expect((await get('/payouts/credits')).body.data).toHaveProperty('items');
+		expect((await get('/payouts/debits')).body.data).toHaveProperty('pagination');
+	});
+
+	test('POST /v2/checkouts opens a session with the store key (no store id in the path)', async () => {
+		const product = sbx.sb.state.products[0];
+		const res = await fetch(`${sbx.sb.baseUrl}/v2/checkouts`, {
+			method: 'POST',
+			headers: { Authorization: `Bearer ${sbx.sb.store.secretKey}`, 'content-type': 'application/json' },
+			body: JSON.stringify({ items: [{ product_id: product.id, quantity: 2 }] }),
+		});
+		expect(res.status).toBe(201);
+		const session = ((await res.json()) as { data: { id: string; status: string; amount: number } }).data;
+		expect(session).toMatchObject({ status: 'OPEN', amount: product.price * 2 });
+		const anonymous = await fetch(`${sbx.sb.baseUrl}/v2/checkouts`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+		expect(anonymous.status).toBe(401);
 	});
 });

@@ -59,7 +59,7 @@ export interface CheckoutSession {
 	id: string;
 	object: 'checkout_session';
 	status: 'OPEN' | 'PAID';
-	paylinkId: string;
+	paylinkId: string | null;
 	url: string;
 	amount: number;
 	currency: string;
@@ -188,6 +188,46 @@ export function register(app: SandboxApp): void {
 		sessions().push(session);
 		return ok(session, 201);
 	}, { auth: 'none' });
+
+	// POST /v2/checkouts: the spec names it ("checkout session, automatic capture only") without a body;
+	// items as in the estimate, plus optional success_url, cancel_url and customer_email, are our choice.
+	app.route('POST', '/v2/checkouts', (ctx) => {
+		v.onlyFields(ctx.body, ['items', 'success_url', 'cancel_url', 'customer_email', 'capture_method']);
+		if (ctx.body.capture_method !== undefined && ctx.body.capture_method !== 'automatic') {
+			throw badRequest('capture_method', 'store API checkout sessions capture automatically only');
+		}
+		const raw = ctx.body.items;
+		if (!Array.isArray(raw) || raw.length < 1 || raw.length > 10) throw badRequest('items', 'must be a list of 1 to 10 items');
+		const items = raw.map((entry, i) => {
+			const e = (entry ?? {}) as Record<string, unknown>;
+			const product = productById(String(e.product_id ?? ''));
+			if (!product) throw badRequest(`items[${i}].product_id`, 'does not match a product of this store');
+			const quantity = v.num(e.quantity ?? 1, `items[${i}].quantity`, { min: 1 }) ?? 1;
+			return { productId: product.id, name: product.title, quantity, amount: product.price };
+		});
+		for (const field of ['success_url', 'cancel_url']) {
+			if (ctx.body[field] !== undefined) v.str(ctx.body[field], field, { max: 2048, pattern: /^https?:\/\// });
+		}
+		const id = app.newId('cks_');
+		const now = ctx.now();
+		const session: CheckoutSession = {
+			id,
+			object: 'checkout_session',
+			status: 'OPEN',
+			paylinkId: null,
+			url: `https://checkout.vault-store.invalid/c/${id}`,
+			amount: round2(items.reduce((sum, item) => sum + item.amount * item.quantity, 0)),
+			currency: state.store.currency,
+			items,
+			expiresAt: ctx.iso(now + SESSION_TTL_MS),
+			paidAt: null,
+			payment: null,
+			createdAt: ctx.iso(now),
+		};
+		sessions().push(session);
+		ctx.commit('checkoutCreate', { sessionId: id });
+		return ok(session, 201);
+	});
 
 	app.route('POST', [stores('/checkouts/:sessionId/pay'), core('/checkouts/:sessionId/pay')], (ctx) => {
 		v.onlyFields(ctx.body, ['paymentMethod', 'token']);

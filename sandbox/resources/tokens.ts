@@ -2,8 +2,11 @@
  * Vault tokens under /v2/workspaces/:workspaceId/vaults/:vaultId. Bodies have no envelope;
  * errors are {error: {code, message}}. Storage, masks and fingerprints: ../vault.ts.
  *   POST   /tokens              Idempotency-Key required; 201 token (200 + existing token on deduplicate)
- *   GET    /tokens              type, fingerprint, metadata[key]=value, limit (1..100, default 100);
- *                               {object: 'list', data, has_more}, newest first
+ *   GET    /tokens              type, fingerprint, metadata[key]=value, limit (1..100, default 100),
+ *                               cursor (the next_cursor of the previous page);
+ *                               {object: 'list', data, has_more, next_cursor}, newest first
+ *                               (the vault's pagination is not shown by the spec: cursor and
+ *                               next_cursor are this sandbox's choice, as is the node's reading of them)
  *   GET    /tokens/:tokenId     token without data
  *   PATCH  /tokens/:tokenId     metadata (merge; null removes a key), expires_at (timestamp or null)
  *   POST   /tokens/:tokenId/reveal   permission tokens:reveal; data without cvc; access-logged
@@ -48,7 +51,16 @@ export function register(app: SandboxApp): void {
 			.list()
 			.filter((t) => (!type || t.type === type) && (!fingerprint || t.fingerprint === fingerprint))
 			.filter((t) => wanted.every(([k, val]) => typeof t.metadata[k] === 'string' && t.metadata[k] === val));
-		return plain({ object: 'list', data: found.slice(0, limit).map(tokenView), has_more: found.length > limit });
+		const cursor = v.str(single(q.cursor, 'cursor'), 'cursor', { max: 64 });
+		let start = 0;
+		if (cursor !== undefined) {
+			const at = found.findIndex((t) => t.id === cursor);
+			if (at < 0) throw badRequest('cursor', 'does not match a token of this list');
+			start = at + 1;
+		}
+		const page = found.slice(start, start + limit);
+		const hasMore = found.length > start + limit;
+		return plain({ object: 'list', data: page.map(tokenView), has_more: hasMore, next_cursor: hasMore ? page[page.length - 1].id : null });
 	}, opts);
 
 	app.route('GET', vaultPath('/tokens/:tokenId'), (ctx) => plain(tokenView(findToken(ctx))), opts);
