@@ -132,3 +132,24 @@ describe('store and order operations against the sandbox', () => {
 		expect(out.map((i) => (i.pairedItem as { item: number }).item)).toEqual([0, 1]);
 	});
 });
+
+describe('query names that may differ on an account can be sent as the service names them', () => {
+	test('order Get Many: Additional Query Parameters reach the service, and replace the node\'s own name', async () => {
+		const r = await f.run({
+			resource: 'order',
+			operation: 'getAll',
+			returnAll: false,
+			limit: 5,
+			filters: { search: 'from-node' },
+			additionalQueryParameters: { pair: [{ name: 'q', value: 'ada@example.com' }, { name: 'search', value: 'from-user' }] },
+		});
+		expect(r.error()).toBeUndefined();
+		expect(f.requests()[0].query).toMatchObject({ q: 'ada@example.com', search: 'from-user', limit: '5' });
+	});
+
+	test('customer Get Many: a pair without a name is refused before any request', async () => {
+		const r = await f.run({ resource: 'customer', operation: 'getAll', additionalQueryParameters: { pair: [{ name: ' ', value: 'x' }] } });
+		expect(r.error()?.message).toBe('"Additional Query Parameters" has a value without a name');
+		expect(f.requests()).toHaveLength(0);
+	});
+});

@@ -14,7 +14,8 @@ export function resourceParameters(resource: Resource): INodeProperties[] {
 	const legacy = resource.fields ?? [];
 	const merged: { field: INodeProperties; key: string; operations: string[] }[] = [];
 	for (const op of resource.operations) {
-		for (const field of op.fields ?? []) {
+		const extras = [...(op.extra?.query ? [extraQueryField] : []), ...(op.extra?.body ? [extraBodyField] : [])];
+		for (const field of [...(op.fields ?? []), ...extras]) {
 			const key = JSON.stringify(field);
 			const same = merged.find((m) => m.key === key);
 			if (same) same.operations.push(op.value);
@@ -135,6 +136,44 @@ export const returnAllFields: INodeProperties[] = [
 		displayOptions: { show: { returnAll: [false] } },
 	},
 ];
+
+function pairsField(name: string, displayName: string, description: string, valueHint: string): INodeProperties {
+	return {
+		displayName,
+		name,
+		type: 'fixedCollection',
+		typeOptions: { multipleValues: true },
+		placeholder: 'Add Pair',
+		default: {},
+		description,
+		options: [
+			{
+				displayName: 'Pair',
+				name: 'pair',
+				values: [
+					{ displayName: 'Name', name: 'name', type: 'string', default: '' },
+					{ displayName: 'Value', name: 'value', type: 'string', default: '', description: valueHint },
+				],
+			},
+		],
+	};
+}
+
+/** For operations whose query names may differ on your account: sent as they are, overriding the node's. */
+export const extraQueryField = pairsField(
+	'additionalQueryParameters',
+	'Additional Query Parameters',
+	"Query parameters sent as they are, after the node's own (a name given here replaces the node's). Use them when your account's API reference names a filter differently.",
+	'Sent as text',
+);
+
+/** For operations whose body names may differ on your account: sent as they are, overriding the node's. */
+export const extraBodyField = pairsField(
+	'additionalBodyFields',
+	'Additional Body Fields',
+	"Fields added to the request body as they are (a name given here replaces the node's). Use them when your account's API reference names a field differently.",
+	'JSON values (numbers, true/false, objects, "quoted text") are sent as JSON; anything else as text',
+);
 
 /** The resource selector, built from the resource rows. */
 export function resourceProperty(resources: readonly Resource[]): INodeProperties {

@@ -6,7 +6,7 @@ import { Params } from './operation';
 import { secretParameterNames, withRedactedNode } from './redactNode';
 import { mapLimit } from '../shared/transport/concurrency';
 import { IdempotencyKeys } from '../shared/transport/idempotency';
-import { checkRecords, DEFAULT_MAX_ITEMS, paginate, readPage, UnexpectedAnswerError } from '../shared/transport/paginate';
+import { checkRecords, DEFAULT_MAX_ITEMS, paginate, readPage, UnexpectedAnswerError, walkCursor } from '../shared/transport/paginate';
 import type { Redactor } from '../shared/transport/redact';
 import type { ApiRequest } from '../shared/transport/request';
 import { DEFAULT_TRANSPORT_OPTIONS, Transport } from '../shared/transport/request';
@@ -73,6 +73,37 @@ function errorItem(error: unknown, itemIndex: number, redactor: Redactor): INode
 	if (e.description) json.description = e.description;
 	if (e.httpCode) json.httpCode = e.httpCode;
 	return { json: redactor.value(json), pairedItem: { item: itemIndex } };
+}
+
+export const EXTRA_QUERY = { parameter: 'additionalQueryParameters', label: 'Additional Query Parameters' };
+export const EXTRA_BODY = { parameter: 'additionalBodyFields', label: 'Additional Body Fields' };
+
+/**
+ * Name/value pairs of an "Additional ..." parameter. Body values that read as
+ * JSON (numbers, true/false, objects, quoted text) are sent as that JSON.
+ */
+function readPairs(p: Params, which: typeof EXTRA_QUERY, json: boolean): IDataObject | undefined {
+	const rows = (p.fields(which.parameter).pair as IDataObject[] | undefined) ?? [];
+	const out: IDataObject = {};
+	for (const row of rows) {
+		const name = typeof row.name === 'string' ? row.name.trim() : '';
+		const raw = row.value === undefined || row.value === null ? '' : String(row.value);
+		if (name === '') {
+			if (raw === '') continue;
+			p.v.fail(`"${which.label}" has a value without a name`);
+		}
+		if (name in out) p.v.fail(`"${which.label}" names "${name}" twice`);
+		let value: unknown = raw;
+		if (json && raw.trim() !== '') {
+			try {
+				value = JSON.parse(raw) as unknown;
+			} catch {
+				value = raw;
+			}
+		}
+		out[name] = value as IDataObject[string];
+	}
+	return Object.keys(out).length ? out : undefined;
 }
 
 /** Values of the item's secret parameters (e.g. card data), so no error can echo them. */
@@ -151,6 +182,14 @@ async function runOperation(
 		if (query) request.query = compact(query);
 		const body = op.body?.(p);
 		if (body !== undefined) request.body = Array.isArray(body) ? body : compact(body);
+		if (op.extra?.query) {
+			const extra = readPairs(p, EXTRA_QUERY, false);
+			if (extra) request.query = { ...request.query, ...extra };
+		}
+		if (op.extra?.body && !Array.isArray(request.body)) {
+			const extra = readPairs(p, EXTRA_BODY, true);
+			if (extra) request.body = { ...request.body, ...extra };
+		}
 		if (op.idempotent) {
 			request.idempotencyKey =
 				itemOptions.idempotencyKey !== undefined
@@ -172,6 +211,18 @@ async function runOperation(
 				concurrency: options.concurrency,
 				maxItems: options.maxItems,
 			});
+		} else if (op.list === 'cursor') {
+			const returnAll = p.get<boolean>('returnAll', false);
+			const limit = returnAll ? 0 : p.v.number('Limit', p.get('limit', 50), { min: 1, integer: true });
+			const cursorParam = p.get<string>('cursorParameter', op.cursorParam ?? 'cursor') || (op.cursorParam ?? 'cursor');
+			const walked = await walkCursor(transport, request, { returnAll, limit, maxItems: options.maxItems, cursorParam });
+			records = walked.items;
+			if (walked.incomplete !== undefined) {
+				ctx.addExecutionHints?.({ message: walked.incomplete, type: 'warning', location: 'outputPane' });
+				const last = records.length - 1;
+				if (last >= 0) records[last] = { ...records[last], listWarning: walked.incomplete };
+				else records = [{ listWarning: walked.incomplete }];
+			}
 		} else if (op.list === 'client') {
 			const returnAll = p.get<boolean>('returnAll', false);
 			const limit = returnAll ? Infinity : p.v.number('Limit', p.get('limit', 50), { min: 1, integer: true });

@@ -67,8 +67,19 @@ export interface Operation {
 	ids?: Record<string, IdRule>;
 	query?: (p: Params) => IDataObject | undefined;
 	body?: (p: Params) => IDataObject | IDataObject[] | undefined;
-	/** `paged`: page/limit walking; `client`: one request, Limit applied here. */
-	list?: 'paged' | 'client';
+	/**
+	 * `paged`: page/limit walking; `client`: one request, Limit applied here;
+	 * `cursor`: follows the continuation the answer carries (vault lists).
+	 */
+	list?: 'paged' | 'client' | 'cursor';
+	/** For `list: 'cursor'`: the query name that carries the next cursor (a parameter may override it). */
+	cursorParam?: string;
+	/**
+	 * The service's query or body names here are a guess: the operation gets
+	 * "Additional Query Parameters" / "Additional Body Fields" (name and value
+	 * pairs sent as they are, overriding the node's own).
+	 */
+	extra?: { query?: boolean; body?: boolean };
 	/** Sends an Idempotency-Key: `required` by the spec, or `honoured` by the route. */
 	idempotent?: 'required' | 'honoured';
 	/** The spec names the operation but not its path or body. */

@@ -186,3 +186,76 @@ async function fetchPages(
 	for (let i = 0; i <= stopAt - from && results[i] !== undefined; i++) ordered.push(results[i]);
 	return ordered;
 }
+
+export interface CursorWalk {
+	returnAll: boolean;
+	limit: number;
+	maxItems?: number;
+	/** The query name the next request carries the continuation in. */
+	cursorParam: string;
+}
+
+export interface CursorResult {
+	items: IDataObject[];
+	/** Set when the service said there is more but gave no way to get it. */
+	incomplete?: string;
+}
+
+function firstText(...values: unknown[]): string | undefined {
+	return values.find((value): value is string => typeof value === 'string' && value !== '');
+}
+
+/**
+ * Walks a list that continues by cursor (`{data, has_more, next_cursor}`,
+ * vault style): follows `next_cursor` (or `nextCursor`, `next_page_token`)
+ * in `cursorParam`, or a store-style `pagination` by page number. When the
+ * answer says there is more but carries no continuation, the items read so far
+ * come back with `incomplete` saying so: never a short list as if complete.
+ * Ends on a repeated page (an error) and past `maxItems` (an error).
+ */
+export async function walkCursor(
+	transport: Transport,
+	req: ApiRequest,
+	{ returnAll, limit, maxItems = DEFAULT_MAX_ITEMS, cursorParam }: CursorWalk,
+): Promise<CursorResult> {
+	const wanted = returnAll ? maxItems : limit;
+	const out: IDataObject[] = [];
+	const seen = new Set<string>();
+	let query: IDataObject = { ...req.query };
+	for (let number = 1; ; number++) {
+		const res = await transport.request({ ...req, query });
+		const page = readPage(res.data);
+		const sig = signature(page.items);
+		if (page.items.length > 0 && seen.has(sig)) {
+			throw new PaginationError(
+				`The service sent page ${number} with the same items as an earlier page; stopped reading the list so it cannot run forever.`,
+			);
+		}
+		seen.add(sig);
+		out.push(...page.items);
+		if (returnAll && out.length > maxItems) {
+			throw new PaginationError(
+				`Return All stopped: the list has more than ${maxItems} items (option "Return All Maximum"). Raise the option or narrow the list with filters.`,
+			);
+		}
+		if (!returnAll && out.length >= wanted) break;
+		const body = isRecord(res.data) ? res.data : {};
+		const pagination = isRecord(body.pagination) ? body.pagination : undefined;
+		const currentPage = finite(pagination?.page) ?? number;
+		const pagesLeft = pagination !== undefined && currentPage < (finite(pagination.totalPages) ?? 0);
+		const more = body.has_more === true || body.hasMore === true || pagesLeft;
+		if (!more || page.items.length === 0) break;
+		const cursor = firstText(body.next_cursor, body.nextCursor, body.next_page_token);
+		if (cursor !== undefined) {
+			query = { ...req.query, [cursorParam]: cursor };
+		} else if (pagination !== undefined) {
+			query = { ...req.query, page: currentPage + 1 };
+		} else {
+			return {
+				items: out.slice(0, wanted),
+				incomplete: `The service said there are more than these ${out.length} records but gave no way to fetch the rest (no cursor or page in its answer). Narrow the list with filters, or use the Custom API Call resource with the service's own paging.`,
+			};
+		}
+	}
+	return { items: out.slice(0, wanted) };
+}

@@ -16,6 +16,7 @@ const getAll: Operation = {
 	family: 'core',
 	path: '/customers',
 	list: 'paged',
+	extra: { query: true },
 	query: (p) => {
 		const f = p.fields('filters');
 		return {

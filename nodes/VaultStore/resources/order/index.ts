@@ -33,6 +33,7 @@ const getAll: Operation = {
 	family: 'core',
 	path: '/orders/',
 	list: 'paged',
+	extra: { query: true },
 	query: (p) => {
 		const f = p.fields('filters');
 		return {
