@@ -5,6 +5,7 @@ import type { Operation, Resource } from './operation';
 import { Params } from './operation';
 import { secretParameterNames, withRedactedNode } from './redactNode';
 import { mapLimit } from '../shared/transport/concurrency';
+import type { EventOrigin, KeySource } from '../shared/transport/idempotency';
 import { IdempotencyKeys } from '../shared/transport/idempotency';
 import { checkRecords, DEFAULT_MAX_ITEMS, paginate, readPage, UnexpectedAnswerError, walkCursor } from '../shared/transport/paginate';
 import type { Redactor } from '../shared/transport/redact';
@@ -106,6 +107,53 @@ function readPairs(p: Params, which: typeof EXTRA_QUERY, json: boolean): IDataOb
 	return Object.keys(out).length ? out : undefined;
 }
 
+const TRIGGER_TYPE = /(^|\.)vaultStoreTrigger$/;
+
+/** The delivery id of a Vault Store Trigger item: the message id, else the delivery id of its meta. */
+function eventIdOf(json: IDataObject | undefined): string | undefined {
+	if (!json) return undefined;
+	if (typeof json.id === 'string' && json.id !== '') return json.id;
+	const meta = json.meta as IDataObject | undefined;
+	return typeof meta?.deliveryId === 'string' && meta.deliveryId !== '' ? meta.deliveryId : undefined;
+}
+
+/**
+ * For each input item, the Vault Store Trigger delivery it descends from
+ * (through n8n's paired items) and its position among the items of that
+ * delivery; undefined for items that do not descend from one.
+ */
+function eventOrigins(ctx: IExecuteFunctions, count: number): (EventOrigin | undefined)[] {
+	const out: (EventOrigin | undefined)[] = new Array(count).fill(undefined);
+	let triggers: string[] = [];
+	try {
+		triggers = ctx
+			.getParentNodes(ctx.getNode().name)
+			.filter((node) => TRIGGER_TYPE.test(node.type) && !node.disabled)
+			.map((node) => node.name);
+	} catch {
+		return out;
+	}
+	if (triggers.length === 0) return out;
+	const seen = new Map<string, number>();
+	for (let i = 0; i < count; i++) {
+		let eventId: string | undefined;
+		for (const name of triggers) {
+			try {
+				const proxy = ctx.getWorkflowDataProxy(i) as unknown as { $: (node: string) => { item?: INodeExecutionData } };
+				eventId = eventIdOf(proxy.$(name).item?.json);
+			} catch {
+				eventId = undefined;
+			}
+			if (eventId !== undefined) break;
+		}
+		if (eventId === undefined) continue;
+		const position = seen.get(eventId) ?? 0;
+		seen.set(eventId, position + 1);
+		out[i] = { eventId, position };
+	}
+	return out;
+}
+
 /** Values of the item's secret parameters (e.g. card data), so no error can echo them. */
 function secretValues(p: Params, names: Set<string>): unknown[] {
 	const values: unknown[] = [];
@@ -167,6 +215,7 @@ async function runOperation(
 		runIndex: (ctx as unknown as { runIndex?: number }).runIndex ?? 0,
 	});
 
+	let origins: (EventOrigin | undefined)[] | undefined;
 	const runItem = async (itemIndex: number): Promise<INodeExecutionData[]> => {
 		const p = itemIndex === 0 ? first : new Params(ctx, itemIndex);
 		const itemOptions = itemIndex === 0 ? options : readOptions(p);
@@ -190,15 +239,25 @@ async function runOperation(
 			const extra = readPairs(p, EXTRA_BODY, true);
 			if (extra) request.body = { ...request.body, ...extra };
 		}
+		let keySource: KeySource | undefined;
 		if (op.idempotent) {
-			request.idempotencyKey =
-				itemOptions.idempotencyKey !== undefined
-					? p.v.idempotencyKey(itemOptions.idempotencyKey)
-					: keys.forItem(itemIndex);
+			origins ??= eventOrigins(ctx, items.length);
+			const origin = origins[itemIndex];
+			if (itemOptions.idempotencyKey !== undefined) {
+				request.idempotencyKey = p.v.idempotencyKey(itemOptions.idempotencyKey);
+				keySource = 'option';
+			} else if (origin !== undefined) {
+				request.idempotencyKey = keys.forEvent(origin, `${resource.value}:${op.value}`);
+				keySource = 'event';
+			} else {
+				request.idempotencyKey = keys.forItem(itemIndex);
+				keySource = 'execution';
+			}
 		}
 
 		if (op.run) {
-			return await op.run({ ctx, p, transport, request, concurrency: options.concurrency });
+			const out = await op.run({ ctx, p, transport, request, concurrency: options.concurrency });
+			return keySource === undefined ? out : out.map((item) => ({ ...item, json: { ...item.json, idempotencyKeySource: keySource } }));
 		}
 
 		let records: IDataObject[];
@@ -232,6 +291,7 @@ async function runOperation(
 			const res = await transport.request(request);
 			records = asRecords(res.data);
 			if (res.replay) records = records.map((r) => ({ ...r, idempotentReplay: true }));
+			if (keySource !== undefined) records = records.map((r) => ({ ...r, idempotencyKeySource: keySource }));
 		}
 		if (op.output) records = op.output(records, p);
 		return toItems(records, itemIndex);

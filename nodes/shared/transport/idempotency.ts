@@ -10,6 +10,15 @@ export interface KeyScope {
 	runIndex: number;
 }
 
+/** Where an item's default key comes from, as the output reports it. */
+export type KeySource = 'event' | 'execution' | 'option';
+
+/** The Vault Store Trigger delivery an item descends from, and the item's place among its siblings. */
+export interface EventOrigin {
+	eventId: string;
+	position: number;
+}
+
 /**
  * A key per item, derived from where the item runs (workflow, execution, node,
  * run, item). The transport reuses it on every retry, and n8n's own "Retry On
@@ -29,5 +38,18 @@ export class IdempotencyKeys {
 			.update(`${origin}|${nodeName}|${runIndex}|${itemIndex}`)
 			.digest('base64url');
 		return `n8n_${digest.slice(0, 40)}`;
+	}
+
+	/**
+	 * A key from the delivery the item descends from: every execution of the
+	 * same event (a re-delivery, n8n's Retry, a second webhook process) gets the
+	 * same key for the same node, operation and position, so the service
+	 * applies the write once.
+	 */
+	forEvent(origin: EventOrigin, operation: string): string {
+		const digest = createHash('sha256')
+			.update(`event|${origin.eventId}|${this.scope.nodeName}|${operation}|${origin.position}`)
+			.digest('base64url');
+		return `n8n_evt_${digest.slice(0, 40)}`;
 	}
 }
