@@ -1,5 +1,4 @@
 import type {
-	IAuthenticateGeneric,
 	ICredentialTestRequest,
 	ICredentialType,
 	Icon,
@@ -55,15 +54,6 @@ export class VaultStoreStoreApi implements ICredentialType {
 		},
 	];
 
-	authenticate: IAuthenticateGeneric = {
-		type: 'generic',
-		properties: {
-			headers: {
-				Authorization: '=Bearer {{$credentials.secretKey}}',
-			},
-		},
-	};
-
 	test: ICredentialTestRequest = {
 		request: {
 			// Only https (or plain http on loopback) and no path: anything else resolves to a host that
@@ -71,6 +61,9 @@ export class VaultStoreStoreApi implements ICredentialType {
 			baseURL: '={{ /^(https:\\/\\/[^\\s\\/?#@]+|http:\\/\\/(localhost|127\\.\\d+\\.\\d+\\.\\d+|\\[::1\\])(:\\d+)?)\\/?$/.test($credentials.baseUrl.trim()) ? $credentials.baseUrl.trim().replace(/\\/+$/, "") : "https://base-url-must-be-https-and-without-a-path.invalid" }}',
 			url: '=/v2/core/stores/{{$credentials.storeId}}',
 			method: 'GET',
+			// The header is set here and by the node's transport, not by an `authenticate` block: n8n adds
+			// its own "Custom API Call" entry to every operation of nodes whose credential has one.
+			headers: { Authorization: '=Bearer {{$credentials.secretKey}}' },
 			disableFollowRedirect: true,
 		},
 	};

@@ -229,13 +229,11 @@ describe('subscription operations against the sandbox', () => {
 			getNode: () => ({ name: 'Vault Store', type: 'vaultStore', typeVersion: 1, parameters: {} }),
 			getCredentials: async () => credentials,
 			helpers: {
-				httpRequest: async () => {
-					throw new Error('unauthenticated request not expected');
-				},
-				httpRequestWithAuthentication: async (_name: string, options: { method: string; url: string; qs?: IDataObject }) => {
+				// The transport sets the Authorization header itself (the credential has no authenticate block).
+				httpRequest: async (options: { method: string; url: string; qs?: IDataObject; headers?: Record<string, string> }) => {
 					const url = new URL(options.url);
 					for (const [k, v] of Object.entries(options.qs ?? {})) url.searchParams.set(k, String(v));
-					const res = await fetch(url, { method: options.method, headers: { Authorization: `Bearer ${String(credentials.secretKey)}` } });
+					const res = await fetch(url, { method: options.method, headers: options.headers, redirect: 'manual' });
 					return { statusCode: res.status, headers: Object.fromEntries(res.headers), body: await res.json() };
 				},
 			},

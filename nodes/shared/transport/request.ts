@@ -78,6 +78,8 @@ interface ResolvedCredential {
 	baseUrl: string;
 	roots: Record<Family, string>;
 	secrets: string[];
+	/** The Authorization header value; set here, so the credential types need no `authenticate`. */
+	authorization: string;
 }
 
 /** Failures where the request cannot have reached the service: safe to retry for any method. */
@@ -235,6 +237,7 @@ export class Transport {
 			return {
 				baseUrl,
 				secrets: [...this.secrets],
+				authorization: `Bearer ${secretKey}`,
 				roots: {
 					core: `${baseUrl}/v2/core/stores/${enc(storeId)}`,
 					stores: `${baseUrl}/v2/stores/${enc(storeId)}`,
@@ -252,6 +255,7 @@ export class Transport {
 		return {
 			baseUrl,
 			secrets: [...this.secrets],
+			authorization: `Bearer ${secretKey}`,
 			roots: { core: vault, stores: vault, storefront: `${baseUrl}/v2/storefront`, vault, base: baseUrl },
 		};
 	}
@@ -292,9 +296,12 @@ export class Transport {
 	 * the credential's Base URL, so the key never goes anywhere else.
 	 */
 	async request(req: ApiRequest): Promise<ApiResponse> {
-		const url = await this.url(req.family, req.path);
+		const cred = await this.resolve(this.credentialName);
+		const url = `${cred.roots[req.family]}${req.path}`;
 		const origin = new URL(url).origin;
 		const headers: IDataObject = {};
+		// The paylink checkout (storefront) needs no authentication and gets none.
+		if (req.family !== 'storefront') headers.Authorization = cred.authorization;
 		if (req.idempotencyKey !== undefined) headers['Idempotency-Key'] = req.idempotencyKey;
 		const options: IHttpRequestOptions = {
 			method: req.method,
@@ -308,7 +315,6 @@ export class Transport {
 			timeout: this.options.timeoutMs,
 		};
 		if (req.body !== undefined && req.method !== 'GET') options.body = req.body;
-		const authenticated = req.family !== 'storefront';
 		const repeatable = SAFE_TO_REPEAT.has(req.method) || req.idempotencyKey !== undefined;
 		const outcome: Outcome = { attempts: 0 };
 		/** An earlier attempt may have reached the service (its answer was lost or a 5xx). */
@@ -320,9 +326,7 @@ export class Transport {
 			outcome.attempts++;
 			let response: RawResponse;
 			try {
-				response = authenticated
-					? await this.ctx.helpers.httpRequestWithAuthentication.call(this.ctx, this.credentialName, options)
-					: await this.ctx.helpers.httpRequest(options);
+				response = (await this.ctx.helpers.httpRequest(options)) as RawResponse;
 			} catch (error) {
 				const code = networkCode(error);
 				const notSent = code !== undefined && NOT_SENT_CODES.has(code);
