@@ -1,13 +1,94 @@
-import type { Resource } from '../../operation';
+import type { Operation, Resource } from '../../operation';
 import { STORE_CREDENTIAL } from '../../../shared/credentials';
-import { analyticsFields } from './fields';
-import { analyticsOperations } from './operations';
+import { enumOptions } from '../../../shared/labels';
+
+export const ANALYTICS_RANGES = ['7d', '30d', '90d', 'all', 'custom'] as const;
+
+const getMrr: Operation = {
+	value: 'getMrr',
+	name: 'Get MRR',
+	action: 'Get monthly recurring revenue',
+	description:
+		'Get subscription metrics for monthly recurring revenue (MRR) of the store. Returns what the service answers.',
+	method: 'GET',
+	family: 'core',
+	path: '/analytics/subscriptions/mrr',
+	inferred: true,
+	fields: [],
+};
+
+const customPeriod = { show: { range: ['custom'] } };
+
+const getOverview: Operation = {
+	value: 'getOverview',
+	name: 'Get Overview',
+	action: 'Get the store overview',
+	description:
+		'Get the sales overview of the store for a time range: the last 7, 30 or 90 days, all time, or a custom From/To period. Returns what the service answers.',
+	method: 'GET',
+	family: 'core',
+	path: '/analytics/overview',
+	inferred: true,
+	query: (p) => {
+		const range = p.v.oneOf('Range', p.get('range', '30d'), ANALYTICS_RANGES);
+		if (range !== 'custom') return { range };
+		const from = p.v.timestamp('From', p.get('from', ''));
+		const to = p.v.timestamp('To', p.get('to', ''));
+		if (Date.parse(from) >= Date.parse(to)) p.v.fail('"From" must be before "To"');
+		return { range, from, to };
+	},
+	fields: [
+		{
+			displayName: 'Range',
+			name: 'range',
+			type: 'options',
+			options: enumOptions(ANALYTICS_RANGES, {
+				'7d': 'Last 7 Days',
+				'30d': 'Last 30 Days',
+				'90d': 'Last 90 Days',
+				all: 'All Time',
+			}).map((option) => (option.value === 'custom' ? { ...option, description: 'The period between From and To' } : option)),
+			default: '30d',
+			description: 'Period the overview covers (sent as query parameter "range")',
+		},
+		{
+			displayName: 'From',
+			name: 'from',
+			type: 'dateTime',
+			required: true,
+			default: '',
+			description: 'Start of the custom period (ISO 8601 date and time, sent as query parameter "from")',
+			displayOptions: customPeriod,
+		},
+		{
+			displayName: 'To',
+			name: 'to',
+			type: 'dateTime',
+			required: true,
+			default: '',
+			description: 'End of the custom period, after From (ISO 8601 date and time, sent as query parameter "to")',
+			displayOptions: customPeriod,
+		},
+	],
+};
+
+const getSubscriptionOverview: Operation = {
+	value: 'getSubscriptionOverview',
+	name: 'Get Subscription Overview',
+	action: 'Get the subscription overview',
+	description:
+		'Get subscription metrics of the store (subscriptions by status and related figures). Returns what the service answers.',
+	method: 'GET',
+	family: 'core',
+	path: '/analytics/subscriptions/overview',
+	inferred: true,
+	fields: [],
+};
 
 export const analytics: Resource = {
 	value: 'analytics',
 	name: 'Analytics',
 	description: 'Sales and subscription metrics of the store',
 	credential: STORE_CREDENTIAL,
-	operations: analyticsOperations,
-	fields: analyticsFields,
+	operations: [getMrr, getOverview, getSubscriptionOverview],
 };

@@ -1,13 +1,108 @@
-import type { Resource } from '../../operation';
+import type { Operation, Resource } from '../../operation';
 import { STORE_CREDENTIAL } from '../../../shared/credentials';
-import { caseFields } from './fields';
-import { caseOperations } from './operations';
+import { ID } from '../../../shared/ids';
+import { locatorField, returnAllFields } from '../../descriptions';
 
+const caseId = locatorField('caseId', ID.caseId, { description: 'The support case (ID starts with cs_)' });
+
+const addMessage: Operation = {
+	value: 'addMessage',
+	name: 'Add Message',
+	action: 'Add a message to a case',
+	description:
+		'Reply to a support case as the merchant with a text message (1 to 4000 characters). Attachments cannot be sent with a store API key. Returns the new message.',
+	method: 'POST',
+	family: 'core',
+	path: '/cases/{caseId}/messages',
+	ids: { caseId: ID.caseId },
+	body: (p) => ({ body: p.v.string('Message', p.get('body', ''), { min: 1, max: 4000 }) }),
+	fields: [
+		caseId,
+		{
+			displayName: 'Message',
+			name: 'body',
+			type: 'string',
+			typeOptions: { rows: 4 },
+			required: true,
+			default: '',
+			description:
+				'Text of the reply (1 to 4000 characters). Attachments are not supported with store API keys: add them from the merchant dashboard.',
+		},
+	],
+};
+
+const get: Operation = {
+	value: 'get',
+	name: 'Get',
+	action: 'Get a case',
+	description: 'Get one support case by its ID (cs_...) with its messages',
+	method: 'GET',
+	family: 'core',
+	path: '/cases/{caseId}',
+	ids: { caseId: ID.caseId },
+	inferred: true,
+	fields: [caseId],
+};
+
+const getAll: Operation = {
+	value: 'getAll',
+	name: 'Get Many',
+	action: 'Get many cases',
+	description: 'List support cases of the store, newest first, optionally only those with a given status',
+	method: 'GET',
+	family: 'core',
+	path: '/cases',
+	list: 'paged',
+	inferred: true,
+	query: (p) => {
+		const f = p.fields('filters');
+		if (f.status === undefined || f.status === '') return {};
+		const status = p.v.string('Status', f.status, { min: 1, max: 32 }).trim().toUpperCase();
+		if (!/^[A-Z_]+$/.test(status)) p.v.fail('"Status" may contain only letters and "_" (e.g. OPEN)');
+		return { status };
+	},
+	fields: [
+		...returnAllFields,
+		{
+			displayName: 'Filters',
+			name: 'filters',
+			type: 'collection',
+			placeholder: 'Add Filter',
+			default: {},
+			options: [
+				{
+					displayName: 'Status',
+					name: 'status',
+					type: 'string',
+					default: '',
+					placeholder: 'OPEN',
+					description: 'Only cases with this status, e.g. OPEN or CLOSED (sent in upper case)',
+				},
+			],
+		},
+	],
+};
+
+const markRead: Operation = {
+	value: 'markRead',
+	name: 'Mark as Read',
+	action: 'Mark a case as read',
+	description:
+		"Mark a support case as read on the merchant side (sets the case's unread counter to 0). Returns {read: true}.",
+	method: 'POST',
+	family: 'core',
+	path: '/cases/{caseId}/read',
+	ids: { caseId: ID.caseId },
+	scope: 'CASES_WRITE',
+	hints: { 403: 'Mark as Read needs a key with the CASES_WRITE scope.' },
+	fields: [caseId],
+};
+
+/** Support cases; `case` is a reserved word, hence the export name. */
 export const supportCase: Resource = {
 	value: 'case',
 	name: 'Case',
 	description: 'Support cases of the store and their messages',
 	credential: STORE_CREDENTIAL,
-	operations: caseOperations,
-	fields: caseFields,
+	operations: [addMessage, get, getAll, markRead],
 };

@@ -1,13 +1,72 @@
-import type { Resource } from '../../operation';
+import type { Operation, Resource } from '../../operation';
 import { STORE_CREDENTIAL } from '../../../shared/credentials';
-import { mandateFields } from './fields';
-import { mandateOperations } from './operations';
+import { ID } from '../../../shared/ids';
+import { enumOptions } from '../../../shared/labels';
+import { locatorField } from '../../descriptions';
+
+export const MANDATE_FREQUENCIES = ['ONE_OFF', 'WEEKLY', 'MONTHLY', 'QUARTERLY', 'YEARLY', 'AD_HOC'] as const;
+export const MAX_MANDATE_DESCRIPTION = 1000;
+
+/** What each frequency means, shown under its option. */
+const FREQUENCY_DESCRIPTIONS: Record<(typeof MANDATE_FREQUENCIES)[number], string> = {
+	ONE_OFF: 'A single charge; the mandate is revoked after the first successful charge',
+	WEEKLY: 'Every 7 days',
+	MONTHLY: 'Every 30 days',
+	QUARTERLY: 'Every quarter',
+	YEARLY: 'Every year',
+	AD_HOC: 'No fixed cadence',
+};
+
+const create: Operation = {
+	value: 'create',
+	name: 'Create',
+	action: 'Create a mandate',
+	description:
+		'Create a billing agreement (mandate) for an existing customer. Returns the ID, status REQUIRES_ACTION and agreementUrl: send the customer to agreementUrl to authorize it; once ACTIVE it can be charged.',
+	method: 'POST',
+	family: 'core',
+	path: '/mandates',
+	body: (p) => ({
+		customerId: p.id('customerId', ID.customerId),
+		description: p.v.string('Description', p.get('description', ''), {
+			min: 1,
+			max: MAX_MANDATE_DESCRIPTION,
+		}),
+		frequency: p.v.oneOf('Frequency', p.get('frequency', ''), MANDATE_FREQUENCIES),
+	}),
+	fields: [
+		locatorField('customerId', ID.customerId, {
+			searchMethod: 'searchCustomers',
+			description: 'The customer who signs the agreement; must already exist (ID starts with cus_)',
+		}),
+		{
+			displayName: 'Description',
+			name: 'description',
+			type: 'string',
+			required: true,
+			default: '',
+			placeholder: 'Monthly hosting fee',
+			description: 'What the customer agrees to be charged for, shown on the agreement page (1 to 1000 characters)',
+		},
+		{
+			displayName: 'Frequency',
+			name: 'frequency',
+			type: 'options',
+			required: true,
+			options: enumOptions(MANDATE_FREQUENCIES, { ONE_OFF: 'One-Off' }).map((option) => ({
+				...option,
+				description: FREQUENCY_DESCRIPTIONS[option.value as (typeof MANDATE_FREQUENCIES)[number]],
+			})),
+			default: 'MONTHLY',
+			description: 'How often the customer may be charged under this agreement',
+		},
+	],
+};
 
 export const mandate: Resource = {
 	value: 'mandate',
 	name: 'Mandate',
 	description: 'Billing agreements a customer authorizes before being charged',
 	credential: STORE_CREDENTIAL,
-	operations: mandateOperations,
-	fields: mandateFields,
+	operations: [create],
 };
