@@ -29,6 +29,10 @@ const CORRECTIONS: Record<string, Record<string, (old: Record<string, unknown>) 
 			return { ...old, children: { ...children, amount: { ...children.amount, default: 0.01, minValue: 0.01 } } };
 		},
 	},
+	// The payout amount said minValue 0 and default 0 while the request requires more than 0 (the field has two decimals).
+	'payout:create': {
+		amount: (old) => ({ ...old, default: 0.01, minValue: 0.01 }),
+	},
 };
 
 function current(): Canon {

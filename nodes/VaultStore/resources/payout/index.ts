@@ -1,13 +1,110 @@
-import type { Resource } from '../../operation';
 import { STORE_CREDENTIAL } from '../../../shared/credentials';
-import { payoutFields } from './fields';
-import { payoutOperations } from './operations';
+import { returnAllFields } from '../../descriptions';
+import type { Operation, Resource } from '../../operation';
 
+/** Bank account ids of payouts start with bnk_. */
+export const BANK_ACCOUNT_ID = { label: 'Bank Account ID', prefix: 'bnk_' };
+
+/** The smallest amount the Amount field offers (two decimals); the request needs more than 0. */
+const AMOUNT_MIN = 0.01;
+
+const create: Operation = {
+	value: 'create',
+	name: 'Create',
+	action: 'Create a payout',
+	description:
+		'Request a payout of the store balance to a bank account. The output carries the fee quote (standard_payout_fee, cross_border_payout_fee, foreign_exchange_fee). Sends an Idempotency-Key, so a retry never pays out twice.',
+	method: 'POST',
+	family: 'stores',
+	path: '/payouts',
+	idempotent: 'honoured',
+	notes: 'inferred body names amount, bankAccountId, currency',
+	body: (p) => {
+		const f = p.fields('additionalFields');
+		const currency =
+			f.currency === undefined || f.currency === '' ? undefined : p.v.string('Currency', f.currency).trim();
+		if (currency !== undefined && !/^[A-Za-z]{3}$/.test(currency)) {
+			p.v.fail(`"Currency" must be a three-letter currency code such as USD (got ${currency.slice(0, 20)})`);
+		}
+		const amount = p.v.number('Amount', p.get('amount'), { min: 0 });
+		if (amount <= 0) p.v.fail(`"Amount" must be greater than 0 (got ${amount})`);
+		return {
+			amount,
+			bankAccountId:
+				f.bankAccountId === undefined || f.bankAccountId === '' ? undefined : p.v.id(BANK_ACCOUNT_ID, f.bankAccountId),
+			currency: currency?.toUpperCase(),
+		};
+	},
+	fields: [
+		{
+			displayName: 'Amount',
+			name: 'amount',
+			type: 'number',
+			required: true,
+			typeOptions: { minValue: AMOUNT_MIN, numberPrecision: 2 },
+			default: AMOUNT_MIN,
+			description: 'Amount to pay out, greater than 0, in the payout currency',
+		},
+		{
+			displayName: 'Additional Fields',
+			name: 'additionalFields',
+			type: 'collection',
+			placeholder: 'Add Field',
+			default: {},
+			options: [
+				{
+					displayName: 'Bank Account ID',
+					name: 'bankAccountId',
+					type: 'string',
+					default: '',
+					placeholder: 'bnk_...',
+					description:
+						'Bank account to pay out to (starts with bnk_; see Get Bank Accounts). Leave empty for the primary account.',
+				},
+				{
+					displayName: 'Currency',
+					name: 'currency',
+					type: 'string',
+					default: '',
+					placeholder: 'USD',
+					description:
+						'Three-letter currency code of the payout; must be one the bank account supports. Leave empty for the store currency.',
+				},
+			],
+		},
+	],
+};
+
+const getAll: Operation = {
+	value: 'getAll',
+	name: 'Get Many',
+	action: 'Get many payouts',
+	description: 'List the payouts of the store with amount, fee, status, reference and payout method',
+	method: 'GET',
+	family: 'core',
+	path: '/payouts',
+	list: 'paged',
+	fields: returnAllFields,
+};
+
+const getBankAccounts: Operation = {
+	value: 'getBankAccounts',
+	name: 'Get Bank Accounts',
+	action: 'Get the payout bank accounts',
+	description:
+		'List the bank accounts payouts can go to, one item per account: primary flag, status, last 4 digits, bank, country, supported currencies and payout speeds',
+	method: 'GET',
+	family: 'core',
+	path: '/payouts/bank-accounts',
+	list: 'client',
+	fields: returnAllFields,
+};
+
+/** Payouts of the store balance, and the bank accounts they go to. */
 export const payout: Resource = {
 	value: 'payout',
 	name: 'Payout',
 	description: 'Payouts of the store balance and the bank accounts they go to',
 	credential: STORE_CREDENTIAL,
-	operations: payoutOperations,
-	fields: payoutFields,
+	operations: [create, getAll, getBankAccounts],
 };
