@@ -1,13 +1,215 @@
-import type { Resource } from '../../operation';
+import type { IDataObject, IHttpRequestMethods, INodeExecutionData } from 'n8n-workflow';
+
 import { STORE_CREDENTIAL } from '../../../shared/credentials';
-import { customFields } from './fields';
-import { customOperations } from './operations';
+import { enumOptions } from '../../../shared/labels';
+import { IdempotencyKeys } from '../../../shared/transport/idempotency';
+import type { Operation, Params, Resource, RunContext } from '../../operation';
+
+export const CUSTOM_METHODS = ['DELETE', 'GET', 'PATCH', 'POST', 'PUT'] as const;
+const BODY_METHODS: readonly string[] = ['PATCH', 'POST', 'PUT'];
+
+/**
+ * The path of a custom call: below the Base URL, starting with /v2/, with
+ * `{storeId}` as the only placeholder. Query strings belong in Query Parameters.
+ */
+export function checkCustomPath(p: Params, raw: unknown): string {
+	const path = p.v.string('Path', typeof raw === 'string' ? raw.trim() : raw, { min: 1, max: 2048 });
+	const example = 'Example: /v2/core/stores/{storeId}/payouts';
+	if (!path.startsWith('/v2/')) p.v.fail(`"Path" must start with /v2/ (got ${path.slice(0, 60)})`, example);
+	if (/[\s?#]/.test(path)) {
+		p.v.fail('"Path" must not contain spaces, "?" or "#"', 'Put query values under "Query Parameters".');
+	}
+	if (path.includes('\\')) p.v.fail('"Path" must not contain backslashes', example);
+	// Decoded (repeatedly, so %252e counts too) before the checks: an encoded dot, slash or
+	// backslash must not step out of /v2/ on a server that decodes it.
+	let decoded = path;
+	for (let round = 0; round < 5; round++) {
+		let next: string;
+		try {
+			next = decodeURIComponent(decoded);
+		} catch {
+			p.v.fail('"Path" has an invalid percent-encoding (%)', example);
+		}
+		if (next === decoded) break;
+		decoded = next;
+	}
+	if (/[\\?#\s]/.test(decoded) || /%(?:25)*(?:2f|5c)/i.test(path)) {
+		p.v.fail('"Path" must not contain encoded slashes, backslashes, "?" or "#"', example);
+	}
+	// A trailing slash is kept (the spec writes some routes with one, e.g. /orders/).
+	const segments = decoded.split('/').slice(1);
+	if (segments.some((segment, i) => (segment === '' && i < segments.length - 1) || segment === '.' || segment === '..')) {
+		p.v.fail('"Path" must not contain empty, "." or ".." segments, encoded or not', `Got ${path.slice(0, 60)}`);
+	}
+	if (!decoded.startsWith('/v2/')) p.v.fail('"Path" must stay below /v2/', example);
+	const unknown = /\{(?!storeId\})[^}]*\}/.exec(path);
+	if (unknown) p.v.fail(`"Path" has an unknown placeholder ${unknown[0]}: only {storeId} is replaced`);
+	return path;
+}
+
+function readQuery(p: Params): IDataObject | undefined {
+	const collection = p.fields('queryParameters');
+	const rows = (collection.parameters as IDataObject[] | undefined) ?? [];
+	const query: IDataObject = {};
+	for (const row of rows) {
+		const name = typeof row.name === 'string' ? row.name.trim() : '';
+		const value = row.value === undefined || row.value === null ? '' : String(row.value);
+		if (name === '') {
+			if (value === '') continue;
+			p.v.fail('"Query Parameters" has a value without a name');
+		}
+		if (name in query) p.v.fail(`"Query Parameters" names "${name}" twice`);
+		if (value !== '') query[name] = value;
+	}
+	return Object.keys(query).length ? query : undefined;
+}
+
+function readBody(p: Params): IDataObject | IDataObject[] | undefined {
+	const parsed = p.v.json('Body', p.get('body', ''));
+	if (parsed === undefined || parsed === null) return undefined;
+	if (typeof parsed !== 'object') p.v.fail('"Body" must be a JSON object or array');
+	if (Array.isArray(parsed)) return parsed.length ? (parsed as IDataObject[]) : undefined;
+	return Object.keys(parsed).length ? (parsed as IDataObject) : undefined;
+}
+
+function records(data: unknown): IDataObject[] {
+	if (data === undefined || data === null || data === '') return [{ success: true }];
+	if (Array.isArray(data)) {
+		return data.map((entry) =>
+			entry !== null && typeof entry === 'object' && !Array.isArray(entry)
+				? (entry as IDataObject)
+				: { value: entry as IDataObject[keyof IDataObject] },
+		);
+	}
+	if (typeof data === 'object') return [data as IDataObject];
+	return [{ value: data as string }];
+}
+
+async function customRequest(rc: RunContext): Promise<INodeExecutionData[]> {
+	const { p, ctx } = rc;
+	const method = p.v.oneOf('Method', p.get('method', 'GET'), CUSTOM_METHODS);
+	const template = checkCustomPath(p, p.get('path', ''));
+	const query = readQuery(p);
+	const body = BODY_METHODS.includes(method) ? readBody(p) : undefined;
+	const extra = p.fields('additionalFields');
+
+	let idempotencyKey: string | undefined;
+	if (extra.sendIdempotencyKey === true) {
+		const own = p.fields('options').idempotencyKey;
+		idempotencyKey =
+			typeof own === 'string' && own !== ''
+				? p.v.idempotencyKey(own)
+				: new IdempotencyKeys({
+						workflowId: ctx.getWorkflow().id,
+						executionId: ctx.getExecutionId(),
+						nodeName: ctx.getNode().name,
+						runIndex: (ctx as unknown as { runIndex?: number }).runIndex ?? 0,
+					}).forItem(p.itemIndex);
+	}
+
+	let path = template;
+	if (template.includes('{storeId}')) {
+		const credentials = await ctx.getCredentials(STORE_CREDENTIAL);
+		const storeId = typeof credentials.storeId === 'string' ? credentials.storeId : '';
+		if (storeId === '') p.v.fail('"Path" uses {storeId} but the credential has no Store ID');
+		path = template.split('{storeId}').join(encodeURIComponent(storeId));
+	}
+
+	const res = await rc.transport.request({
+		...rc.request,
+		method: method as IHttpRequestMethods,
+		path,
+		query,
+		body,
+		idempotencyKey,
+	});
+	return records(res.data).map((json) => ({
+		json: res.replay ? { ...json, idempotentReplay: true } : json,
+		pairedItem: { item: p.itemIndex },
+	}));
+}
+
+const request: Operation = {
+	value: 'request',
+	name: 'Make a Request',
+	action: 'Make a custom API call',
+	description:
+		'Call any route of the store API with the store credential: the escape hatch for routes the node has no operation for (meters, refund and dispute lists and evidence, tax details, monthly revenue analytics, credit/debit payouts). Path starts with /v2/ and may use {storeId}; the response is unwrapped from {ok, data}.',
+	method: 'GET',
+	family: 'base',
+	path: '',
+	run: customRequest,
+	fields: [
+		{
+			displayName: 'Method',
+			name: 'method',
+			type: 'options',
+			// Methods are shown as they are sent: upper case.
+			options: enumOptions(CUSTOM_METHODS, Object.fromEntries(CUSTOM_METHODS.map((m) => [m, m]))),
+			default: 'GET',
+			description: 'HTTP method of the call',
+		},
+		{
+			displayName: 'Path',
+			name: 'path',
+			type: 'string',
+			required: true,
+			default: '',
+			placeholder: '/v2/core/stores/{storeId}/refunds',
+			description:
+				"Path below the credential's Base URL, starting with /v2/. {storeId} is replaced with the credential's Store ID. Examples: /v2/core/stores/{storeId}/refunds, /v2/stores/{storeId}/analytics/subscriptions/mrr.",
+		},
+		{
+			displayName: 'Query Parameters',
+			name: 'queryParameters',
+			type: 'fixedCollection',
+			typeOptions: { multipleValues: true },
+			placeholder: 'Add Parameter',
+			default: {},
+			description: 'Query string parameters; ones with an empty value are not sent',
+			options: [
+				{
+					displayName: 'Parameter',
+					name: 'parameters',
+					values: [
+						{ displayName: 'Name', name: 'name', type: 'string', default: '', description: 'Name of the query parameter' },
+						{ displayName: 'Value', name: 'value', type: 'string', default: '', description: 'Value of the query parameter' },
+					],
+				},
+			],
+		},
+		{
+			displayName: 'Body',
+			name: 'body',
+			type: 'json',
+			default: '{}',
+			description: 'JSON body of the request (an object or an array); an empty object is not sent',
+			displayOptions: { show: { method: [...BODY_METHODS] } },
+		},
+		{
+			displayName: 'Additional Fields',
+			name: 'additionalFields',
+			type: 'collection',
+			placeholder: 'Add Field',
+			default: {},
+			options: [
+				{
+					displayName: 'Send Idempotency-Key',
+					name: 'sendIdempotencyKey',
+					type: 'boolean',
+					default: false,
+					description:
+						'Whether to send an Idempotency-Key header (honoured by refunds, payout creation and checkout pay): the Idempotency Key of the Options, or else one derived from the execution and item that stays the same on retries',
+				},
+			],
+		},
+	],
+};
 
 export const custom: Resource = {
 	value: 'custom',
 	name: 'Custom API Call',
 	description: 'Any store API route with the store credential, for routes without a dedicated operation',
 	credential: STORE_CREDENTIAL,
-	operations: customOperations,
-	fields: customFields,
+	operations: [request],
 };

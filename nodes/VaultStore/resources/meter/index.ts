@@ -1,13 +1,202 @@
-import type { Resource } from '../../operation';
+import type { IDataObject, INodeProperties } from 'n8n-workflow';
+
 import { STORE_CREDENTIAL } from '../../../shared/credentials';
-import { meterFields } from './fields';
-import { meterOperations } from './operations';
+import { ID } from '../../../shared/ids';
+import { enumOptions } from '../../../shared/labels';
+import { locatorField, returnAllFields } from '../../descriptions';
+import type { Operation, Params, Resource } from '../../operation';
+
+/** How usage events add up over a billing period (inferred values). */
+export const METER_AGGREGATIONS = ['COUNT', 'LAST', 'MAX', 'SUM'] as const;
+
+const ids = { productId: ID.productId, meterId: ID.meterId };
+const listIds = { productId: ID.productId };
+
+/** Reads the meter write fields of a collection (or of the top level for create). */
+function meterBody(p: Params, f: IDataObject): IDataObject {
+	const has = (name: string) => f[name] !== undefined && f[name] !== '';
+	return {
+		name: has('name') ? p.v.string('Name', f.name, { min: 1, max: 128 }) : undefined,
+		eventName: has('eventName') ? p.v.string('Event Name', f.eventName, { min: 1, max: 128 }) : undefined,
+		aggregation: has('aggregation') ? p.v.oneOf('Aggregation', f.aggregation, METER_AGGREGATIONS) : undefined,
+		unitLabel: has('unitLabel') ? p.v.string('Unit Label', f.unitLabel, { min: 1, max: 64 }) : undefined,
+		pricePerUnit: has('pricePerUnit') ? p.v.number('Price Per Unit', f.pricePerUnit, { min: 0 }) : undefined,
+	};
+}
+
+const productId = locatorField('productId', ID.productId, {
+	description:
+		'The product the meters belong to (ID starts with prd_). Needs scope METERS_READ (get, list) or METERS_WRITE (create, update, delete).',
+});
+
+const meterId = locatorField('meterId', ID.meterId, {
+	description: 'The meter to use (ID of 12 to 48 characters, e.g. mtr_...)',
+});
+
+const aggregation: INodeProperties = {
+	displayName: 'Aggregation',
+	name: 'aggregation',
+	type: 'options',
+	options: enumOptions(METER_AGGREGATIONS),
+	default: 'SUM',
+	description: 'How the usage events of a period add up',
+};
+
+const unitLabel: INodeProperties = {
+	displayName: 'Unit Label',
+	name: 'unitLabel',
+	type: 'string',
+	default: '',
+	placeholder: 'API call',
+	description: 'Name of one unit shown on invoices (1 to 64 characters)',
+};
+
+const pricePerUnit: INodeProperties = {
+	displayName: 'Price Per Unit',
+	name: 'pricePerUnit',
+	type: 'number',
+	typeOptions: { minValue: 0, numberPrecision: 4 },
+	default: 0,
+	description: 'Price of one unit in the store currency (0 or more)',
+};
+
+const name: INodeProperties = {
+	displayName: 'Name',
+	name: 'name',
+	type: 'string',
+	default: '',
+	description: 'Name of the meter (1 to 128 characters)',
+};
+
+const eventName: INodeProperties = {
+	displayName: 'Event Name',
+	name: 'eventName',
+	type: 'string',
+	default: '',
+	placeholder: 'api_call',
+	description: 'Name of the usage event the meter counts (1 to 128 characters)',
+};
+
+const create: Operation = {
+	value: 'create',
+	name: 'Create',
+	action: 'Create a meter',
+	description: 'Create a usage meter on a product: which event it counts, how usage adds up and its price per unit',
+	method: 'POST',
+	family: 'stores',
+	path: '/products/{productId}/meters',
+	ids: listIds,
+	inferred: true,
+	scope: 'METERS_WRITE',
+	notes: 'inferred body names name, eventName, aggregation, unitLabel, pricePerUnit',
+	body: (p) => {
+		const f = p.fields('additionalFields');
+		return meterBody(p, {
+			name: p.v.string('Name', p.get('name', ''), { min: 1, max: 128 }),
+			eventName: p.v.string('Event Name', p.get('eventName', ''), { min: 1, max: 128 }),
+			aggregation: p.v.oneOf('Aggregation', p.get('aggregation', ''), METER_AGGREGATIONS),
+			unitLabel: f.unitLabel,
+			pricePerUnit: f.pricePerUnit,
+		});
+	},
+	fields: [
+		productId,
+		{ ...name, required: true },
+		{ ...eventName, required: true },
+		{ ...aggregation, required: true },
+		{
+			displayName: 'Additional Fields',
+			name: 'additionalFields',
+			type: 'collection',
+			placeholder: 'Add Field',
+			default: {},
+			description: 'Needs scope METERS_WRITE',
+			options: [pricePerUnit, unitLabel],
+		},
+	],
+};
+
+const deleteMeter: Operation = {
+	value: 'delete',
+	name: 'Delete',
+	action: 'Delete a meter',
+	description: 'Delete a usage meter of a product',
+	method: 'DELETE',
+	family: 'stores',
+	path: '/products/{productId}/meters/{meterId}',
+	ids,
+	inferred: true,
+	scope: 'METERS_WRITE',
+	fields: [productId, meterId],
+};
+
+const get: Operation = {
+	value: 'get',
+	name: 'Get',
+	action: 'Get a meter',
+	description: 'Get one usage meter of a product',
+	method: 'GET',
+	family: 'stores',
+	path: '/products/{productId}/meters/{meterId}',
+	ids,
+	inferred: true,
+	scope: 'METERS_READ',
+	fields: [productId, meterId],
+};
+
+const getAll: Operation = {
+	value: 'getAll',
+	name: 'Get Many',
+	action: 'Get many meters',
+	description: 'List the usage meters of a product',
+	method: 'GET',
+	family: 'stores',
+	path: '/products/{productId}/meters',
+	ids: listIds,
+	list: 'paged',
+	inferred: true,
+	scope: 'METERS_READ',
+	fields: [productId, ...returnAllFields],
+};
+
+const update: Operation = {
+	value: 'update',
+	name: 'Update',
+	action: 'Update a meter',
+	description: 'Change the name, event, aggregation, unit label or price per unit of a meter; only the fields given change',
+	method: 'PATCH',
+	family: 'stores',
+	path: '/products/{productId}/meters/{meterId}',
+	ids,
+	inferred: true,
+	scope: 'METERS_WRITE',
+	notes: 'inferred method PATCH and body names',
+	body: (p) => {
+		const body = meterBody(p, p.fields('updateFields'));
+		if (Object.values(body).every((v) => v === undefined)) {
+			p.v.fail('"Update Fields": give at least one field to change');
+		}
+		return body;
+	},
+	fields: [
+		productId,
+		meterId,
+		{
+			displayName: 'Update Fields',
+			name: 'updateFields',
+			type: 'collection',
+			placeholder: 'Add Field',
+			default: {},
+			description: 'Only the fields given change. Needs scope METERS_WRITE.',
+			options: [aggregation, eventName, name, pricePerUnit, unitLabel],
+		},
+	],
+};
 
 export const meter: Resource = {
 	value: 'meter',
 	name: 'Meter',
-	description: 'Usage meters of a product: list, create, get, update and delete (inferred routes)',
+	description: 'Usage meters of a product: list, create, get, update and delete',
 	credential: STORE_CREDENTIAL,
-	operations: meterOperations,
-	fields: meterFields,
+	operations: [create, deleteMeter, get, getAll, update],
 };

@@ -1,13 +1,168 @@
-import type { Resource } from '../../operation';
+import type { INodePropertyOptions } from 'n8n-workflow';
+
 import { STORE_CREDENTIAL } from '../../../shared/credentials';
-import { webhookFields } from './fields';
-import { webhookOperations } from './operations';
+import type { WebhookEventType } from '../../../shared/events';
+import { SIGNATURE_VERSIONS, WEBHOOK_EVENT_TYPES } from '../../../shared/events';
+import { ID } from '../../../shared/ids';
+import { enumOptions } from '../../../shared/labels';
+import { locatorField } from '../../descriptions';
+import type { Operation, Resource } from '../../operation';
+
+/** A test delivery accepts every PAYMENT_* and SUBSCRIPTION_* event type. */
+export const TEST_EVENT_TYPES = WEBHOOK_EVENT_TYPES.filter((e) => /^(PAYMENT|SUBSCRIPTION)_/.test(e));
+
+/** Events whose name alone does not say when they fire. */
+const EVENT_NOTES: Partial<Record<WebhookEventType, string>> = {
+	PAYMENT_DISPUTE_PREVENTED:
+		'A chargeback was prevented before becoming a formal dispute (opt-in; the amount plus a fee is deducted from the balance)',
+	SUBSCRIPTION_UPDATED: 'Plan, quantity or payment-method change',
+	SUBSCRIPTION_TRIAL_ENDING: 'Fires a few days before a trial ends',
+	SUBSCRIPTION_RENEWING: 'Fires a few days before a renewal',
+};
+
+/** Event options labelled from the event list, with a note where the name needs one. */
+function eventOptions(events: readonly WebhookEventType[]): INodePropertyOptions[] {
+	return enumOptions(events).map((option) => {
+		const note = EVENT_NOTES[option.value as WebhookEventType];
+		return note ? { ...option, description: note } : option;
+	});
+}
+
+const SIGNATURE_NOTES: Record<(typeof SIGNATURE_VERSIONS)[number], string> = {
+	V1: 'HMAC-SHA256 hex signature, millisecond timestamps, legacy headers',
+	V2: 'Standard Webhooks signature (v1 entries in base64), second timestamps',
+};
+
+const hook = { webhookId: ID.webhookId };
+
+const webhookId = locatorField('webhookId', ID.webhookId);
+
+const create: Operation = {
+	value: 'create',
+	name: 'Create',
+	action: 'Create a webhook endpoint',
+	description:
+		'Register an HTTPS endpoint that receives signed deliveries of the chosen payment and subscription events',
+	method: 'POST',
+	family: 'core',
+	path: '/webhooks',
+	body: (p) => {
+		const f = p.fields('additionalFields');
+		const url = p.v.url('URL', p.get('url', ''), { max: 512, httpsOnly: true });
+		const eventTypes = p.v.array<unknown>('Event Types', p.get('eventTypes', []), { min: 1 });
+		return {
+			url,
+			eventTypes: eventTypes.map((e) => p.v.oneOf('Event Types', e, WEBHOOK_EVENT_TYPES)),
+			note: f.note === undefined || f.note === '' ? undefined : p.v.string('Note', f.note, { max: 256 }),
+			signatureVersion:
+				f.signatureVersion === undefined
+					? undefined
+					: p.v.oneOf('Signature Version', f.signatureVersion, SIGNATURE_VERSIONS),
+		};
+	},
+	fields: [
+		{
+			displayName: 'URL',
+			name: 'url',
+			type: 'string',
+			required: true,
+			default: '',
+			placeholder: 'https://example.com/webhooks/vault-store',
+			description: 'HTTPS address that receives the deliveries (must start with https://, max 512 characters)',
+		},
+		{
+			displayName: 'Event Types',
+			name: 'eventTypes',
+			type: 'multiOptions',
+			required: true,
+			options: eventOptions(WEBHOOK_EVENT_TYPES),
+			default: [],
+			description: 'Events the endpoint receives; choose at least one',
+		},
+		{
+			displayName: 'Additional Fields',
+			name: 'additionalFields',
+			type: 'collection',
+			placeholder: 'Add Field',
+			default: {},
+			options: [
+				{
+					displayName: 'Note',
+					name: 'note',
+					type: 'string',
+					default: '',
+					description: 'Your own description of the endpoint (max 256 characters)',
+				},
+				{
+					displayName: 'Signature Version',
+					name: 'signatureVersion',
+					type: 'options',
+					options: enumOptions(SIGNATURE_VERSIONS, { V1: 'V1 (Deprecated)' }).map((option) => ({
+						...option,
+						description: SIGNATURE_NOTES[option.value as (typeof SIGNATURE_VERSIONS)[number]],
+					})),
+					default: 'V2',
+					description: 'How deliveries are signed. When not set, the service default applies (V2 for new endpoints).',
+				},
+			],
+		},
+	],
+};
+
+const deleteWebhook: Operation = {
+	value: 'delete',
+	name: 'Delete',
+	action: 'Delete a webhook endpoint',
+	description: 'Delete a webhook endpoint; it receives no further deliveries, retries included',
+	method: 'DELETE',
+	family: 'core',
+	path: '/webhooks/{webhookId}',
+	ids: hook,
+	fields: [webhookId],
+};
+
+const get: Operation = {
+	value: 'get',
+	name: 'Get',
+	action: 'Get a webhook endpoint',
+	description: 'Get a webhook endpoint with its URL, event types, note and signature version',
+	method: 'GET',
+	family: 'stores',
+	path: '/webhooks/{webhookId}',
+	ids: hook,
+	fields: [webhookId],
+};
+
+const sendTest: Operation = {
+	value: 'sendTest',
+	name: 'Send Test',
+	action: 'Send a test delivery to a webhook endpoint',
+	description:
+		'Send one test delivery of a payment or subscription event to the endpoint, signed and with the same headers as a live delivery',
+	method: 'POST',
+	family: 'stores',
+	path: '/webhooks/{webhookId}/test',
+	ids: hook,
+	notes: 'inferred body name eventType',
+	body: (p) => ({ eventType: p.v.oneOf('Event Type', p.get('eventType', ''), TEST_EVENT_TYPES) }),
+	fields: [
+		webhookId,
+		{
+			displayName: 'Event Type',
+			name: 'eventType',
+			type: 'options',
+			required: true,
+			options: eventOptions(TEST_EVENT_TYPES),
+			default: 'PAYMENT_COMPLETED',
+			description: 'Event to send as a test delivery (any payment or subscription event)',
+		},
+	],
+};
 
 export const webhook: Resource = {
 	value: 'webhook',
 	name: 'Webhook',
 	description: 'Webhook endpoints of the store: create, get, delete and send test deliveries',
 	credential: STORE_CREDENTIAL,
-	operations: webhookOperations,
-	fields: webhookFields,
+	operations: [create, deleteWebhook, get, sendTest],
 };
