@@ -12,7 +12,7 @@ export class VaultStoreStoreApi implements ICredentialType {
 
 	icon: Icon = { light: 'file:../icons/vaultStore.svg', dark: 'file:../icons/vaultStore.dark.svg' };
 
-	documentationUrl = 'https://github.com/vault-store/n8n-nodes-vault-store#credentials';
+	documentationUrl = 'https://www.npmjs.com/package/n8n-nodes-vault-store';
 
 	properties: INodeProperties[] = [
 		{

@@ -11,7 +11,6 @@ import type { IdRule } from '../shared/validate';
  * them, at the place of its first use.
  */
 export function resourceParameters(resource: Resource): INodeProperties[] {
-	const legacy = resource.fields ?? [];
 	const merged: { field: INodeProperties; key: string; operations: string[] }[] = [];
 	for (const op of resource.operations) {
 		const extras = [...(op.extra?.query ? [extraQueryField] : []), ...(op.extra?.body ? [extraBodyField] : [])];
@@ -22,37 +21,12 @@ export function resourceParameters(resource: Resource): INodeProperties[] {
 			else merged.push({ field, key, operations: [op.value] });
 		}
 	}
-	return legacy.concat(merged.map(({ field, operations }) => ({
+	return merged.map(({ field, operations }) => ({
 		...field,
 		displayOptions: {
 			...field.displayOptions,
 			show: { resource: [resource.value], operation: operations, ...field.displayOptions?.show },
 		},
-	})));
-}
-
-// ---- transitional: resources not yet converted to operation-owned fields ----
-
-/** @deprecated displayOptions typed by hand; operations now own their fields. */
-export function showFor(resource: string, operations?: string[]): INodeProperties['displayOptions'] {
-	return { show: operations ? { resource: [resource], operation: operations } : { resource: [resource] } };
-}
-
-/** @deprecated use locatorField in an operation's fields. */
-export function idLocator(
-	name: string,
-	rule: IdRule,
-	show: INodeProperties['displayOptions'],
-	options: { searchMethod?: string; required?: boolean; description?: string } = {},
-): INodeProperties {
-	return { ...locatorField(name, rule, options), displayOptions: show };
-}
-
-/** @deprecated use returnAllFields in an operation's fields. */
-export function listFields(resource: string, operation: string): INodeProperties[] {
-	return returnAllFields.map((field) => ({
-		...field,
-		displayOptions: { show: { resource: [resource], operation: [operation], ...field.displayOptions?.show } },
 	}));
 }
 
@@ -196,7 +170,8 @@ export function operationProperty(resource: Resource): INodeProperties {
 		action: op.action,
 		description: op.scope ? `${op.description} (scope ${op.scope})` : op.description,
 	}));
-	const firstOperation = resource.operations[0].value;
+	// A resource opens on a read: never on an operation that changes data or moves money.
+	const firstOperation = (resource.operations.find((op) => op.method === 'GET') ?? resource.operations[0]).value;
 	return {
 		displayName: 'Operation',
 		name: 'operation',

@@ -106,10 +106,8 @@ export interface Resource {
 	name: string;
 	description: string;
 	credential: CredentialName;
-	/** In menu order; the first is the default and must not change data or move money. */
+	/** In menu order (alphabetical). The editor opens the resource on its first GET operation. */
 	operations: Operation[];
-	/** @deprecated transitional: parameters of resources whose operations do not own their fields yet. */
-	fields?: INodeProperties[];
 	/** Parameters besides password fields whose values must not appear in errors (e.g. token data). */
 	secretParameters?: string[];
 }

@@ -23,7 +23,6 @@ function visit(props: readonly unknown[] | undefined, names: Set<string>): void 
 export function secretParameterNames(resources: readonly Resource[]): Set<string> {
 	const names = new Set<string>();
 	for (const resource of resources) {
-		visit(resource.fields, names);
 		for (const op of resource.operations) visit(op.fields, names);
 		for (const name of resource.secretParameters ?? []) names.add(name);
 	}

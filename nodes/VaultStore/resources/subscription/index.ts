@@ -5,9 +5,9 @@ import { ID } from '../../../shared/ids';
 import { enumOptions } from '../../../shared/labels';
 import { locatorField, returnAllFields } from '../../descriptions';
 import type { Operation, Params, Resource } from '../../operation';
+import { BILLING_INTERVALS } from '../product';
 
 export const SUBSCRIPTION_STATUSES = ['TRIALING', 'ACTIVE', 'PAST_DUE', 'PAUSED', 'CANCELLED'] as const;
-export const BILLING_INTERVALS = ['WEEKLY', 'MONTHLY', 'YEARLY'] as const;
 export const PRORATION_BEHAVIORS = ['IMMEDIATELY', 'END_OF_PERIOD'] as const;
 
 /** What each proration choice does; '' sends nothing. */

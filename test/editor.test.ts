@@ -1,0 +1,86 @@
+/**
+ * What the editor shows is for n8n users: no displayed string speaks of "the
+ * spec" or of "inferred" routes; every resource opens on a read; n8n adds no
+ * second "Custom API Call" (it adds one to every resource and operation list of
+ * a node whose credential has an `authenticate` block or extends OAuth); the
+ * codex files carry the words users search for and links without a fragment.
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+
+import type { ICredentialType, INodeTypeDescription } from 'n8n-workflow';
+
+import { VaultStoreStoreApi } from '../credentials/VaultStoreStoreApi.credentials';
+import { VaultStoreVaultApi } from '../credentials/VaultStoreVaultApi.credentials';
+import { resources } from '../nodes/VaultStore/resources';
+import { VaultStore } from '../nodes/VaultStore/VaultStore.node';
+import { VaultStoreTrigger } from '../nodes/VaultStoreTrigger/VaultStoreTrigger.node';
+
+const DISPLAYED = new Set(['displayName', 'description', 'action', 'placeholder', 'hint', 'name', 'subtitle', 'noDataExpression']);
+
+/** Every displayed string of a description (property labels, descriptions, option names, notices, hints). */
+function displayedStrings(value: unknown, key = '', out: string[] = []): string[] {
+	if (typeof value === 'string') {
+		if (DISPLAYED.has(key)) out.push(value);
+	} else if (Array.isArray(value)) {
+		for (const entry of value) displayedStrings(entry, key, out);
+	} else if (value !== null && typeof value === 'object') {
+		const record = value as Record<string, unknown>;
+		for (const [k, v] of Object.entries(record)) {
+			// A notice shows its displayName; an option shows name and description.
+			displayedStrings(v, k === 'options' || k === 'values' || k === 'properties' || k === 'modes' ? '' : k, out);
+		}
+	}
+	return out;
+}
+
+const descriptions: [string, INodeTypeDescription | ICredentialType][] = [
+	['Vault Store', new VaultStore().description],
+	['Vault Store Trigger', new VaultStoreTrigger().description],
+	['Store API credential', new VaultStoreStoreApi()],
+	['Vault API credential', new VaultStoreVaultApi()],
+];
+
+test.each(descriptions)('%s: no displayed string says "spec" or "inferred"', (_name, description) => {
+	const strings = displayedStrings(description);
+	expect(strings.length).toBeGreaterThan(5);
+	expect(strings.filter((s) => /\bspec\b|\binferred\b|\bthe spec\b/i.test(s))).toEqual([]);
+});
+
+test('every resource opens on a read: never on an operation that changes data or moves money', () => {
+	const node = new VaultStore().description;
+	const withoutRead: Record<string, string> = { checkout: 'estimate', mandate: 'create' };
+	for (const resource of resources) {
+		const selector = node.properties.find(
+			(p) => p.name === 'operation' && (p.displayOptions?.show?.resource as string[] | undefined)?.includes(resource.value),
+		);
+		const op = resource.operations.find((o) => o.value === selector?.default);
+		const acceptable = op?.method === 'GET' || withoutRead[resource.value] === op?.value;
+		expect([resource.value, op?.value, acceptable]).toEqual([resource.value, op?.value, true]);
+	}
+});
+
+test('n8n adds no "Custom API Call" of its own: no credential has an authenticate block or extends OAuth', () => {
+	for (const credential of [new VaultStoreStoreApi(), new VaultStoreVaultApi()]) {
+		expect([credential.name, credential.authenticate]).toEqual([credential.name, undefined]);
+		const parents = credential.extends ?? [];
+		expect(parents.filter((p) => ['oAuth2Api', 'googleOAuth2Api', 'oAuth1Api'].includes(p))).toEqual([]);
+	}
+	const resource = new VaultStore().description.properties.find((p) => p.name === 'resource');
+	const names = (resource?.options as { name: string }[]).map((o) => o.name);
+	expect(names.filter((n) => n === 'Custom API Call')).toHaveLength(1);
+});
+
+test.each([
+	['VaultStore', ['refund', 'chargeback', 'dispute', 'license', 'payout', 'subscription', 'card', 'tokenize', 'webhook']],
+	['VaultStoreTrigger', ['webhook', 'signature', 'refund', 'dispute', 'subscription']],
+])('%s codex: search aliases and documentation links without a fragment', (name, words) => {
+	const codex = JSON.parse(readFileSync(path.join(__dirname, '..', 'nodes', name, `${name}.node.json`), 'utf8')) as {
+		alias: string[];
+		resources: Record<string, { url: string }[]>;
+	};
+	for (const word of words) expect(codex.alias).toContain(word);
+	const links = Object.values(codex.resources).flat().map((r) => r.url);
+	expect(links.length).toBeGreaterThan(0);
+	for (const link of links) expect(link).not.toContain('#');
+});
