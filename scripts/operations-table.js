@@ -29,6 +29,9 @@ function operationsTable() {
 			if (op.notes) notes.push(op.notes.replace(/\binferred\b/, '**inferred**'));
 			if (op.list === 'paged') notes.push('Return All / Limit (page, limit)');
 			if (op.list === 'client') notes.push('Return All / Limit (limit applied by the node)');
+			if (op.list === 'cursor') notes.push('Return All / Limit (follows the answer\'s cursor; **inferred** names next_cursor / cursor, overridable)');
+			if (op.extra?.query) notes.push('Additional Query Parameters');
+			if (op.extra?.body) notes.push('Additional Body Fields');
 			if (op.idempotent) notes.push(`Idempotency-Key (${op.idempotent})`);
 			if (op.family === 'storefront') notes.push('no authentication');
 			lines.push(

@@ -50,7 +50,17 @@ test('the 0.1.0 parameters of every resource and operation are unchanged (but fo
 			const fix = CORRECTIONS[key]?.[name];
 			corrected[name] = fix ? fix(shape as Record<string, unknown>) : shape;
 		}
-		const kept = Object.fromEntries(Object.entries(now[key] ?? {}).filter(([name]) => name in params));
+		// New options inside an existing collection are as harmless as new parameters.
+		const kept = Object.fromEntries(
+			Object.entries(now[key] ?? {})
+				.filter(([name]) => name in params)
+				.map(([name, shape]) => {
+					const oldChildren = (params[name] as { children?: Record<string, unknown> }).children;
+					const newChildren = (shape as { children?: Record<string, unknown> }).children;
+					if (!oldChildren || !newChildren) return [name, shape];
+					return [name, { ...(shape as object), children: Object.fromEntries(Object.entries(newChildren).filter(([c]) => c in oldChildren)) }];
+				}),
+		);
 		expect([key, kept]).toEqual([key, corrected]);
 		// Parameters added since are optional: a saved workflow without them still runs.
 		for (const [name, shape] of Object.entries(now[key] ?? {})) {

@@ -309,6 +309,21 @@ export const writeCases: WriteCase[] = [
 	},
 	{
 		resource: 'checkout',
+		operation: 'createSession',
+		method: 'POST',
+		pathPattern: /^\/v2\/checkouts$/,
+		parameters: (sb, n) => {
+			const product = first(catalogOf(sb.app).filter((p) => p.status === 'ACTIVE'), 'active product');
+			return {
+				resource: 'checkout',
+				operation: 'createSession',
+				itemsInput: 'fields',
+				items: { item: [{ productId: product.id, quantity: 1 + (n % 3) }] },
+			};
+		},
+	},
+	{
+		resource: 'checkout',
 		operation: 'estimate',
 		method: 'POST',
 		pathPattern: stores('/checkouts/estimate'),
@@ -571,6 +586,18 @@ export const writeCases: WriteCase[] = [
 			operation: 'sendTest',
 			webhookId: rl(freshEndpoint(sb, n).id),
 			eventType: 'PAYMENT_COMPLETED',
+		}),
+	},
+	{
+		resource: 'webhook',
+		operation: 'update',
+		method: 'PATCH',
+		pathPattern: core(`/webhooks/${SEGMENT}`),
+		parameters: (sb, n) => ({
+			resource: 'webhook',
+			operation: 'update',
+			webhookId: rl(freshEndpoint(sb, n).id),
+			updateFields: { note: `updated ${n}` },
 		}),
 	},
 	{

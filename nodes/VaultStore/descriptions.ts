@@ -171,7 +171,8 @@ export function operationProperty(resource: Resource): INodeProperties {
 		description: op.scope ? `${op.description} (scope ${op.scope})` : op.description,
 	}));
 	// A resource opens on a read: never on an operation that changes data or moves money.
-	const firstOperation = (resource.operations.find((op) => op.method === 'GET') ?? resource.operations[0]).value;
+	const firstOperation =
+		resource.defaultOperation ?? (resource.operations.find((op) => op.method === 'GET') ?? resource.operations[0]).value;
 	return {
 		displayName: 'Operation',
 		name: 'operation',

@@ -20,6 +20,7 @@ interface RunOptions {
 	maxRetries: number;
 	timeoutMs: number;
 	maxItems: number;
+	maxAmount?: number;
 	idempotencyKey?: string;
 }
 
@@ -42,6 +43,10 @@ function readOptions(p: Params): RunOptions {
 			o.maxItems === undefined
 				? DEFAULT_MAX_ITEMS
 				: p.v.number('Return All Maximum', o.maxItems, { min: 1, max: 10_000_000, integer: true }),
+		maxAmount:
+			o.maxAmount === undefined || o.maxAmount === ''
+				? undefined
+				: p.v.number('Maximum Amount', o.maxAmount, { min: 0 }),
 		idempotencyKey:
 			typeof o.idempotencyKey === 'string' && o.idempotencyKey !== '' ? o.idempotencyKey : undefined,
 	};
@@ -154,6 +159,45 @@ function eventOrigins(ctx: IExecuteFunctions, count: number): (EventOrigin | und
 	return out;
 }
 
+/** Whether n8n runs the node for an AI agent (as `<type>Tool`, or a context that says so). */
+export function isToolRun(ctx: IExecuteFunctions): boolean {
+	const context = ctx as IExecuteFunctions & { isToolExecution?: () => boolean };
+	return ctx.getNode().type.endsWith('Tool') || context.isToolExecution?.() === true;
+}
+
+/**
+ * The limits an AI agent works within, checked before any request: operations
+ * that send card data to a model provider are refused; money-moving ones need
+ * a Maximum Amount and stay under it (it applies to normal runs too when set).
+ */
+function checkAgentLimits(p: Params, op: Operation, options: RunOptions, tool: boolean): void {
+	if (tool && op.agent?.refuse) {
+		p.v.fail(`${op.name} is not available to AI agents: ${op.agent.refuse}`, 'Run this operation in a normal workflow step instead.');
+	}
+	if (!op.agent?.amount) return;
+	if (tool && options.maxAmount === undefined) {
+		p.v.fail(
+			`Set "Maximum Amount" in the node's Options before giving "${op.name}" to an AI agent`,
+			'An agent may choose any amount; the node refuses calls above the maximum you set.',
+		);
+	}
+	if (options.maxAmount === undefined) return;
+	const amount = op.agent.amount(p);
+	if (amount === undefined) {
+		if (!tool) return;
+		p.v.fail(
+			`Refused: the amount of "${op.action}" is not known before it is sent, and it must be at most ${options.maxAmount} ("Maximum Amount")`,
+			'Give an explicit amount, or ask a person to do it.',
+		);
+	}
+	if (amount > options.maxAmount) {
+		p.v.fail(
+			`Refused: the amount ${amount} is above the maximum of ${options.maxAmount} set for this node ("Maximum Amount")`,
+			'Use an amount at or below the maximum, or ask a person to do it.',
+		);
+	}
+}
+
 /** Values of the item's secret parameters (e.g. card data), so no error can echo them. */
 function secretValues(p: Params, names: Set<string>): unknown[] {
 	const values: unknown[] = [];
@@ -215,10 +259,12 @@ async function runOperation(
 		runIndex: (ctx as unknown as { runIndex?: number }).runIndex ?? 0,
 	});
 
+	const tool = isToolRun(ctx);
 	let origins: (EventOrigin | undefined)[] | undefined;
 	const runItem = async (itemIndex: number): Promise<INodeExecutionData[]> => {
 		const p = itemIndex === 0 ? first : new Params(ctx, itemIndex);
 		const itemOptions = itemIndex === 0 ? options : readOptions(p);
+		checkAgentLimits(p, op, itemOptions, tool);
 		const request: ApiRequest = {
 			family: op.family,
 			method: op.method,

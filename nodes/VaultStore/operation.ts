@@ -99,6 +99,13 @@ export interface Operation {
 	 * conditions (e.g. `show: { returnAll: [false] }`).
 	 */
 	fields?: INodeProperties[];
+	/**
+	 * Limits when an AI agent runs the node as a tool: `refuse` keeps the
+	 * operation away from agents (the text says why); `amount` reads the amount
+	 * the call would move, checked against the required Maximum Amount option
+	 * (undefined = not known before the request, refused).
+	 */
+	agent?: { refuse?: string; amount?: (p: Params) => number | undefined };
 }
 
 export interface Resource {
@@ -108,6 +115,14 @@ export interface Resource {
 	credential: CredentialName;
 	/** In menu order (alphabetical). The editor opens the resource on its first GET operation. */
 	operations: Operation[];
+	/** For a resource without a GET operation: the one to open on (never one that changes data or moves money). */
+	defaultOperation?: string;
 	/** Parameters besides password fields whose values must not appear in errors (e.g. token data). */
 	secretParameters?: string[];
+}
+
+/** A typed-in amount as a number, or undefined when not given or not a number. */
+export function amountOf(value: unknown): number | undefined {
+	const n = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+	return typeof n === 'number' && Number.isFinite(n) ? n : undefined;
 }

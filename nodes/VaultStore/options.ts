@@ -26,6 +26,15 @@ export const optionsProperty: INodeProperties = {
 				'Key sent as Idempotency-Key by operations that use one (token create, refund, payout create, checkout pay): 1 to 255 of A-Z a-z 0-9 _ -. Leave empty to use a key derived from the execution and item, which stays the same on every retry.',
 		},
 		{
+			displayName: 'Maximum Amount',
+			name: 'maxAmount',
+			type: 'number',
+			typeOptions: { minValue: 0, numberPrecision: 2 },
+			default: 0,
+			description:
+				'For refunds, payouts and checkout payments: the most one call may move. Calls above it are refused before anything is sent. Required when an AI agent uses the node as a tool.',
+		},
+		{
 			displayName: 'Max Retries',
 			name: 'maxRetries',
 			type: 'number',

@@ -13,8 +13,35 @@ const getMrr: Operation = {
 	method: 'GET',
 	family: 'core',
 	path: '/analytics/subscriptions/mrr',
-	inferred: true,
+	notes: 'the spec writes the path prefix as "...": /v2/core/stores/{storeId} chosen',
 	fields: [],
+};
+
+const getMonthlyRevenue: Operation = {
+	value: 'getMonthlyRevenue',
+	name: 'Get Monthly Revenue',
+	action: 'Get monthly revenue',
+	description: 'Get revenue, refunds and net revenue per calendar month, newest month first',
+	method: 'GET',
+	family: 'core',
+	path: '/analytics/revenue/monthly',
+	inferred: true,
+	notes: 'route, query name months and response inferred',
+	extra: { query: true },
+	query: (p) => {
+		const months = p.get<number | undefined>('months', undefined);
+		return { months: months === undefined ? undefined : p.v.number('Months', months, { min: 1, integer: true }) };
+	},
+	fields: [
+		{
+			displayName: 'Months',
+			name: 'months',
+			type: 'number',
+			typeOptions: { minValue: 1 },
+			default: 12,
+			description: 'How many months back to include, this month first',
+		},
+	],
 };
 
 const customPeriod = { show: { range: ['custom'] } };
@@ -28,7 +55,8 @@ const getOverview: Operation = {
 	method: 'GET',
 	family: 'core',
 	path: '/analytics/overview',
-	inferred: true,
+	notes: 'inferred query names range, from, to',
+	extra: { query: true },
 	query: (p) => {
 		const range = p.v.oneOf('Range', p.get('range', '30d'), ANALYTICS_RANGES);
 		if (range !== 'custom') return { range };
@@ -81,7 +109,7 @@ const getSubscriptionOverview: Operation = {
 	method: 'GET',
 	family: 'core',
 	path: '/analytics/subscriptions/overview',
-	inferred: true,
+	notes: 'the spec writes the path prefix as "...": /v2/core/stores/{storeId} chosen',
 	fields: [],
 };
 
@@ -90,5 +118,5 @@ export const analytics: Resource = {
 	name: 'Analytics',
 	description: 'Sales and subscription metrics of the store',
 	credential: STORE_CREDENTIAL,
-	operations: [getMrr, getOverview, getSubscriptionOverview],
+	operations: [getMonthlyRevenue, getMrr, getOverview, getSubscriptionOverview],
 };

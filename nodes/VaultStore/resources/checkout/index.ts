@@ -1,4 +1,4 @@
-import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
+import type { IDataObject, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { STORE_CREDENTIAL } from '../../../shared/credentials';
@@ -82,6 +82,73 @@ function estimateBody(p: Params): IDataObject {
 	};
 }
 
+/** The products of an estimate or a new checkout session: fields, or a JSON array. */
+const itemFields: INodeProperties[] = [
+	{
+		displayName: 'Items Input',
+		name: 'itemsInput',
+		type: 'options',
+		options: [
+			{ name: 'Define Below', value: 'fields', description: 'Enter each product in the fields below' },
+			{ name: 'JSON', value: 'json', description: 'Pass a JSON array of {product_id, quantity, variant_id?}' },
+		],
+		default: 'fields',
+		description: 'How the products are given',
+	},
+	{
+		displayName: 'Items',
+		name: 'items',
+		type: 'fixedCollection',
+		typeOptions: { multipleValues: true },
+		placeholder: 'Add Item',
+		default: {},
+		required: true,
+		description: `Products: 1 to ${MAX_ESTIMATE_ITEMS} entries`,
+		displayOptions: { show: { itemsInput: ['fields'] } },
+		options: [
+			{
+				displayName: 'Item',
+				name: 'item',
+				values: [
+					{
+						displayName: 'Product ID',
+						name: 'productId',
+						type: 'string',
+						default: '',
+						required: true,
+						placeholder: 'prd_...',
+						description: 'The product (starts with prd_, 12 to 48 characters)',
+					},
+					{
+						displayName: 'Quantity',
+						name: 'quantity',
+						type: 'number',
+						typeOptions: { minValue: 1 },
+						default: 1,
+						description: 'How many, a whole number of at least 1',
+					},
+					{
+						displayName: 'Variant ID',
+						name: 'variantId',
+						type: 'string',
+						default: '',
+						description: 'The product variant, if the product has variants',
+					},
+				],
+			},
+		],
+	},
+	{
+		displayName: 'Items (JSON)',
+		name: 'itemsJson',
+		type: 'json',
+		default: '[\n  { "product_id": "prd_...", "quantity": 1 }\n]',
+		required: true,
+		description: `JSON array of 1 to ${MAX_ESTIMATE_ITEMS} objects {product_id, quantity, variant_id?}`,
+		displayOptions: { show: { itemsInput: ['json'] } },
+	},
+];
+
 const estimate: Operation = {
 	value: 'estimate',
 	name: 'Estimate',
@@ -94,69 +161,7 @@ const estimate: Operation = {
 	notes: 'sends the store credential (whether it is needed is not shown)',
 	body: estimateBody,
 	fields: [
-		{
-			displayName: 'Items Input',
-			name: 'itemsInput',
-			type: 'options',
-			options: [
-				{ name: 'Define Below', value: 'fields', description: 'Enter each product in the fields below' },
-				{ name: 'JSON', value: 'json', description: 'Pass a JSON array of {product_id, quantity, variant_id?}' },
-			],
-			default: 'fields',
-			description: 'How the products to price are given',
-		},
-		{
-			displayName: 'Items',
-			name: 'items',
-			type: 'fixedCollection',
-			typeOptions: { multipleValues: true },
-			placeholder: 'Add Item',
-			default: {},
-			required: true,
-			description: `Products to price: 1 to ${MAX_ESTIMATE_ITEMS} entries`,
-			displayOptions: { show: { itemsInput: ['fields'] } },
-			options: [
-				{
-					displayName: 'Item',
-					name: 'item',
-					values: [
-						{
-							displayName: 'Product ID',
-							name: 'productId',
-							type: 'string',
-							default: '',
-							required: true,
-							placeholder: 'prd_...',
-							description: 'The product to price (starts with prd_, 12 to 48 characters)',
-						},
-						{
-							displayName: 'Quantity',
-							name: 'quantity',
-							type: 'number',
-							typeOptions: { minValue: 1 },
-							default: 1,
-							description: 'How many, a whole number of at least 1',
-						},
-						{
-							displayName: 'Variant ID',
-							name: 'variantId',
-							type: 'string',
-							default: '',
-							description: 'The product variant, if the product has variants',
-						},
-					],
-				},
-			],
-		},
-		{
-			displayName: 'Items (JSON)',
-			name: 'itemsJson',
-			type: 'json',
-			default: '[\n  { "product_id": "prd_...", "quantity": 1 }\n]',
-			required: true,
-			description: `JSON array of 1 to ${MAX_ESTIMATE_ITEMS} objects {product_id, quantity, variant_id?}`,
-			displayOptions: { show: { itemsInput: ['json'] } },
-		},
+		...itemFields,
 		{
 			displayName: 'Country',
 			name: 'country',
@@ -193,6 +198,66 @@ const estimate: Operation = {
 					type: 'string',
 					default: '',
 					description: 'VAT number of a business buyer, for tax exemption (max 32 characters)',
+				},
+			],
+		},
+	],
+};
+
+// ---- create session ----
+
+const createSession: Operation = {
+	value: 'createSession',
+	name: 'Create Session',
+	action: 'Create a checkout session',
+	description:
+		'Open a checkout session for 1 to 10 products and get its payment page URL. Store checkout sessions capture the payment automatically.',
+	method: 'POST',
+	family: 'base',
+	path: '/v2/checkouts',
+	inferred: true,
+	notes: 'POST /v2/checkouts is given (automatic capture only); inferred body: items as in the estimate, success_url, cancel_url, customer_email',
+	extra: { body: true },
+	body: (p) => {
+		const f = p.fields('sessionFields');
+		const url = (label: string, value: unknown) => (isEmpty(value) ? undefined : p.v.url(label, value));
+		return {
+			items: readItems(p),
+			success_url: url('Success URL', f.successUrl),
+			cancel_url: url('Cancel URL', f.cancelUrl),
+			customer_email: isEmpty(f.customerEmail) ? undefined : p.v.string('Customer Email', f.customerEmail, { min: 3 }),
+		};
+	},
+	fields: [
+		...itemFields,
+		{
+			displayName: 'Session Fields',
+			name: 'sessionFields',
+			type: 'collection',
+			placeholder: 'Add Field',
+			default: {},
+			options: [
+				{
+					displayName: 'Cancel URL',
+					name: 'cancelUrl',
+					type: 'string',
+					default: '',
+					description: 'Where the buyer returns after leaving the payment page without paying',
+				},
+				{
+					displayName: 'Customer Email',
+					name: 'customerEmail',
+					type: 'string',
+					placeholder: 'name@email.com',
+					default: '',
+					description: 'Email address of the buyer, if known',
+				},
+				{
+					displayName: 'Success URL',
+					name: 'successUrl',
+					type: 'string',
+					default: '',
+					description: 'Where the buyer goes after paying',
 				},
 			],
 		},
@@ -237,12 +302,13 @@ const pay: Operation = {
 	action: 'Pay a checkout session',
 	description:
 		'Pay an open checkout session, optionally with a payment method and a vault card token (tok_...). Sends an Idempotency-Key, so a retry never pays twice.',
+	agent: { amount: () => undefined },
 	method: 'POST',
 	family: 'stores',
 	path: '/checkouts/{sessionId}/pay',
 	ids: { sessionId: ID.sessionId },
 	idempotent: 'honoured',
-	inferred: true,
+	extra: { body: true },
 	notes: 'inferred body names paymentMethod, token; an already paid session is a clear error',
 	body: payBody,
 	run: runPay,
@@ -303,5 +369,6 @@ export const checkout: Resource = {
 	name: 'Checkout',
 	description: 'Checkout estimates, paylink checkout sessions and their payment',
 	credential: STORE_CREDENTIAL,
-	operations: [estimate, pay, paylinkCheckout],
+	operations: [createSession, estimate, pay, paylinkCheckout],
+	defaultOperation: 'estimate',
 };

@@ -4,6 +4,7 @@ import { STORE_CREDENTIAL } from '../../../shared/credentials';
 import { enumOptions } from '../../../shared/labels';
 import { locatorField, returnAllFields } from '../../descriptions';
 import type { Operation, Resource } from '../../operation';
+import { amountOf } from '../../operation';
 import { ID } from '../../../shared/ids';
 
 /** Order statuses the service shows; the filter accepts these. */
@@ -87,6 +88,7 @@ const refund: Operation = {
 	name: 'Refund',
 	action: 'Refund an order',
 	description: 'Refund an order in full or in part. Sends an Idempotency-Key, so a retry never refunds twice.',
+	agent: { amount: (p) => amountOf(p.fields('additionalFields').amount) },
 	method: 'POST',
 	family: 'stores',
 	path: '/orders/{orderId}/refund',

@@ -1,6 +1,7 @@
 import { STORE_CREDENTIAL } from '../../../shared/credentials';
 import { returnAllFields } from '../../descriptions';
 import type { Operation, Resource } from '../../operation';
+import { amountOf } from '../../operation';
 
 /** Bank account ids of payouts start with bnk_. */
 export const BANK_ACCOUNT_ID = { label: 'Bank Account ID', prefix: 'bnk_' };
@@ -14,10 +15,12 @@ const create: Operation = {
 	action: 'Create a payout',
 	description:
 		'Request a payout of the store balance to a bank account. The output carries the fee quote (standard_payout_fee, cross_border_payout_fee, foreign_exchange_fee). Sends an Idempotency-Key, so a retry never pays out twice.',
+	agent: { amount: (p) => amountOf(p.get('amount')) },
 	method: 'POST',
 	family: 'stores',
 	path: '/payouts',
 	idempotent: 'honoured',
+	extra: { body: true },
 	notes: 'inferred body names amount, bankAccountId, currency',
 	body: (p) => {
 		const f = p.fields('additionalFields');
@@ -100,11 +103,33 @@ const getBankAccounts: Operation = {
 	fields: returnAllFields,
 };
 
+/** Credits to and debits from the payout balance (settlements, refunds, fees). */
+function balanceList(direction: 'credit' | 'debit'): Operation {
+	const plural = direction === 'credit' ? 'Credits' : 'Debits';
+	return {
+		value: direction === 'credit' ? 'getCredits' : 'getDebits',
+		name: `Get Many ${plural}`,
+		action: `Get many payout balance ${plural.toLowerCase()}`,
+		description:
+			direction === 'credit'
+				? 'List what was added to the payout balance (e.g. settlements), with amount, reason and date'
+				: 'List what was taken from the payout balance (e.g. refunds and dispute fees), with amount, reason and date',
+		method: 'GET',
+		family: 'core',
+		path: `/payouts/${plural.toLowerCase()}`,
+		list: 'paged',
+		inferred: true,
+		notes: 'route and record fields inferred',
+		extra: { query: true },
+		fields: returnAllFields,
+	};
+}
+
 /** Payouts of the store balance, and the bank accounts they go to. */
 export const payout: Resource = {
 	value: 'payout',
 	name: 'Payout',
 	description: 'Payouts of the store balance and the bank accounts they go to',
 	credential: STORE_CREDENTIAL,
-	operations: [create, getAll, getBankAccounts],
+	operations: [create, getAll, getBankAccounts, balanceList('credit'), balanceList('debit')],
 };

@@ -79,7 +79,6 @@ const resolve: Operation = {
 	method: 'GET',
 	family: 'stores',
 	path: '/search',
-	inferred: true,
 	notes: 'inferred response: data is an array of results; batches of 10 inputs per request, at most 30 requests a minute',
 	run: runResolve,
 	fields: [

@@ -12,10 +12,24 @@ const get: Operation = {
 	fields: [],
 };
 
+const getTaxDetails: Operation = {
+	value: 'getTaxDetails',
+	name: 'Get Tax Details',
+	action: 'Get the tax details of the store',
+	description: 'Get the tax settings of the store: country, tax IDs and registrations',
+	method: 'GET',
+	family: 'core',
+	path: '/tax-details',
+	inferred: true,
+	notes: 'route and response inferred',
+	extra: { query: true },
+	fields: [],
+};
+
 export const store: Resource = {
 	value: 'store',
 	name: 'Store',
 	description: 'The store the credential belongs to',
 	credential: STORE_CREDENTIAL,
-	operations: [get],
+	operations: [get, getTaxDetails],
 };

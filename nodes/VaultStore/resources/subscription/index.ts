@@ -74,6 +74,7 @@ const change: Operation = {
 	path: '/subscriptions/{subscriptionId}/change',
 	ids: sub,
 	scope: 'SUBSCRIPTIONS_WRITE',
+	extra: { body: true },
 	notes: 'inferred body names productId, variantId, billingInterval, quantity (proration_behavior is in the spec)',
 	body: changeBody,
 	fields: [

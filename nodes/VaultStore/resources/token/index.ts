@@ -269,18 +269,25 @@ const getAll: Operation = {
 	name: 'Get Many',
 	action: 'Get many tokens',
 	description:
-		'List tokens, newest first, filtered by type, fingerprint or metadata. The list is read in one request and Limit is applied by the node (the token list pagination is not documented).',
+		'List tokens, newest first, filtered by type, fingerprint or metadata. Return All follows the paging cursor the vault returns; if the vault says there are more tokens but gives no cursor, the last item and the output say so.',
 	method: 'GET',
 	family: 'vault',
 	path: '/tokens',
-	list: 'client',
+	list: 'cursor',
+	cursorParam: 'cursor',
+	extra: { query: true },
 	query: filtersQuery,
 	output: (records) => records.map(publicToken),
 	fields: [
 		returnAll,
+		limit,
 		{
-			...limit,
-			hint: 'Applied by the node to the list the vault returns in one request: the token list pagination is not documented',
+			displayName: 'Cursor Parameter',
+			name: 'cursorParameter',
+			type: 'string',
+			default: 'cursor',
+			description:
+				"Query parameter that carries the vault's next_cursor to fetch the next page. Change it only if your vault's API reference names it differently.",
 		},
 		{
 			displayName: 'Filters',
@@ -323,6 +330,7 @@ const reveal: Operation = {
 	action: 'Reveal a token',
 	description:
 		'Return the raw data of a token. Needs a vault key with the tokens:reveal permission. Every reveal is written to the token access log. A card CVC is never returned.',
+	agent: { refuse: 'it returns raw card or personal data, which must not be sent to an AI model' },
 	method: 'POST',
 	family: 'vault',
 	path: '/tokens/{tokenId}/reveal',

@@ -33,6 +33,11 @@ const SIGNATURE_NOTES: Record<(typeof SIGNATURE_VERSIONS)[number], string> = {
 	V2: 'Standard Webhooks signature (v1 entries in base64), second timestamps',
 };
 
+const signatureOptions = enumOptions(SIGNATURE_VERSIONS, { V1: 'V1 (Deprecated)' }).map((option) => ({
+	...option,
+	description: SIGNATURE_NOTES[option.value as (typeof SIGNATURE_VERSIONS)[number]],
+}));
+
 const hook = { webhookId: ID.webhookId };
 
 const webhookId = locatorField('webhookId', ID.webhookId);
@@ -97,10 +102,7 @@ const create: Operation = {
 					displayName: 'Signature Version',
 					name: 'signatureVersion',
 					type: 'options',
-					options: enumOptions(SIGNATURE_VERSIONS, { V1: 'V1 (Deprecated)' }).map((option) => ({
-						...option,
-						description: SIGNATURE_NOTES[option.value as (typeof SIGNATURE_VERSIONS)[number]],
-					})),
+					options: signatureOptions,
 					default: 'V2',
 					description: 'How deliveries are signed. When not set, the service default applies (V2 for new endpoints).',
 				},
@@ -131,6 +133,81 @@ const get: Operation = {
 	path: '/webhooks/{webhookId}',
 	ids: hook,
 	fields: [webhookId],
+};
+
+const update: Operation = {
+	value: 'update',
+	name: 'Update',
+	action: 'Update a webhook endpoint',
+	description:
+		'Change the URL, event types, note or signature version of an endpoint in place: it keeps its ID and the deliveries still being retried',
+	method: 'PATCH',
+	family: 'core',
+	path: '/webhooks/{webhookId}',
+	ids: hook,
+	inferred: true,
+	notes: 'PATCH route and body inferred (the endpoint is settable on update)',
+	extra: { body: true },
+	body: (p) => {
+		const f = p.fields('updateFields');
+		const eventTypes =
+			f.eventTypes === undefined ? undefined : p.v.array<unknown>('Event Types', f.eventTypes, { min: 1 });
+		const body = {
+			url: f.url === undefined ? undefined : p.v.url('URL', f.url, { max: 512, httpsOnly: true }),
+			eventTypes: eventTypes?.map((e) => p.v.oneOf('Event Types', e, WEBHOOK_EVENT_TYPES)),
+			note: f.note === undefined ? undefined : p.v.string('Note', f.note, { max: 256 }),
+			signatureVersion:
+				f.signatureVersion === undefined ? undefined : p.v.oneOf('Signature Version', f.signatureVersion, SIGNATURE_VERSIONS),
+		};
+		if (Object.values(body).every((value) => value === undefined)) {
+			p.v.fail('Choose at least one field to update in "Update Fields"');
+		}
+		return body;
+	},
+	fields: [
+		webhookId,
+		{
+			displayName: 'Update Fields',
+			name: 'updateFields',
+			type: 'collection',
+			placeholder: 'Add Field',
+			default: {},
+			options: [
+				{
+					displayName: 'Event Types',
+					name: 'eventTypes',
+					type: 'multiOptions',
+					options: eventOptions(WEBHOOK_EVENT_TYPES),
+					default: [],
+					description: 'Events the endpoint receives from now on (replaces the list; at least one)',
+				},
+				{
+					displayName: 'Note',
+					name: 'note',
+					type: 'string',
+					default: '',
+					description: 'Your own description of the endpoint (max 256 characters)',
+				},
+				{
+					displayName: 'Signature Version',
+					name: 'signatureVersion',
+					type: 'options',
+					options: signatureOptions,
+					default: 'V2',
+					description:
+						'How deliveries are signed. Switching back to V1 after a migration to V2 rolls the migration back.',
+				},
+				{
+					displayName: 'URL',
+					name: 'url',
+					type: 'string',
+					default: '',
+					placeholder: 'https://example.com/webhooks/vault-store',
+					description: 'HTTPS address that receives the deliveries (must start with https://, max 512 characters)',
+				},
+			],
+		},
+	],
 };
 
 const sendTest: Operation = {
@@ -164,5 +241,5 @@ export const webhook: Resource = {
 	name: 'Webhook',
 	description: 'Webhook endpoints of the store: create, get, delete and send test deliveries',
 	credential: STORE_CREDENTIAL,
-	operations: [create, deleteWebhook, get, sendTest],
+	operations: [create, deleteWebhook, get, sendTest, update],
 };
