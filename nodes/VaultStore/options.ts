@@ -26,15 +26,6 @@ export const optionsProperty: INodeProperties = {
 				'Key sent as Idempotency-Key by operations that use one (token create, refund, payout create, checkout pay): 1 to 255 of A-Z a-z 0-9 _ -. Leave empty to use a key derived from the execution and item, which stays the same on every retry.',
 		},
 		{
-			displayName: 'Maximum Amount',
-			name: 'maxAmount',
-			type: 'number',
-			typeOptions: { minValue: 0, numberPrecision: 2 },
-			default: 0,
-			description:
-				'For refunds, payouts and checkout payments: the most one call may move. Calls above it are refused before anything is sent. Required when an AI agent uses the node as a tool.',
-		},
-		{
 			displayName: 'Max Retries',
 			name: 'maxRetries',
 			type: 'number',
@@ -42,6 +33,15 @@ export const optionsProperty: INodeProperties = {
 			default: 3,
 			description:
 				'Retries after a rate limit (429), and after a server error (5xx), a dropped connection or a timeout for reads, deletes and requests with an Idempotency-Key. Other writes are never repeated, so they cannot apply twice.',
+		},
+		{
+			displayName: 'Maximum Amount',
+			name: 'maxAmount',
+			type: 'number',
+			typeOptions: { minValue: 0, numberPrecision: 2 },
+			default: 0,
+			description:
+				'For refunds, payouts and checkout payments: the most one call may move. Calls above it are refused before anything is sent. Required when an AI agent uses the node as a tool.',
 		},
 		{
 			displayName: 'Return All Maximum',
