@@ -34,7 +34,7 @@
  *
  * Params whose names appear in validate.ID_PREFIXES (storeId, orderId, webhookId, ...) and every
  * other param ending in `Id` are checked before the handler: 400 naming the param when the
- * prefix or the length 12..48 is wrong.
+ * prefix or the length 12..48 is wrong (for the ids of validate.PREFIX_ONLY: the prefix only).
  *
  * Handlers return a Reply — ok(data, status?) for the store envelope, plain(body, status?) for
  * vault/dev bodies — or throw an HttpError (badRequest(field, msg), notFound(what), conflict(),

@@ -26,18 +26,30 @@ export const ID_PREFIXES: Record<string, string> = {
 	subscriptionId: 'sub_',
 	caseId: 'cs_',
 	webhookId: 'whk_',
-	categoryId: '',
+	categoryId: 'ctg_',
 	licenseId: '',
 	workspaceId: 'wks_',
 	vaultId: 'vlt_',
 	tokenId: 'tok_',
 };
 
-/** An id: optional prefix, total length 12..48, characters [A-Za-z0-9_-]. */
-export function id(value: unknown, field: string, prefix = ID_PREFIXES[field] ?? '', o?: Opt): string | undefined {
+/**
+ * Ids whose only rule in the spec is their prefix: the vault ids (workspace, vault, token) and the
+ * customer id, which is never a path id. The length 12..48 belongs to the store path ids.
+ */
+export const PREFIX_ONLY: ReadonlySet<string> = new Set(['workspaceId', 'vaultId', 'tokenId', 'customerId']);
+
+/**
+ * An id: optional prefix, total length 12..48 (not with `anyLength`, the default for PREFIX_ONLY
+ * fields), characters [A-Za-z0-9_-].
+ */
+export function id(value: unknown, field: string, prefix = ID_PREFIXES[field] ?? '', o?: Opt & { anyLength?: boolean }): string | undefined {
 	if (absent(value)) return need(field, o);
 	if (typeof value !== 'string') throw badRequest(field, 'must be a string');
-	if (value.length < 12 || value.length > 48) throw badRequest(field, 'must be 12 to 48 characters long');
+	const anyLength = o?.anyLength ?? PREFIX_ONLY.has(field);
+	if (anyLength ? value.length <= prefix.length : value.length < 12 || value.length > 48) {
+		throw badRequest(field, anyLength ? 'must not be empty after its prefix' : 'must be 12 to 48 characters long');
+	}
 	if (prefix && !value.startsWith(prefix)) throw badRequest(field, `must start with "${prefix}"`);
 	if (!/^[A-Za-z0-9_-]+$/.test(value)) throw badRequest(field, 'contains invalid characters');
 	return value;

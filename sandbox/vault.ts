@@ -171,9 +171,8 @@ export function parseTokenData(type: TokenType, raw: unknown): ParsedTokenData {
 	}
 }
 
-/** Metadata: an object; values of any JSON type (list filters match top-level strings only). */
+/** Metadata: an object; values of any JSON type (list filters match top-level strings only); no key limit. */
 export function parseMetadata(raw: unknown, field = 'metadata'): Record<string, unknown> | undefined {
 	const m = v.obj(raw, field);
-	if (m && Object.keys(m).length > 50) throw badRequest(field, 'must have at most 50 keys');
 	return m && isPlainObject(m) ? m : undefined;
 }

@@ -147,16 +147,44 @@ describe('product', () => {
 		['21 variants', { variants: JSON.stringify(Array.from({ length: 21 }, (_, i) => ({ title: `V${i}` }))) }, /"Variants" must have at most 20 entries \(got 21\)/],
 		['variant unknown field', { variants: '[{"title":"A","colour":"red"}]' }, /"Variants" entry 1 has an unknown field "colour"/],
 		['variant negative price', { variants: '[{"title":"A","price":-2}]' }, /"Variants" entry 1: "price" must be a number of at least 0/],
-		['variant without id or title', { variants: '[{"price":2}]' }, /"Variants" entry 1 needs an "id" .* or a "title"/],
 		['option without values', { options: { option: [{ name: 'Size', values: '', position: 0 }] } }, /"Options entry 1 Values" must list at least one value/],
 		['21 options', { options: { option: Array.from({ length: 21 }, (_, i) => ({ name: `O${i}`, values: 'a', position: i })) } }, /"Options" must have at most 20 entries/],
-		['category id too short', { categoryIds: 'ctg_1' }, /"Category IDs entry 1" must be 12 to 48 characters long/],
-		['license key too long', { licenseKeys: 'K'.repeat(513) }, /"License Keys" entry 1 must be 1 to 512 characters long/],
+		['category id too short', { categoryIds: 'ctg_1' }, /"Category IDs entry 1" must start with "ctg_" and be 12 to 48 characters long/],
+		['category id without ctg_', { categoryIds: 'cat_abcdefghijkl' }, /"Category IDs entry 1" must start with "ctg_"/],
+		// Removed (not rules of the spec): a license key over 512 characters, a variant without id or title.
 		['nothing to update', {}, /Add at least one field to "Update Fields"/],
 	])('update refuses %s before any request', async (_name, updateFields, message) => {
 		const r = await f.run({ resource: 'product', operation: 'update', productId: byId(productId()), updateFields });
 		expect(r.error()?.message).toMatch(message);
 		expect(f.requests()).toHaveLength(0);
+	});
+
+	test('update: long image URLs, long license keys and a variant without id or title are sent (the spec gives no such limits)', async () => {
+		const icons = product('Icon Pack');
+		const images = [`https://cdn.example.com/${'i'.repeat(3000)}.png`];
+		const key = `LONG-${'K'.repeat(600)}`;
+		const poolBefore = licensePool(f.sb.app).length;
+		const r = await f.run({
+			resource: 'product',
+			operation: 'update',
+			productId: byId(icons.id),
+			updateFields: {
+				images: JSON.stringify(images),
+				licenseKeys: key,
+				variants: JSON.stringify([{ price: 3, images: [`https://cdn.example.com/${'v'.repeat(2100)}.png`] }]),
+			},
+		});
+		expect(r.error()).toBeUndefined();
+		expect(f.requests()[0].body).toEqual({
+			images,
+			licenseKeys: [key],
+			variants: [{ price: 3, images: [`https://cdn.example.com/${'v'.repeat(2100)}.png`] }],
+		});
+		const [out] = jsonOf(r);
+		expect(out.images).toEqual(images);
+		expect((out.variants as IDataObject[]).map((v) => [v.title, v.price])).toEqual([['', 3]]);
+		expect(licensePool(f.sb.app).length).toBe(poolBefore + 1);
+		expect(licensePool(f.sb.app).some((l) => l.key === key && l.productId === icons.id)).toBe(true);
 	});
 
 	test('update: a too long webhook secret is refused without echoing it', async () => {
@@ -238,12 +266,36 @@ describe('category', () => {
 		['long icon', { name: 'A', slug: 'aa', additionalFields: { icon: 'i'.repeat(65) } }, /"Icon" must be at most 64 characters/],
 		['long meta description', { name: 'A', slug: 'aa', additionalFields: { metaDescription: 'm'.repeat(321) } }, /"Meta Description" must be at most 320 characters/],
 		['long description', { name: 'A', slug: 'aa', additionalFields: { description: 'd'.repeat(5001) } }, /"Description" must be at most 5000 characters/],
-		['bad parent id', { name: 'A', slug: 'aa', additionalFields: { parentId: 'short' } }, /"Parent Category ID" must be 12 to 48 characters/],
+		['bad parent id', { name: 'A', slug: 'aa', additionalFields: { parentId: 'ctg_short' } }, /"Parent Category ID" must start with "ctg_" and be 12 to 48 characters/],
+		['parent id without ctg_', { name: 'A', slug: 'aa', additionalFields: { parentId: 'prd_abcdefghijkl' } }, /"Parent Category ID" must start with "ctg_"/],
+		['top level together with a parent id', { name: 'A', slug: 'aa', additionalFields: { parentId: 'ctg_abcdefghijkl', topLevel: true } }, /"Top Level \(No Parent\)" and "Parent Category ID" cannot be used together/],
 		['101 products', { name: 'A', slug: 'aa', additionalFields: { productIds: JSON.stringify(Array.from({ length: 101 }, (_, i) => `prd_${String(i).padStart(12, '0')}`)) } }, /"Product IDs" must have at most 100 entries \(got 101\)/],
 		['product id without prd_', { name: 'A', slug: 'aa', additionalFields: { productIds: 'ord_abcdefghijkl' } }, /"Product IDs entry 1" must start with "prd_"/],
 	])('create refuses %s before any request', async (_name, params, message) => {
 		const r = await f.run({ resource: 'category', operation: 'create', ...params });
 		expect(r.error()?.message).toMatch(message);
+		expect(f.requests()).toHaveLength(0);
+	});
+
+	test('create: Top Level sends parentId as JSON null; the category sits at the top level', async () => {
+		const r = await f.run({ resource: 'category', operation: 'create', name: 'Top', slug: 'top-level', additionalFields: { topLevel: true } });
+		expect(r.error()).toBeUndefined();
+		const [req] = f.requests();
+		expect(req.body).toEqual({ name: 'Top', slug: 'top-level', parentId: null });
+		const [created] = jsonOf(r);
+		expect(created).toMatchObject({ slug: 'top-level', parentId: null });
+		expect(categoriesOf(f.sb.app).find((c) => c.id === created.id)?.parentId).toBeNull();
+	});
+
+	test('create: Top Level off sends no parent', async () => {
+		const r = await f.run({ resource: 'category', operation: 'create', name: 'Plain', slug: 'plain', additionalFields: { topLevel: false } });
+		expect(r.error()).toBeUndefined();
+		expect(f.requests()[0].body).toEqual({ name: 'Plain', slug: 'plain' });
+	});
+
+	test('get: a category id without ctg_ fails before any request', async () => {
+		const r = await f.run({ resource: 'category', operation: 'get', categoryId: byExpression('prd_abcdefghijkl') });
+		expect(r.error()?.message).toMatch(/"Category ID" must start with "ctg_" and be 12 to 48 characters/);
 		expect(f.requests()).toHaveLength(0);
 	});
 

@@ -91,6 +91,19 @@ describe('checkout estimate', () => {
 		expect(jsonOf(r)[0]).toMatchObject({ subtotal: variant.price, total: variant.price, tax: { rate: 0, amount: 0 } });
 	});
 
+	test('a variant id over 128 characters is not refused by the node: the service decides (here: no such variant)', async () => {
+		const product = (f.sb.state.collections.catalogProducts as { id: string }[])[0];
+		const variantId = `var_${'v'.repeat(200)}`;
+		const r = await f.run({
+			resource: 'checkout',
+			operation: 'estimate',
+			items: { item: [{ productId: product.id, quantity: 1, variantId }] },
+			country: 'ZZ',
+		});
+		expect(f.requests().map((q) => [q.status, q.body])).toEqual([[400, { items: [{ product_id: product.id, quantity: 1, variant_id: variantId }], country: 'ZZ' }]]);
+		expect(r.error()?.description).toMatch(/variant not found/);
+	});
+
 	test('a VAT number in the EU exempts from tax; local payment methods follow the country', async () => {
 		const r = await f.run({
 			resource: 'checkout',

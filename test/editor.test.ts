@@ -61,7 +61,7 @@ test('every resource opens on a read: never on an operation that changes data or
 });
 
 test('n8n adds no "Custom API Call" of its own: no credential has an authenticate block or extends OAuth', () => {
-	for (const credential of [new VaultStoreStoreApi(), new VaultStoreVaultApi()]) {
+	for (const credential of [new VaultStoreStoreApi(), new VaultStoreVaultApi()] as ICredentialType[]) {
 		expect([credential.name, credential.authenticate]).toEqual([credential.name, undefined]);
 		const parents = credential.extends ?? [];
 		expect(parents.filter((p) => ['oAuth2Api', 'googleOAuth2Api', 'oAuth1Api'].includes(p))).toEqual([]);

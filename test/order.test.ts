@@ -91,6 +91,33 @@ describe('store and order operations against the sandbox', () => {
 		expect(reqs[2].body).toEqual({ amount: 1, reason: 'test' });
 	});
 
+	test('refund: a reason of 2000 characters is sent and kept (the spec gives no reason length)', async () => {
+		const order = f.sb.state.orders.filter((o) => o.status === 'COMPLETED')[1];
+		const reason = 'r'.repeat(2000);
+		const r = await f.run({
+			resource: 'order',
+			operation: 'refund',
+			orderId: { __rl: true, mode: 'id', value: order.id },
+			additionalFields: { amount: 1, reason },
+		});
+		expect(r.error()).toBeUndefined();
+		expect(f.requests()[0].body).toEqual({ amount: 1, reason });
+		expect(jsonOf(r)[0]).toMatchObject({ orderId: order.id, reason });
+	});
+
+	test('Get Many: a status outside the seen ones (REFUNDED) and a sort direction other than asc/desc reach the service', async () => {
+		const r = await f.run({
+			resource: 'order',
+			operation: 'getAll',
+			returnAll: false,
+			limit: 5,
+			filters: { status: '={{ "REFUNDED" }}', sortDirection: '={{ "DESC" }}' },
+		});
+		expect(r.error()).toBeUndefined();
+		expect(f.requests()[0].query).toMatchObject({ status: 'REFUNDED', sortDirection: 'DESC' });
+		expect(jsonOf(r)).toEqual([]);
+	});
+
 	test('a bad order id fails before any request, naming the field and the rule', async () => {
 		// An expression, so that the value reaches the node (n8n itself already refuses a
 		// literal that fails the ID mode's regex).

@@ -184,6 +184,15 @@ describe('subscription operations against the sandbox', () => {
 		}
 	});
 
+	test('change: a variant id of any length is sent (no prefix or length in the spec), short or 60 characters', async () => {
+		for (const variantId of ['v1', `var_${'x'.repeat(56)}`]) {
+			const s = freshActive();
+			const r = await f.run({ resource: 'subscription', operation: 'change', subscriptionId: rl(s.id), updateFields: { variantId } });
+			expect(r.error()).toBeUndefined();
+			expect(f.requests().map((q) => [q.status, q.body])).toEqual([[200, { variantId }]]);
+		}
+	});
+
 	test('getUpcomingInvoice returns base, usage, tax and total', async () => {
 		const s = pick((x) => plainActive(x) && !used.has(x.id));
 		const r = await f.run({ resource: 'subscription', operation: 'getUpcomingInvoice', subscriptionId: rl(s.id) });

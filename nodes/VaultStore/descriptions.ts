@@ -32,26 +32,25 @@ export function resourceParameters(resource: Resource): INodeProperties[] {
 
 /** The regex n8n shows as the ID mode's validation, mirroring the Validator. */
 export function idPattern(rule: IdRule): string {
+	if (rule.anyLength) return `^${rule.prefix ?? ''}[A-Za-z0-9_-]+$`;
 	return rule.prefix ? `^${rule.prefix}[A-Za-z0-9_-]{${12 - rule.prefix.length},${48 - rule.prefix.length}}$` : '^[A-Za-z0-9_-]{12,48}$';
 }
 
 function idValidation(rule: IdRule): INodePropertyModeValidation[] {
-	return [
-		{
-			type: 'regex',
-			properties: {
-				regex: idPattern(rule),
-				errorMessage: rule.prefix
-					? `Must start with ${rule.prefix} and be 12 to 48 characters`
-					: 'Must be 12 to 48 characters',
-			},
-		},
-	];
+	const errorMessage = rule.anyLength
+		? rule.prefix
+			? `Must start with ${rule.prefix}`
+			: 'Must contain only letters, digits, _ and -'
+		: rule.prefix
+			? `Must start with ${rule.prefix} and be 12 to 48 characters`
+			: 'Must be 12 to 48 characters';
+	return [{ type: 'regex', properties: { regex: idPattern(rule), errorMessage } }];
 }
 
 /**
- * A resource locator for a path id: an ID mode validated against the spec's
- * prefix and 12 to 48 length, and a searchable list where a list exists.
+ * A resource locator for an id: an ID mode validated against the spec's
+ * prefix and (store path ids) 12 to 48 length, and a searchable list where a
+ * list exists.
  */
 export function locatorField(
 	name: string,

@@ -276,7 +276,7 @@ async function runOperation(
 		const query = op.query?.(p);
 		if (query) request.query = compact(query);
 		const body = op.body?.(p);
-		if (body !== undefined) request.body = Array.isArray(body) ? body : compact(body);
+		if (body !== undefined) request.body = Array.isArray(body) ? body : compact(body, op.sendNull);
 		if (op.extra?.query) {
 			const extra = readPairs(p, EXTRA_QUERY, false);
 			if (extra) request.query = { ...request.query, ...extra };

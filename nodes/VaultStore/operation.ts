@@ -67,6 +67,8 @@ export interface Operation {
 	ids?: Record<string, IdRule>;
 	query?: (p: Params) => IDataObject | undefined;
 	body?: (p: Params) => IDataObject | IDataObject[] | undefined;
+	/** Body keys whose null value is sent as JSON null (empty values are dropped otherwise). */
+	sendNull?: string[];
 	/**
 	 * `paged`: page/limit walking; `client`: one request, Limit applied here;
 	 * `cursor`: follows the continuation the answer carries (vault lists).

@@ -15,6 +15,12 @@ export interface IdRule {
 	label: string;
 	/** Required prefix, e.g. `ord_`; none for ids the spec gives no prefix. */
 	prefix?: string;
+	/**
+	 * The spec gives the prefix only (vault ids `wks_`, `vlt_`, `tok_`, and
+	 * customer ids, which are never a path id): no 12 to 48 length rule, which
+	 * belongs to the store path ids.
+	 */
+	anyLength?: boolean;
 }
 
 export function fail(node: INode, itemIndex: number, message: string, description?: string): never {
@@ -36,15 +42,19 @@ export class Validator {
 		fail(this.node, this.itemIndex, message, description);
 	}
 
-	/** Path ids: the spec's prefix, and 12 to 48 characters. */
+	/** Ids: the spec's prefix, and 12 to 48 characters for store path ids (not `anyLength` ones). */
 	id(rule: IdRule, value: unknown): string {
 		const text = typeof value === 'string' ? value.trim() : '';
 		if (text === '') this.fail(`"${rule.label}" is required`);
-		const prefixText = rule.prefix ? `start with "${rule.prefix}" and ` : '';
-		if ((rule.prefix && !text.startsWith(rule.prefix)) || text.length < 12 || text.length > 48) {
-			this.fail(
-				`"${rule.label}" must ${prefixText}be 12 to 48 characters long (got ${show(text)})`,
-			);
+		if (rule.anyLength) {
+			if (rule.prefix && (!text.startsWith(rule.prefix) || text.length === rule.prefix.length)) {
+				this.fail(`"${rule.label}" must start with "${rule.prefix}", followed by the ID (got ${show(text)})`);
+			}
+		} else {
+			const prefixText = rule.prefix ? `start with "${rule.prefix}" and ` : '';
+			if ((rule.prefix && !text.startsWith(rule.prefix)) || text.length < 12 || text.length > 48) {
+				this.fail(`"${rule.label}" must ${prefixText}be 12 to 48 characters long (got ${show(text)})`);
+			}
 		}
 		if (!/^[A-Za-z0-9_-]+$/.test(text)) {
 			this.fail(`"${rule.label}" may contain only letters, digits, "_" and "-" (got ${show(text)})`);
@@ -61,6 +71,7 @@ export class Validator {
 		const { min = 0, max = Infinity } = rule;
 		const length = [...value].length;
 		if (length < min || length > max) {
+			if (min === 1 && max === Infinity) this.fail(`"${label}" must not be empty`);
 			const range = max === Infinity ? `at least ${min}` : min > 0 ? `${min} to ${max}` : `at most ${max}`;
 			this.fail(
 				`"${label}" must be ${range} characters long (got ${length})`,
@@ -92,6 +103,17 @@ export class Validator {
 			this.fail(`"${label}" must be one of ${allowed.join(', ')} (got ${show(value)})`);
 		}
 		return value as T;
+	}
+
+	/**
+	 * Any non-empty text, trimmed. For a dropdown whose known values are not
+	 * the service's whole set (e.g. dispute statuses), so a value typed through
+	 * an expression reaches the service, which decides; and for ids the spec
+	 * gives no rule for (variant ids).
+	 */
+	nonEmpty(label: string, value: unknown): string {
+		if (typeof value !== 'string' || value.trim() === '') this.fail(`"${label}" must be a non-empty text (got ${show(value)})`);
+		return value.trim();
 	}
 
 	array<T>(label: string, value: unknown, rule: { min?: number; max?: number } = {}): T[] {
@@ -151,10 +173,17 @@ export class Validator {
 	}
 }
 
-/** Drops undefined, null and empty-string values: empty fields are not sent. */
-export function compact(values: IDataObject): IDataObject {
+/**
+ * Drops undefined, null and empty-string values: empty fields are not sent.
+ * A key of `sendNull` keeps a null value (sent as JSON null, e.g. a category's parentId).
+ */
+export function compact(values: IDataObject, sendNull: readonly string[] = []): IDataObject {
 	const out: IDataObject = {};
 	for (const [key, value] of Object.entries(values)) {
+		if (value === null && sendNull.includes(key)) {
+			out[key] = null;
+			continue;
+		}
 		if (value === undefined || value === null || value === '') continue;
 		out[key] = value;
 	}

@@ -99,7 +99,7 @@ export function register(app: SandboxApp): void {
 		const name = v.str(b.name, 'name', { required: true, max: 128 }) as string;
 		const slug = v.str(b.slug, 'slug', { required: true, min: 2, max: 128 }) as string;
 		if (all.some((c) => c.slug === slug)) throw conflict('slug_taken', `slug: "${slug}" is already used by another category`);
-		const parentId = v.id(b.parentId, 'parentId', '') ?? null;
+		const parentId = v.id(b.parentId, 'parentId', 'ctg_') ?? null; // null (or absent): a top-level category
 		if (parentId && !all.some((c) => c.id === parentId)) throw badRequest('parentId', 'no such category');
 		const now = ctx.iso();
 		const category: CategoryRecord = {

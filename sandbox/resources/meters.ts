@@ -2,8 +2,9 @@
  * Usage meters of a product. The spec names meter management (list, create, fetch, update, delete on
  * a product; scopes METERS_READ, METERS_WRITE) but not its paths or bodies: all below is our choice.
  *   GET    /v2/stores/:storeId/products/:productId/meters            list; page, limit; oldest first
- *   POST   /v2/stores/:storeId/products/:productId/meters            {name (1..128), eventName (1..128),
- *          aggregation (SUM|COUNT|MAX|LAST), unitLabel? (1..64), pricePerUnit? (>= 0, default 0)} -> 201
+ *   POST   /v2/stores/:storeId/products/:productId/meters            {name, eventName (non-empty text),
+ *          aggregation (non-empty text; seeded meters use SUM, the node offers SUM|COUNT|MAX|LAST, the set
+ *          is not closed), unitLabel? (non-empty text), pricePerUnit? (>= 0, default 0)} -> 201
  *   GET    /v2/stores/:storeId/products/:productId/meters/:meterId   the meter
  *   PATCH  /v2/stores/:storeId/products/:productId/meters/:meterId   any of the create fields, at least one;
  *          only sent fields change (unitLabel null clears it)
@@ -19,7 +20,6 @@ import type { Product } from '../state';
 import { SEED_ANCHOR } from '../state';
 import type { Rng } from '../util';
 
-export const METER_AGGREGATIONS = ['SUM', 'COUNT', 'MAX', 'LAST'] as const;
 const FIELDS = ['name', 'eventName', 'aggregation', 'unitLabel', 'pricePerUnit'];
 
 export interface Meter {
@@ -27,7 +27,7 @@ export interface Meter {
 	productId: string;
 	name: string;
 	eventName: string;
-	aggregation: (typeof METER_AGGREGATIONS)[number];
+	aggregation: string;
 	unitLabel: string | null;
 	pricePerUnit: number;
 	currency: string;
@@ -89,10 +89,10 @@ export function register(app: SandboxApp): void {
 		const meter: Meter = {
 			id: app.newId('mtr_'),
 			productId: p.id,
-			name: v.str(b.name, 'name', { required: true, max: 128 })!,
-			eventName: v.str(b.eventName, 'eventName', { required: true, max: 128 })!,
-			aggregation: v.oneOf(b.aggregation, 'aggregation', METER_AGGREGATIONS, { required: true })!,
-			unitLabel: v.str(b.unitLabel, 'unitLabel', { min: 1, max: 64 }) ?? null,
+			name: v.str(b.name, 'name', { required: true })!,
+			eventName: v.str(b.eventName, 'eventName', { required: true })!,
+			aggregation: v.str(b.aggregation, 'aggregation', { required: true })!,
+			unitLabel: v.str(b.unitLabel, 'unitLabel', { min: 1 }) ?? null,
 			pricePerUnit: v.num(b.pricePerUnit, 'pricePerUnit', { min: 0 }) ?? 0,
 			currency: p.currency,
 			createdAt: now,
@@ -109,10 +109,10 @@ export function register(app: SandboxApp): void {
 		const b = ctx.body;
 		v.onlyFields(b, FIELDS);
 		if (!FIELDS.some((f) => f in b)) throw badRequest('body', 'must contain at least one of ' + FIELDS.join(', '));
-		m.name = v.str(b.name, 'name', { min: 1, max: 128 }) ?? m.name;
-		m.eventName = v.str(b.eventName, 'eventName', { min: 1, max: 128 }) ?? m.eventName;
-		m.aggregation = v.oneOf(b.aggregation, 'aggregation', METER_AGGREGATIONS) ?? m.aggregation;
-		if ('unitLabel' in b) m.unitLabel = v.str(b.unitLabel, 'unitLabel', { min: 1, max: 64 }) ?? null;
+		m.name = v.str(b.name, 'name', { min: 1 }) ?? m.name;
+		m.eventName = v.str(b.eventName, 'eventName', { min: 1 }) ?? m.eventName;
+		m.aggregation = v.str(b.aggregation, 'aggregation', { min: 1 }) ?? m.aggregation;
+		if ('unitLabel' in b) m.unitLabel = v.str(b.unitLabel, 'unitLabel', { min: 1 }) ?? null;
 		m.pricePerUnit = v.num(b.pricePerUnit, 'pricePerUnit', { min: 0 }) ?? m.pricePerUnit;
 		m.updatedAt = ctx.iso();
 		return ok(view(m));

@@ -1,22 +1,24 @@
 /**
  * Orders.
- *   GET  /v2/core/stores/:storeId/orders/          list; query page, limit, status (PENDING|COMPLETED),
+ *   GET  /v2/core/stores/:storeId/orders/          list; query page, limit, status (any text: the spec
+ *                                                  shows PENDING and COMPLETED, not the full set),
  *                                                  search (max 128; orderNumber or customer email),
- *                                                  sortDirection (asc|desc by createdAt, default desc)
+ *                                                  sortDirection (asc sorts oldest first; desc or any other
+ *                                                  text newest first, the default: the spec names only asc)
  *   GET  /v2/core/stores/:storeId/orders/:orderId  detail
- *   POST /v2/stores/:storeId/orders/:orderId/refund {amount?, reason?}; honours Idempotency-Key;
+ *   POST /v2/stores/:storeId/orders/:orderId/refund {amount?, reason? (text, no length limit)}; honours Idempotency-Key;
  *        scope REFUNDS_WRITE; also under /v2/core. Ledger kind 'refund', emits PAYMENT_REFUNDED.
  * The query names of the text filter and the sort are our choice (not shown by the spec).
  */
 import { both, core, Ctx, notFound, ok, paginate, SandboxApp, single, textFilter, unprocessable, badRequest, v } from '../app';
-import { ORDER_STATUSES, Order, Refund, SandboxState } from '../state';
+import { Order, Refund, SandboxState } from '../state';
 import { round2 } from '../util';
 
 export function register(app: SandboxApp): void {
 	app.route('GET', core('/orders/'), (ctx) => {
 		const q = ctx.query;
-		const status = v.oneOf(single(q.status, 'status'), 'status', ORDER_STATUSES);
-		const direction = v.oneOf(single(q.sortDirection, 'sortDirection'), 'sortDirection', ['asc', 'desc'] as const) ?? 'desc';
+		const status = v.str(single(q.status, 'status'), 'status');
+		const direction = v.str(single(q.sortDirection, 'sortDirection'), 'sortDirection') ?? 'desc';
 		const email = (o: Order) => customerOf(ctx.state, o)?.email;
 		const found = textFilter(ctx.state.orders, single(q.search, 'search'), 'search', (o) => [o.orderNumber, email(o)])
 			.filter((o) => !status || o.status === status)
@@ -34,7 +36,7 @@ export function register(app: SandboxApp): void {
 		if (remaining <= 0) throw unprocessable('order_fully_refunded', 'This order has been refunded in full');
 		const amount = v.num(ctx.body.amount, 'amount', { gt: 0 }) ?? remaining;
 		if (amount > remaining + 1e-9) throw badRequest('amount', `must be <= the refundable remainder ${remaining}`);
-		const reason = v.str(ctx.body.reason, 'reason', { max: 500 }) ?? null;
+		const reason = v.str(ctx.body.reason, 'reason') ?? null;
 		const refund: Refund = {
 			id: ctx.app.newId('rfd_'),
 			storeId: order.storeId,

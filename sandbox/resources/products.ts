@@ -6,10 +6,11 @@
  *         title 1..256, subtitle 512, description 10000, price/compareAtPrice/minimumPrice >= 0, images max 10
  *         strings, message 1000, enums, maxPerCustomer/maxActivations integer >= 1, lowStockThreshold/trialDays
  *         integer >= 0, availableFrom < availableUntil (ISO 8601), downloadUrl/redirectUrl/webhookUrl max 2048,
- *         customPrefix 32, webhookSecret 256 (stored, never returned), licenseKeys (strings 1..512, added to the
- *         AVAILABLE pool, never returned), categoryIds (existing categories; replaces membership), variants
- *         (max 20; Variant shape; an id must be an existing variant, a new variant needs a title), options
- *         (max 20; {name, values (at least 1), position}). Unknown fields are a 400.
+ *         customPrefix 32, webhookSecret 256 (stored, never returned), licenseKeys (non-empty strings, added to
+ *         the AVAILABLE pool, never returned), categoryIds (existing ctg_ categories; replaces membership),
+ *         variants (max 20; Variant shape; an id must be an existing variant, a variant without one is new),
+ *         options (max 20; {name, values (at least 1), position}). Unknown fields are a 400. Image URLs,
+ *         license keys and variant texts have no length limit (the spec gives none).
  *         200 with the product (the spec does not show the PATCH response: our choice).
  * Nullable "unset" values (null) and the variant/option id prefixes var_/opt_ are our choice.
  *
@@ -246,17 +247,18 @@ function patchVariants(ctx: Ctx, value: unknown, current: Variant[]): Variant[] 
 		const id = v.str(raw.id, `${f}.id`);
 		const base = id ? current.find((x) => x.id === id) : undefined;
 		if (id && !base) throw badRequest(`${f}.id`, 'no such variant of this product');
-		const title = v.str(raw.title, `${f}.title`, { required: !base, max: 256 }) ?? base?.title ?? '';
+		// Variant text fields: no lengths and no required title in the spec.
+		const title = v.str(raw.title, `${f}.title`) ?? base?.title ?? '';
 		return {
 			id: base?.id ?? ctx.app.newId('var_'),
 			title,
-			slug: v.str(raw.slug, `${f}.slug`, { max: 128 }) ?? base?.slug ?? title.toLowerCase().replace(/[^a-z0-9]+/g, '-'),
-			description: v.str(raw.description, `${f}.description`, { max: 10000 }) ?? base?.description ?? '',
-			sku: v.str(raw.sku, `${f}.sku`, { max: 128 }) ?? base?.sku ?? null,
+			slug: v.str(raw.slug, `${f}.slug`) ?? base?.slug ?? title.toLowerCase().replace(/[^a-z0-9]+/g, '-'),
+			description: v.str(raw.description, `${f}.description`) ?? base?.description ?? '',
+			sku: v.str(raw.sku, `${f}.sku`) ?? base?.sku ?? null,
 			options: raw.options ?? base?.options ?? null,
 			price: v.num(raw.price, `${f}.price`, { min: 0 }) ?? base?.price ?? 0,
 			compareAtPrice: v.num(raw.compareAtPrice, `${f}.compareAtPrice`, { min: 0 }) ?? base?.compareAtPrice ?? null,
-			images: strings(raw.images, `${f}.images`, { max: 10, itemMax: 2048 }) ?? base?.images ?? [],
+			images: strings(raw.images, `${f}.images`, {}) ?? base?.images ?? [],
 			inStock: v.bool(raw.inStock, `${f}.inStock`) ?? base?.inStock ?? true,
 			quantity: v.int(raw.quantity, `${f}.quantity`, { min: 0 }) ?? base?.quantity ?? 0,
 			trackStock: v.bool(raw.trackStock, `${f}.trackStock`) ?? base?.trackStock ?? false,
@@ -272,7 +274,7 @@ function patchOptions(ctx: Ctx, value: unknown, current: ProductOption[]): Produ
 		const f = `options[${i}]`;
 		if (!isPlainObject(raw)) throw badRequest(f, 'must be an object');
 		v.onlyFields(raw, ['name', 'values', 'position'], f);
-		const name = v.str(raw.name, `${f}.name`, { required: true, max: 256 }) as string;
+		const name = v.str(raw.name, `${f}.name`, { required: true }) as string;
 		const values = strings(raw.values, `${f}.values`, {});
 		if (!values || values.length === 0) throw badRequest(`${f}.values`, 'must have at least 1 element(s)');
 		const position = v.int(raw.position, `${f}.position`, { min: 0 }) ?? i;
@@ -306,7 +308,7 @@ export function register(app: SandboxApp): void {
 		set('price', v.num(b.price, 'price', { min: 0 }));
 		set('compareAtPrice', v.num(b.compareAtPrice, 'compareAtPrice', { min: 0 }));
 		set('minimumPrice', v.num(b.minimumPrice, 'minimumPrice', { min: 0 }));
-		set('images', strings(b.images, 'images', { max: 10, itemMax: 2048 }));
+		set('images', strings(b.images, 'images', { max: 10 }));
 		set('message', v.str(b.message, 'message', { max: 1000 }));
 		set('inStock', v.bool(b.inStock, 'inStock'));
 		set('productType', v.oneOf(b.productType, 'productType', PRODUCT_TYPES));
@@ -341,14 +343,14 @@ export function register(app: SandboxApp): void {
 
 		const pool = licensePool(app);
 		const knownKeys = new Set([...pool.map((l) => l.key), ...ctx.state.licenses.map((l) => l.key)]);
-		const keys = strings(b.licenseKeys, 'licenseKeys', { itemMax: 512 }) ?? [];
+		const keys = strings(b.licenseKeys, 'licenseKeys', {}) ?? [];
 		keys.forEach((k, i) => {
 			if (knownKeys.has(k) || keys.indexOf(k) !== i) throw badRequest(`licenseKeys[${i}]`, 'this key already exists');
 		});
 
 		const categories = categoriesOf(app);
-		const categoryIds = v.arr(b.categoryIds, 'categoryIds', { max: 100 })?.map((raw, i) => {
-			const id = v.id(raw, `categoryIds[${i}]`, '', { required: true }) as string;
+		const categoryIds = v.arr(b.categoryIds, 'categoryIds')?.map((raw, i) => {
+			const id = v.id(raw, `categoryIds[${i}]`, 'ctg_', { required: true }) as string;
 			if (!categories.some((c) => c.id === id)) throw badRequest(`categoryIds[${i}]`, 'no such category');
 			return id;
 		});

@@ -301,7 +301,7 @@ export function register(app: SandboxApp): void {
 		const b = ctx.body;
 		v.onlyFields(b, ['productId', 'variantId', 'billingInterval', 'quantity', 'proration_behavior']);
 		const productId = v.id(b.productId, 'productId', 'prd_');
-		const variantId = v.id(b.variantId, 'variantId', '');
+		const variantId = v.str(b.variantId, 'variantId', { min: 1 }); // the spec gives variant ids no prefix or length
 		const billingInterval = v.oneOf(b.billingInterval, 'billingInterval', BILLING_INTERVALS);
 		const quantity = v.int(b.quantity, 'quantity', { min: 1 });
 		const requested = v.oneOf(b.proration_behavior, 'proration_behavior', PRORATION_BEHAVIORS);

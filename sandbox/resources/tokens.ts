@@ -43,7 +43,7 @@ export function register(app: SandboxApp): void {
 	app.route('GET', vaultPath('/tokens'), (ctx) => {
 		const q = ctx.query;
 		const type = v.oneOf(single(q.type, 'type'), 'type', TOKEN_TYPES);
-		const fingerprint = v.str(single(q.fingerprint, 'fingerprint'), 'fingerprint', { max: 128 });
+		const fingerprint = v.str(single(q.fingerprint, 'fingerprint'), 'fingerprint');
 		const limit = v.queryInt(q.limit, 'limit', { min: 1, max: 100 }) ?? 100;
 		const meta = v.obj(q.metadata, 'metadata') ?? {};
 		const wanted = Object.entries(meta).map(([k, val]) => [k, single(val, `metadata[${k}]`)] as const);

@@ -249,8 +249,9 @@ export class Transport {
 		}
 		const workspaceId = String(c.workspaceId ?? '');
 		const vaultId = String(c.vaultId ?? '');
-		checkCredentialId(this.ctx, 'Workspace ID', workspaceId, 'wks_');
-		checkCredentialId(this.ctx, 'Vault ID', vaultId, 'vlt_');
+		// The spec gives these two the prefix only: the 12 to 48 length rule is the store path ids'.
+		checkCredentialId(this.ctx, 'Workspace ID', workspaceId, 'wks_', false);
+		checkCredentialId(this.ctx, 'Vault ID', vaultId, 'vlt_', false);
 		const vault = `${baseUrl}/v2/workspaces/${enc(workspaceId)}/vaults/${enc(vaultId)}`;
 		return {
 			baseUrl,
@@ -632,12 +633,16 @@ function describeBody(body: unknown, contentType: string | undefined): string | 
 	return `a body that is not a JSON object${contentType ? ` (${contentType.split(';')[0]})` : ''}`;
 }
 
-function checkCredentialId(ctx: HttpContext, field: string, value: string, prefix: string): void {
-	if (!value.startsWith(prefix) || value.length < 12 || value.length > 48) {
+/** A credential id: its prefix, and with `pathLength` (the store id) 12 to 48 characters. */
+function checkCredentialId(ctx: HttpContext, field: string, value: string, prefix: string, pathLength = true): void {
+	if (pathLength && (!value.startsWith(prefix) || value.length < 12 || value.length > 48)) {
 		throw new NodeOperationError(
 			ctx.getNode(),
 			`Credential field "${field}" must start with ${prefix} and be 12 to 48 characters long`,
 		);
+	}
+	if (!pathLength && (!value.startsWith(prefix) || value.length === prefix.length)) {
+		throw new NodeOperationError(ctx.getNode(), `Credential field "${field}" must start with ${prefix}, followed by the ID`);
 	}
 }
 

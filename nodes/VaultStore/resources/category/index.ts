@@ -8,6 +8,22 @@ import type { Operation, Params, Resource } from '../../operation';
 
 export const MAX_CATEGORY_PRODUCTS = 100;
 
+const PARENT_ID = { ...ID.categoryId, label: 'Parent Category ID' };
+
+/**
+ * parentId is "string or null": a category ID (ctg_, 12 to 48 characters), or
+ * null when Top Level is on, for a category without a parent.
+ */
+function parentId(p: Params, f: IDataObject): string | null | undefined {
+	const id = opt(f, 'parentId', (v) => p.v.id(PARENT_ID, v));
+	const topLevel = bool(p.v, 'Top Level (No Parent)', f.topLevel);
+	if (topLevel !== true) return id;
+	if (id !== undefined) {
+		p.v.fail('"Top Level (No Parent)" and "Parent Category ID" cannot be used together: choose one');
+	}
+	return null;
+}
+
 function categoryCreateBody(p: Params): IDataObject {
 	const f = p.fields('additionalFields');
 	const text = (label: string, max: number) => (v: unknown) => p.v.string(label, v, { max });
@@ -15,7 +31,7 @@ function categoryCreateBody(p: Params): IDataObject {
 		name: p.v.string('Name', p.get('name', ''), { min: 1, max: 128 }),
 		slug: p.v.string('Slug', p.get('slug', ''), { min: 2, max: 128 }),
 		description: opt(f, 'description', text('Description', 5000)),
-		parentId: opt(f, 'parentId', (v) => p.v.id({ label: 'Parent Category ID' }, v)),
+		parentId: parentId(p, f),
 		displayOrder: opt(f, 'displayOrder', (v) =>
 			p.v.number('Display Order', v, { min: 0, max: 9999, integer: true }),
 		),
@@ -42,6 +58,7 @@ const create: Operation = {
 	family: 'core',
 	path: '/categories',
 	body: categoryCreateBody,
+	sendNull: ['parentId'],
 	fields: [
 		{
 			displayName: 'Name',
@@ -132,7 +149,8 @@ const create: Operation = {
 					type: 'string',
 					default: '',
 					placeholder: 'ctg_1a2b3c4d5e6f',
-					description: 'ID of the parent category, to make this one a subcategory (12 to 48 characters)',
+					description:
+						'ID of the parent category, to make this one a subcategory (starts with ctg_, 12 to 48 characters)',
 				},
 				{
 					displayName: 'Product IDs',
@@ -150,6 +168,14 @@ const create: Operation = {
 					default: true,
 					description: 'Whether the category is shown in the store navigation (the service uses true when unset)',
 				},
+				{
+					displayName: 'Top Level (No Parent)',
+					name: 'topLevel',
+					type: 'boolean',
+					default: false,
+					description:
+						'Whether to send the parent as null, so the category sits at the top level with no parent. Use instead of Parent Category ID; when neither is set, no parent is sent and the service decides.',
+				},
 			],
 		},
 	],
@@ -166,7 +192,7 @@ const get: Operation = {
 	ids: { categoryId: ID.categoryId },
 	fields: [
 		locatorField('categoryId', ID.categoryId, {
-			description: 'The category to get (ID of 12 to 48 characters, e.g. ctg_...)',
+			description: 'The category to get (ID starts with ctg_, 12 to 48 characters)',
 		}),
 	],
 };

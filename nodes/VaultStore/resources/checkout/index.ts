@@ -59,7 +59,7 @@ export function readItems(p: Params): IDataObject[] {
 			quantity: isEmpty(item.quantity)
 				? p.v.fail(`"${label}: Quantity" is required (a whole number, at least 1)`)
 				: p.v.number(`${label}: Quantity`, item.quantity, { min: 1, integer: true }),
-			variant_id: isEmpty(variantId) ? undefined : p.v.string(`${label}: Variant ID`, variantId, { min: 1, max: 128 }).trim(),
+			variant_id: isEmpty(variantId) ? undefined : p.v.nonEmpty(`${label}: Variant ID`, variantId),
 		});
 	});
 }

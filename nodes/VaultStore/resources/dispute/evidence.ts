@@ -2,32 +2,19 @@ import type { IBinaryData, IDataObject, INodeExecutionData } from 'n8n-workflow'
 
 import type { Params, RunContext } from '../../operation';
 
-/** Largest total size of the evidence files of one dispute (decoded bytes). */
-export const MAX_EVIDENCE_BYTES = 10 * 1024 * 1024;
-/** Most files in one evidence submission (inferred). */
-export const MAX_EVIDENCE_FILES = 10;
-
 /** `data, receipt ,invoice` -> ['data', 'receipt', 'invoice'] (empty entries dropped, duplicates once). */
 export function binaryPropertyNames(p: Params): string[] {
 	const raw = p.get<unknown>('binaryProperties', '');
 	if (raw === undefined || raw === null || raw === '') return [];
 	const text = p.v.string('Binary Properties', raw);
-	const names = [...new Set(text.split(',').map((s) => s.trim()).filter((s) => s !== ''))];
-	if (names.length > MAX_EVIDENCE_FILES) {
-		p.v.fail(`"Binary Properties" may name at most ${MAX_EVIDENCE_FILES} files (got ${names.length})`);
-	}
-	return names;
-}
-
-function mib(bytes: number): string {
-	return `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
+	// The spec gives no file count or size limit for evidence: the service decides.
+	return [...new Set(text.split(',').map((s) => s.trim()).filter((s) => s !== ''))];
 }
 
 /**
  * Submit Evidence: the text fields the row built, plus one entry per named
  * binary property of the input item as `{fileName, mimeType, data}` (base64).
- * Every property is checked to exist and the total size to stay within the
- * cap before the request is sent.
+ * Every property is checked to exist before the request is sent.
  */
 export async function submitEvidence(rc: RunContext): Promise<INodeExecutionData[]> {
 	const { p, request } = rc;
@@ -49,15 +36,8 @@ export async function submitEvidence(rc: RunContext): Promise<INodeExecutionData
 	}
 
 	const files: IDataObject[] = [];
-	let total = 0;
 	for (const { name, meta } of found) {
 		const buffer = await rc.ctx.helpers.getBinaryDataBuffer(p.itemIndex, name);
-		total += buffer.length;
-		if (total > MAX_EVIDENCE_BYTES) {
-			p.v.fail(
-				`"Binary Properties": the evidence files are larger than ${mib(MAX_EVIDENCE_BYTES)} in total (over ${mib(total)} by "${name}")`,
-			);
-		}
 		files.push({
 			fileName: meta.fileName ?? name,
 			mimeType: meta.mimeType || 'application/octet-stream',

@@ -5,23 +5,25 @@ import { ID } from '../../../shared/ids';
 import { enumOptions } from '../../../shared/labels';
 import { locatorField, returnAllFields } from '../../descriptions';
 import type { Operation, Resource } from '../../operation';
-import { MAX_EVIDENCE_FILES, submitEvidence as sendEvidence } from './evidence';
+import { submitEvidence as sendEvidence } from './evidence';
 
 /**
- * Dispute statuses. The spec shows PREVENTED only; the others are inferred
- * (the usual life of a chargeback: opened, under review, won or lost).
+ * Dispute statuses offered in the Status filter. The spec gives PREVENTED
+ * only ("the others ... are not shown"); the others are the usual life of a
+ * chargeback. The set is not closed: the filter sends any other status typed
+ * through an expression.
  */
 export const DISPUTE_STATUSES = ['LOST', 'OPEN', 'PREVENTED', 'UNDER_REVIEW', 'WON'] as const;
 
-/** Text evidence fields (inferred names), with their maximum lengths. */
-export const EVIDENCE_TEXT_FIELDS: Record<string, { label: string; max: number }> = {
-	customerCommunication: { label: 'Customer Communication', max: 20_000 },
-	explanation: { label: 'Explanation', max: 20_000 },
-	productDescription: { label: 'Product Description', max: 20_000 },
-	refundPolicy: { label: 'Refund Policy', max: 20_000 },
-	shippingCarrier: { label: 'Shipping Carrier', max: 128 },
-	trackingNumber: { label: 'Tracking Number', max: 128 },
-	uncategorizedText: { label: 'Uncategorized Text', max: 20_000 },
+/** Text evidence fields (inferred names). The spec gives no length limits for them. */
+export const EVIDENCE_TEXT_FIELDS: Record<string, { label: string }> = {
+	customerCommunication: { label: 'Customer Communication' },
+	explanation: { label: 'Explanation' },
+	productDescription: { label: 'Product Description' },
+	refundPolicy: { label: 'Refund Policy' },
+	shippingCarrier: { label: 'Shipping Carrier' },
+	trackingNumber: { label: 'Tracking Number' },
+	uncategorizedText: { label: 'Uncategorized Text' },
 };
 
 function evidenceText(name: string, description: string, rows = 4): INodeProperties {
@@ -32,7 +34,7 @@ function evidenceText(name: string, description: string, rows = 4): INodePropert
 		type: 'string',
 		typeOptions: rows > 1 ? { rows } : undefined,
 		default: '',
-		description: `${description} (max ${rule.max} characters)`,
+		description,
 	};
 }
 
@@ -70,7 +72,7 @@ const getAll: Operation = {
 	query: (p) => {
 		const f = p.fields('filters');
 		return {
-			status: f.status === undefined || f.status === '' ? undefined : p.v.oneOf('Status', f.status, DISPUTE_STATUSES),
+			status: f.status === undefined || f.status === '' ? undefined : p.v.nonEmpty('Status', f.status),
 			orderId: f.orderId === undefined || f.orderId === '' ? undefined : p.v.id(ID.orderId, f.orderId),
 		};
 	},
@@ -98,7 +100,8 @@ const getAll: Operation = {
 					type: 'options',
 					options: enumOptions(DISPUTE_STATUSES),
 					default: 'OPEN',
-					description: 'Only disputes with this status',
+					description:
+						'Only disputes with this status. The list shows the usual statuses; another status can be given with an expression.',
 				},
 			],
 		} satisfies INodeProperties,
@@ -123,8 +126,7 @@ const submitEvidence: Operation = {
 		const body: Record<string, string | undefined> = {};
 		for (const [name, rule] of Object.entries(EVIDENCE_TEXT_FIELDS)) {
 			const value = f[name];
-			body[name] =
-				value === undefined || value === '' ? undefined : p.v.string(rule.label, value, { min: 1, max: rule.max });
+			body[name] = value === undefined || value === '' ? undefined : p.v.string(rule.label, value);
 		}
 		return body;
 	},
@@ -154,7 +156,8 @@ const submitEvidence: Operation = {
 			type: 'string',
 			default: '',
 			placeholder: 'data, receipt',
-			description: `Comma-separated names of binary properties of the input item to attach as evidence files (at most ${MAX_EVIDENCE_FILES} files, 10 MiB in total). Each is sent base64 in the JSON body as files [{fileName, mimeType, data}].`,
+			description:
+				'Comma-separated names of binary properties of the input item to attach as evidence files. Each is sent base64 in the JSON body as files [{fileName, mimeType, data}].',
 		},
 	],
 };

@@ -4,8 +4,8 @@ import { ID } from '../../../shared/ids';
 import { enumOptions } from '../../../shared/labels';
 import { locatorField } from '../../descriptions';
 
+/** The spec's frequency values (its whole list). */
 export const MANDATE_FREQUENCIES = ['ONE_OFF', 'WEEKLY', 'MONTHLY', 'QUARTERLY', 'YEARLY', 'AD_HOC'] as const;
-export const MAX_MANDATE_DESCRIPTION = 1000;
 
 /** What each frequency means, shown under its option. */
 const FREQUENCY_DESCRIPTIONS: Record<(typeof MANDATE_FREQUENCIES)[number], string> = {
@@ -26,14 +26,16 @@ const create: Operation = {
 	method: 'POST',
 	family: 'core',
 	path: '/mandates',
-	body: (p) => ({
-		customerId: p.id('customerId', ID.customerId),
-		description: p.v.string('Description', p.get('description', ''), {
-			min: 1,
-			max: MAX_MANDATE_DESCRIPTION,
-		}),
-		frequency: p.v.oneOf('Frequency', p.get('frequency', ''), MANDATE_FREQUENCIES),
-	}),
+	// The spec names the three request fields but not which are required, nor a description length:
+	// an empty description is not sent, and the service decides.
+	body: (p) => {
+		const description = p.get<unknown>('description', '');
+		return {
+			customerId: p.id('customerId', ID.customerId),
+			description: description === '' || description === undefined || description === null ? undefined : p.v.string('Description', description),
+			frequency: p.v.oneOf('Frequency', p.get('frequency', ''), MANDATE_FREQUENCIES),
+		};
+	},
 	fields: [
 		locatorField('customerId', ID.customerId, {
 			searchMethod: 'searchCustomers',
@@ -43,10 +45,9 @@ const create: Operation = {
 			displayName: 'Description',
 			name: 'description',
 			type: 'string',
-			required: true,
 			default: '',
 			placeholder: 'Monthly hosting fee',
-			description: 'What the customer agrees to be charged for, shown on the agreement page (1 to 1000 characters)',
+			description: 'What the customer agrees to be charged for, shown on the agreement page. Not sent when empty.',
 		},
 		{
 			displayName: 'Frequency',

@@ -6,20 +6,27 @@ import { enumOptions } from '../../../shared/labels';
 import { locatorField, returnAllFields } from '../../descriptions';
 import type { Operation, Params, Resource } from '../../operation';
 
-/** How usage events add up over a billing period (inferred values). */
+/**
+ * How usage events add up over a billing period: the values the Aggregation
+ * dropdown offers. The spec names no values, so the set is not closed: any
+ * other value typed through an expression is sent as it is.
+ */
 export const METER_AGGREGATIONS = ['COUNT', 'LAST', 'MAX', 'SUM'] as const;
 
 const ids = { productId: ID.productId, meterId: ID.meterId };
 const listIds = { productId: ID.productId };
 
-/** Reads the meter write fields of a collection (or of the top level for create). */
+/**
+ * Reads the meter write fields of a collection (or of the top level for
+ * create). The spec gives no lengths for them: text is only checked to be text.
+ */
 function meterBody(p: Params, f: IDataObject): IDataObject {
 	const has = (name: string) => f[name] !== undefined && f[name] !== '';
 	return {
-		name: has('name') ? p.v.string('Name', f.name, { min: 1, max: 128 }) : undefined,
-		eventName: has('eventName') ? p.v.string('Event Name', f.eventName, { min: 1, max: 128 }) : undefined,
-		aggregation: has('aggregation') ? p.v.oneOf('Aggregation', f.aggregation, METER_AGGREGATIONS) : undefined,
-		unitLabel: has('unitLabel') ? p.v.string('Unit Label', f.unitLabel, { min: 1, max: 64 }) : undefined,
+		name: has('name') ? p.v.string('Name', f.name, { min: 1 }) : undefined,
+		eventName: has('eventName') ? p.v.string('Event Name', f.eventName, { min: 1 }) : undefined,
+		aggregation: has('aggregation') ? p.v.nonEmpty('Aggregation', f.aggregation) : undefined,
+		unitLabel: has('unitLabel') ? p.v.string('Unit Label', f.unitLabel, { min: 1 }) : undefined,
 		pricePerUnit: has('pricePerUnit') ? p.v.number('Price Per Unit', f.pricePerUnit, { min: 0 }) : undefined,
 	};
 }
@@ -39,7 +46,8 @@ const aggregation: INodeProperties = {
 	type: 'options',
 	options: enumOptions(METER_AGGREGATIONS),
 	default: 'SUM',
-	description: 'How the usage events of a period add up',
+	description:
+		'How the usage events of a period add up. The list shows the usual ways; another value can be given with an expression.',
 };
 
 const unitLabel: INodeProperties = {
@@ -48,7 +56,7 @@ const unitLabel: INodeProperties = {
 	type: 'string',
 	default: '',
 	placeholder: 'API call',
-	description: 'Name of one unit shown on invoices (1 to 64 characters)',
+	description: 'Name of one unit shown on invoices',
 };
 
 const pricePerUnit: INodeProperties = {
@@ -65,7 +73,7 @@ const name: INodeProperties = {
 	name: 'name',
 	type: 'string',
 	default: '',
-	description: 'Name of the meter (1 to 128 characters)',
+	description: 'Name of the meter',
 };
 
 const eventName: INodeProperties = {
@@ -74,7 +82,7 @@ const eventName: INodeProperties = {
 	type: 'string',
 	default: '',
 	placeholder: 'api_call',
-	description: 'Name of the usage event the meter counts (1 to 128 characters)',
+	description: 'Name of the usage event the meter counts',
 };
 
 const create: Operation = {
@@ -92,9 +100,9 @@ const create: Operation = {
 	body: (p) => {
 		const f = p.fields('additionalFields');
 		return meterBody(p, {
-			name: p.v.string('Name', p.get('name', ''), { min: 1, max: 128 }),
-			eventName: p.v.string('Event Name', p.get('eventName', ''), { min: 1, max: 128 }),
-			aggregation: p.v.oneOf('Aggregation', p.get('aggregation', ''), METER_AGGREGATIONS),
+			name: p.v.string('Name', p.get('name', ''), { min: 1 }),
+			eventName: p.v.string('Event Name', p.get('eventName', ''), { min: 1 }),
+			aggregation: p.v.nonEmpty('Aggregation', p.get('aggregation', '')),
 			unitLabel: f.unitLabel,
 			pricePerUnit: f.pricePerUnit,
 		});

@@ -7,8 +7,12 @@ import type { Operation, Resource } from '../../operation';
 import { amountOf } from '../../operation';
 import { ID } from '../../../shared/ids';
 
-/** Order statuses the service shows; the filter accepts these. */
+/** Order statuses the spec shows ("seen"): not the full set, so the filter sends any other value too. */
 export const ORDER_STATUSES = ['PENDING', 'COMPLETED'] as const;
+/**
+ * Sort directions: the spec's customer directions. For orders it names `asc` only, so the
+ * order filter sends any other value typed through an expression too.
+ */
 export const SORT_DIRECTIONS = ['asc', 'desc'] as const;
 
 const orderId = locatorField('orderId', ID.orderId, { searchMethod: 'searchOrders' });
@@ -41,7 +45,7 @@ const getAll: Operation = {
 			status: f.status,
 			search: f.search === undefined ? undefined : p.v.string('Search', f.search, { max: 128 }),
 			sortDirection:
-				f.sortDirection === undefined ? undefined : p.v.oneOf('Sort Direction', f.sortDirection, SORT_DIRECTIONS),
+				f.sortDirection === undefined || f.sortDirection === '' ? undefined : p.v.nonEmpty('Sort Direction', f.sortDirection),
 		};
 	},
 	fields: [
@@ -66,7 +70,7 @@ const getAll: Operation = {
 					type: 'options',
 					options: enumOptions(SORT_DIRECTIONS, { asc: 'Ascending (Oldest First)', desc: 'Descending (Newest First)' }),
 					default: 'desc',
-					description: 'Order of creation time',
+					description: 'Order of creation time. Another value the service accepts can be given with an expression.',
 				},
 				{
 					displayName: 'Status',
@@ -74,7 +78,8 @@ const getAll: Operation = {
 					type: 'options',
 					options: enumOptions(ORDER_STATUSES),
 					default: 'PENDING',
-					description: 'Only orders with this status',
+					description:
+						'Only orders with this status. The list shows the statuses known so far; another status can be given with an expression.',
 				},
 			],
 		} satisfies INodeProperties,
@@ -99,7 +104,8 @@ const refund: Operation = {
 		const f = p.fields('additionalFields');
 		return {
 			amount: f.amount === undefined ? undefined : p.v.number('Amount', f.amount, { min: REFUND_MIN }),
-			reason: f.reason === undefined ? undefined : p.v.string('Reason', f.reason, { max: 1000 }),
+			// The refund body is not in the spec, nor any length for the reason.
+			reason: f.reason === undefined ? undefined : p.v.string('Reason', f.reason),
 		};
 	},
 	fields: [

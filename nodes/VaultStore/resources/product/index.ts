@@ -70,12 +70,8 @@ function variants(p: Params, value: unknown): IDataObject[] {
 			if (kind === 'count' && (typeof field !== 'number' || !Number.isInteger(field) || field < 0)) {
 				p.v.fail(`${at}: "${key}" must be a whole number of at least 0`);
 			}
-			if (kind === 'images') stringList(p.v, `Variants entry ${index + 1} images`, field, { max: MAX_IMAGES });
-		}
-		const hasId = typeof variant.id === 'string' && variant.id !== '';
-		const hasTitle = typeof variant.title === 'string' && variant.title.trim() !== '';
-		if (!hasId && !hasTitle) {
-			p.v.fail(`${at} needs an "id" (to change an existing variant) or a "title" (to add a new one)`);
+			// A variant's images: an array of strings (the max 10 of the spec is the product's images).
+			if (kind === 'images') stringList(p.v, `Variants entry ${index + 1} images`, field);
 		}
 		return variant;
 	});
@@ -108,7 +104,8 @@ function productUpdateBody(p: Params): IDataObject {
 		price: opt(f, 'price', money('Price')),
 		compareAtPrice: opt(f, 'compareAtPrice', money('Compare-At Price')),
 		minimumPrice: opt(f, 'minimumPrice', money('Minimum Price')),
-		images: opt(f, 'images', (v) => stringList(p.v, 'Images', v, { max: MAX_IMAGES, itemMax: 2048 })),
+		// Images: the spec gives max 10 entries, no URL length.
+		images: opt(f, 'images', (v) => stringList(p.v, 'Images', v, { max: MAX_IMAGES })),
 		message: opt(f, 'message', text('Message', 1000)),
 		inStock: opt(f, 'inStock', (v) => bool(p.v, 'In Stock', v)),
 		productType: opt(f, 'productType', (v) => p.v.oneOf('Product Type', v, PRODUCT_TYPES)),
@@ -133,10 +130,10 @@ function productUpdateBody(p: Params): IDataObject {
 		billingInterval: opt(f, 'billingInterval', (v) => p.v.oneOf('Billing Interval', v, BILLING_INTERVALS)),
 		billingAnchor: opt(f, 'billingAnchor', (v) => p.v.oneOf('Billing Anchor', v, BILLING_ANCHORS)),
 		trialDays: opt(f, 'trialDays', count('Trial Days', 0)),
-		licenseKeys: opt(f, 'licenseKeys', (v) =>
-			stringList(p.v, 'License Keys', v, { itemMax: 512, separators: /\n/, secret: true }),
-		),
-		categoryIds: opt(f, 'categoryIds', (v) => idList(p.v, 'Category IDs', v, ID.categoryId, 100)),
+		// License keys: an array of strings, no length given (the 1 to 512 of Verify is that request's key).
+		licenseKeys: opt(f, 'licenseKeys', (v) => stringList(p.v, 'License Keys', v, { separators: /\n/, secret: true })),
+		// Category IDs: no count limit given for a product (max 100 is the category's productIds).
+		categoryIds: opt(f, 'categoryIds', (v) => idList(p.v, 'Category IDs', v, ID.categoryId, Infinity)),
 		variants: opt(f, 'variants', (v) => variants(p, v)),
 		options: opt(f, 'options', (v) => productOptions(p, v)),
 	};
@@ -189,7 +186,7 @@ const updateFieldOptions: INodeProperties[] = [
 		default: '',
 		placeholder: 'ctg_1a2b3c4d5e6f, ctg_7g8h9i0j1k2l',
 		description:
-			'Categories the product belongs to, replacing the current ones: IDs separated by commas, or a JSON array (send [] to remove the product from every category). Each ID is 12 to 48 characters.',
+			'Categories the product belongs to, replacing the current ones: IDs separated by commas, or a JSON array (send [] to remove the product from every category). Each ID starts with ctg_ and is 12 to 48 characters.',
 	},
 	{
 		displayName: 'Compare-At Price',
@@ -270,7 +267,7 @@ const updateFieldOptions: INodeProperties[] = [
 		typeOptions: { rows: 4, password: true },
 		default: '',
 		description:
-			'License keys to add to the pool of this product: one per line, or a JSON array of strings (each 1 to 512 characters). Write only: the product never returns them.',
+			'License keys to add to the pool of this product: one per line, or a JSON array of strings. Write only: the product never returns them.',
 	},
 	{
 		displayName: 'Low Stock Threshold',
@@ -428,7 +425,7 @@ const updateFieldOptions: INodeProperties[] = [
 		type: 'json',
 		default: '',
 		description:
-			'Variants replacing the current ones, as a JSON array of Variant objects (max 20). A new variant needs a title; to keep or change an existing one, include its ID. Prices are at least 0, images is an array of URLs, quantity and position are whole numbers.',
+			'Variants replacing the current ones, as a JSON array of Variant objects (max 20). To keep or change an existing variant, include its ID; a variant without an ID is a new one. Prices are at least 0, images is an array of URLs, quantity and position are whole numbers.',
 		hint: 'Keys: id, title, slug, description, sku, options, price, compareAtPrice, images, inStock, quantity, trackStock, position',
 	},
 	{

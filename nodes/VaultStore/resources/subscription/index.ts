@@ -18,9 +18,6 @@ const PRORATION_NOTES: Record<(typeof PRORATION_BEHAVIORS)[number] | '', string>
 	'': "Send nothing: the service follows the product's billing anchor",
 };
 
-/** Variant ids have no prefix in the spec; like every path id they are 12 to 48 characters. */
-const VARIANT_ID = { label: 'Variant ID' };
-
 const sub = { subscriptionId: ID.subscriptionId };
 
 const subscriptionId = locatorField('subscriptionId', ID.subscriptionId, { searchMethod: 'searchSubscriptions' });
@@ -30,7 +27,8 @@ function changeBody(p: Params): IDataObject {
 	const f = p.fields('updateFields');
 	const body: IDataObject = {
 		productId: f.productId === undefined || f.productId === '' ? undefined : p.v.id(ID.productId, f.productId),
-		variantId: f.variantId === undefined || f.variantId === '' ? undefined : p.v.id(VARIANT_ID, f.variantId),
+		// Variant ids are never a path id and the spec gives them no prefix or length: any non-empty text.
+		variantId: f.variantId === undefined || f.variantId === '' ? undefined : p.v.nonEmpty('Variant ID', f.variantId),
 		billingInterval:
 			f.billingInterval === undefined ? undefined : p.v.oneOf('Billing Interval', f.billingInterval, BILLING_INTERVALS),
 		quantity: f.quantity === undefined ? undefined : p.v.number('Quantity', f.quantity, { min: 1, integer: true }),
@@ -126,7 +124,7 @@ const change: Operation = {
 					name: 'variantId',
 					type: 'string',
 					default: '',
-					description: 'Product variant to switch the subscription to (12 to 48 characters)',
+					description: 'ID of the product variant to switch the subscription to',
 				},
 			],
 		} satisfies INodeProperties,

@@ -140,20 +140,53 @@ export function revealedToken(record: IDataObject): IDataObject {
 	return withoutCvc(record) as IDataObject;
 }
 
-/** Metadata key/value pairs of a fixedCollection (`{entries: [{key, value}]}`). */
-export function metadataPairs(p: Params, label: string, collection: unknown): IDataObject | undefined {
+/**
+ * Metadata key/value pairs of a fixedCollection (`{entries: [{key, value}]}`).
+ * With `typed` (metadata to store), a value keeps its JSON type: text typed in
+ * the Value field stays text, a number, true/false, object or list from an
+ * expression is sent as that (an empty value is empty text, as before).
+ * Without it (the list filter, which matches top-level text values only)
+ * every value is sent as text.
+ */
+export function metadataPairs(
+	p: Params,
+	label: string,
+	collection: unknown,
+	typed = false,
+): IDataObject | undefined {
 	const entries = ((collection as IDataObject | undefined)?.entries as IDataObject[] | undefined) ?? [];
 	const out: IDataObject = {};
 	for (const entry of entries) {
 		const key = typeof entry.key === 'string' ? entry.key.trim() : '';
-		const value = entry.value === undefined || entry.value === null ? '' : String(entry.value);
+		const raw = entry.value;
+		const empty = raw === undefined || raw === null || raw === '';
 		if (key === '') {
-			if (value === '') continue;
+			if (empty) continue;
 			p.v.fail(`"${label}" has a value without a key`);
 		}
 		if (key in out) p.v.fail(`"${label}" names the key "${key.slice(0, 40)}" twice`);
-		out[key] = value;
+		out[key] = empty ? '' : typed ? (raw as IDataObject[string]) : String(raw);
 	}
+	return Object.keys(out).length ? out : undefined;
+}
+
+/**
+ * Metadata to store: the key/value pairs (typed) merged with a JSON object
+ * field, whose values keep their JSON types. A key given in both is refused.
+ */
+export function metadataObject(
+	p: Params,
+	pairsLabel: string,
+	pairs: unknown,
+	jsonLabel: string,
+	json: unknown,
+): IDataObject | undefined {
+	const fromPairs = metadataPairs(p, pairsLabel, pairs, true) ?? {};
+	const empty = json === undefined || json === null || (typeof json === 'string' && json.trim() === '');
+	const fromJson = empty ? {} : p.v.object(jsonLabel, json);
+	const both = Object.keys(fromJson).find((key) => key in fromPairs);
+	if (both !== undefined) p.v.fail(`"${pairsLabel}" and "${jsonLabel}" both name the key "${both.slice(0, 40)}"`);
+	const out = { ...fromPairs, ...fromJson };
 	return Object.keys(out).length ? out : undefined;
 }
 

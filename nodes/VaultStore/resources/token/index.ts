@@ -11,6 +11,7 @@ import {
 	futureTimestamp,
 	jsonData,
 	keyList,
+	metadataObject,
 	metadataPairs,
 	publicToken,
 	revealedToken,
@@ -87,9 +88,13 @@ function createBody(p: Params): IDataObject {
 		deduplicate: f.deduplicate === true ? true : undefined,
 		expires_at:
 			f.expiresAt === undefined || f.expiresAt === '' ? undefined : futureTimestamp(p, 'Expires At', f.expiresAt),
-		metadata: metadataPairs(p, 'Metadata', f.metadata),
+		metadata: metadataObject(p, 'Metadata', f.metadata, 'Metadata (JSON)', f.metadataJson),
 	};
 }
+
+/** Metadata values typed: how the key/value pairs and the JSON field send them. */
+const TYPED_VALUES =
+	'A value typed in the Value field is sent as text; a value from an expression keeps its type (number, true/false, object, list).';
 
 /** Shown only for tokens of this type (the Token Type parameter). */
 function forType(type: TokenType): INodeProperties['displayOptions'] {
@@ -205,7 +210,15 @@ const create: Operation = {
 						'Whether to return the existing token when one already holds the same data, instead of creating another',
 				},
 				expiresAt,
-				keyValues('Metadata', 'metadata', 'Your own attributes stored with the token (text values)'),
+				keyValues('Metadata', 'metadata', `Your own attributes stored with the token. ${TYPED_VALUES}`),
+				{
+					displayName: 'Metadata (JSON)',
+					name: 'metadataJson',
+					type: 'json',
+					default: '{}',
+					description:
+						'Your own attributes as a JSON object; values keep their JSON types (numbers, true/false, objects). Merged with Metadata; a key may appear in only one of them. Only text values can be matched by the Get Many metadata filter.',
+				},
 			],
 		},
 	],
@@ -252,7 +265,7 @@ function filtersQuery(p: Params): IDataObject {
 	const f = p.fields('filters');
 	let fingerprint: string | undefined;
 	if (f.fingerprint !== undefined && f.fingerprint !== '') {
-		fingerprint = p.v.string('Fingerprint', String(f.fingerprint).trim(), { min: 4, max: 128 });
+		fingerprint = p.v.string('Fingerprint', String(f.fingerprint).trim());
 		if (!fingerprint.startsWith('fp_')) p.v.fail(`"Fingerprint" must start with "fp_" (got ${fingerprint.slice(0, 40)})`);
 	}
 	return {
@@ -351,7 +364,7 @@ const reveal: Operation = {
  */
 export function updateBody(p: Params): IDataObject {
 	const f = p.fields('updateFields');
-	const set = metadataPairs(p, 'Set Metadata', f.setMetadata) ?? {};
+	const set = metadataObject(p, 'Set Metadata', f.setMetadata, 'Set Metadata (JSON)', f.setMetadataJson) ?? {};
 	const remove = keyList(f.removeMetadataKeys);
 	const both = remove.find((k) => k in set);
 	if (both !== undefined) {
@@ -433,7 +446,19 @@ const update: Operation = {
 					placeholder: 'key1, key2',
 					description: 'Metadata keys to remove, separated by commas (sent as null)',
 				},
-				keyValues('Set Metadata', 'setMetadata', 'Metadata keys to add or change (text values); other keys stay as they are'),
+				keyValues(
+					'Set Metadata',
+					'setMetadata',
+					`Metadata keys to add or change; other keys stay as they are. ${TYPED_VALUES}`,
+				),
+				{
+					displayName: 'Set Metadata (JSON)',
+					name: 'setMetadataJson',
+					type: 'json',
+					default: '{}',
+					description:
+						'Metadata keys to add or change as a JSON object; values keep their JSON types (numbers, true/false, objects), and a key set to null is removed. Merged with Set Metadata; a key may appear in only one of them.',
+				},
 			],
 		},
 	],
