@@ -37,23 +37,8 @@ const CORRECTIONS: Record<string, Record<string, (old: Record<string, unknown>) 
 	'mandate:create': {
 		description: ({ required: _required, ...old }) => old,
 	},
-	// parentId is "string or null": Top Level (No Parent) sends null.
-	'category:create': {
-		additionalFields: (old) => withChildren(old, { topLevel: { type: 'boolean', default: false } }),
-	},
-	// Token metadata keeps its JSON types: Metadata (JSON) takes a typed object.
-	'token:create': {
-		additionalFields: (old) => withChildren(old, { metadataJson: { type: 'json', default: '{}' } }),
-	},
-	'token:update': {
-		updateFields: (old) => withChildren(old, { setMetadataJson: { type: 'json', default: '{}' } }),
-	},
+	// New options inside existing collections (category Top Level, token Metadata (JSON)) need no entry: additions are allowed.
 };
-
-/** A collection with optional children added (a saved workflow without them still runs). */
-function withChildren(old: Record<string, unknown>, added: Record<string, unknown>): Record<string, unknown> {
-	return { ...old, children: { ...(old.children as Record<string, unknown>), ...added } };
-}
 
 function current(): Canon {
 	return canonical(new VaultStore().description as INodeTypeDescription);
