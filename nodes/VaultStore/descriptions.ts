@@ -90,6 +90,21 @@ export function locatorField(
 	};
 }
 
+const COLLECTIONS = {
+	filters: { displayName: 'Filters', placeholder: 'Add Filter' },
+	additionalFields: { displayName: 'Additional Fields', placeholder: 'Add Field' },
+	updateFields: { displayName: 'Update Fields', placeholder: 'Add Field' },
+} as const;
+
+/** A collection of optional values (list filters, optional fields, fields to update): only its options differ. */
+export function collectionField(
+	name: keyof typeof COLLECTIONS,
+	options: INodeProperties[],
+	extra: Partial<INodeProperties> = {},
+): INodeProperties {
+	return { ...COLLECTIONS[name], name, type: 'collection', default: {}, options, ...extra };
+}
+
 /** Return All and Limit for a list operation. */
 export const returnAllFields: INodeProperties[] = [
 	{

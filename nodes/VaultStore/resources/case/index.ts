@@ -1,7 +1,7 @@
 import type { Operation, Resource } from '../../operation';
 import { STORE_CREDENTIAL } from '../../../shared/credentials';
 import { ID } from '../../../shared/ids';
-import { locatorField, returnAllFields } from '../../descriptions';
+import { collectionField, locatorField, returnAllFields } from '../../descriptions';
 
 const caseId = locatorField('caseId', ID.caseId, { description: 'The support case (ID starts with cs_)' });
 
@@ -62,23 +62,16 @@ const getAll: Operation = {
 	},
 	fields: [
 		...returnAllFields,
-		{
-			displayName: 'Filters',
-			name: 'filters',
-			type: 'collection',
-			placeholder: 'Add Filter',
-			default: {},
-			options: [
-				{
-					displayName: 'Status',
-					name: 'status',
-					type: 'string',
-					default: '',
-					placeholder: 'OPEN',
-					description: 'Only cases with this status, e.g. OPEN or CLOSED (sent in upper case)',
-				},
-			],
-		},
+		collectionField('filters', [
+			{
+				displayName: 'Status',
+				name: 'status',
+				type: 'string',
+				default: '',
+				placeholder: 'OPEN',
+				description: 'Only cases with this status, e.g. OPEN or CLOSED (sent in upper case)',
+			},
+		]),
 	],
 };
 

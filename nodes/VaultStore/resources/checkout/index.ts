@@ -5,7 +5,7 @@ import { STORE_CREDENTIAL } from '../../../shared/credentials';
 import { ID } from '../../../shared/ids';
 import { enumOptions } from '../../../shared/labels';
 import { compact } from '../../../shared/validate';
-import { locatorField } from '../../descriptions';
+import { collectionField, locatorField } from '../../descriptions';
 import type { Operation, Params, Resource, RunContext } from '../../operation';
 
 export const MAX_ESTIMATE_ITEMS = 10;
@@ -171,36 +171,29 @@ const estimate: Operation = {
 			placeholder: 'US',
 			description: 'Country of the buyer, used for tax: a 2-letter ISO 3166-1 alpha-2 code such as US, DE or NL',
 		},
-		{
-			displayName: 'Additional Fields',
-			name: 'additionalFields',
-			type: 'collection',
-			placeholder: 'Add Field',
-			default: {},
-			options: [
-				{
-					displayName: 'Coupon Code',
-					name: 'couponCode',
-					type: 'string',
-					default: '',
-					description: 'Coupon to preview the discount of (max 64 characters)',
-				},
-				{
-					displayName: 'State',
-					name: 'state',
-					type: 'string',
-					default: '',
-					description: 'State or region of the buyer, used for tax (max 64 characters)',
-				},
-				{
-					displayName: 'Tax ID',
-					name: 'taxId',
-					type: 'string',
-					default: '',
-					description: 'VAT number of a business buyer, for tax exemption (max 32 characters)',
-				},
-			],
-		},
+		collectionField('additionalFields', [
+			{
+				displayName: 'Coupon Code',
+				name: 'couponCode',
+				type: 'string',
+				default: '',
+				description: 'Coupon to preview the discount of (max 64 characters)',
+			},
+			{
+				displayName: 'State',
+				name: 'state',
+				type: 'string',
+				default: '',
+				description: 'State or region of the buyer, used for tax (max 64 characters)',
+			},
+			{
+				displayName: 'Tax ID',
+				name: 'taxId',
+				type: 'string',
+				default: '',
+				description: 'VAT number of a business buyer, for tax exemption (max 32 characters)',
+			},
+		]),
 	],
 };
 
@@ -316,31 +309,24 @@ const pay: Operation = {
 		locatorField('sessionId', ID.sessionId, {
 			description: 'The checkout session to pay (12 to 48 characters), e.g. from Start Paylink Checkout',
 		}),
-		{
-			displayName: 'Additional Fields',
-			name: 'additionalFields',
-			type: 'collection',
-			placeholder: 'Add Field',
-			default: {},
-			options: [
-				{
-					displayName: 'Payment Method',
-					name: 'paymentMethod',
-					type: 'options',
-					options: enumOptions(PAYMENT_METHODS, { BLIK: 'BLIK', EPS: 'EPS', IDEAL: 'iDEAL', MB_WAY: 'MB WAY' }),
-					default: 'CARD',
-					description: 'How the session is paid',
-				},
-				{
-					displayName: 'Card Token ID',
-					name: 'vaultCardId',
-					type: 'string',
-					default: '',
-					placeholder: 'tok_...',
-					description: 'A vault card token to pay with (starts with tok_)',
-				},
-			],
-		},
+		collectionField('additionalFields', [
+			{
+				displayName: 'Payment Method',
+				name: 'paymentMethod',
+				type: 'options',
+				options: enumOptions(PAYMENT_METHODS, { BLIK: 'BLIK', EPS: 'EPS', IDEAL: 'iDEAL', MB_WAY: 'MB WAY' }),
+				default: 'CARD',
+				description: 'How the session is paid',
+			},
+			{
+				displayName: 'Card Token ID',
+				name: 'vaultCardId',
+				type: 'string',
+				default: '',
+				placeholder: 'tok_...',
+				description: 'A vault card token to pay with (starts with tok_)',
+			},
+		]),
 	],
 };
 

@@ -3,6 +3,7 @@ import type { IDataObject, IHttpRequestMethods, INodeExecutionData } from 'n8n-w
 import { STORE_CREDENTIAL } from '../../../shared/credentials';
 import { enumOptions } from '../../../shared/labels';
 import { IdempotencyKeys } from '../../../shared/transport/idempotency';
+import { collectionField } from '../../descriptions';
 import type { Operation, Params, Resource, RunContext } from '../../operation';
 
 export const CUSTOM_METHODS = ['DELETE', 'GET', 'PATCH', 'POST', 'PUT'] as const;
@@ -186,23 +187,16 @@ const request: Operation = {
 			description: 'JSON body of the request (an object or an array); an empty object is not sent',
 			displayOptions: { show: { method: [...BODY_METHODS] } },
 		},
-		{
-			displayName: 'Additional Fields',
-			name: 'additionalFields',
-			type: 'collection',
-			placeholder: 'Add Field',
-			default: {},
-			options: [
-				{
-					displayName: 'Send Idempotency-Key',
-					name: 'sendIdempotencyKey',
-					type: 'boolean',
-					default: false,
-					description:
-						'Whether to send an Idempotency-Key header (honoured by refunds, payout creation and checkout pay): the Idempotency Key of the Options, or else one derived from the execution and item that stays the same on retries',
-				},
-			],
-		},
+		collectionField('additionalFields', [
+			{
+				displayName: 'Send Idempotency-Key',
+				name: 'sendIdempotencyKey',
+				type: 'boolean',
+				default: false,
+				description:
+					'Whether to send an Idempotency-Key header (honoured by refunds, payout creation and checkout pay): the Idempotency Key of the Options, or else one derived from the execution and item that stays the same on retries',
+			},
+		]),
 	],
 };
 

@@ -1,6 +1,6 @@
 import { STORE_CREDENTIAL } from '../../../shared/credentials';
 import { enumOptions } from '../../../shared/labels';
-import { returnAllFields } from '../../descriptions';
+import { collectionField, returnAllFields } from '../../descriptions';
 import type { Operation, Resource } from '../../operation';
 import { SORT_DIRECTIONS } from '../order';
 
@@ -27,39 +27,32 @@ const getAll: Operation = {
 	},
 	fields: [
 		...returnAllFields,
-		{
-			displayName: 'Filters',
-			name: 'filters',
-			type: 'collection',
-			placeholder: 'Add Filter',
-			default: {},
-			options: [
-				{
-					displayName: 'Search',
-					name: 'search',
-					type: 'string',
-					default: '',
-					placeholder: 'ada@example.com',
-					description: 'Text to match against the email or name of the customer (max 128 characters)',
-				},
-				{
-					displayName: 'Sort By',
-					name: 'sort',
-					type: 'options',
-					options: enumOptions(CUSTOMER_SORTS, { createdAt: 'Created At', orderCount: 'Order Count', totalSpent: 'Total Spent' }),
-					default: 'createdAt',
-					description: 'Field the customers are sorted by',
-				},
-				{
-					displayName: 'Sort Direction',
-					name: 'direction',
-					type: 'options',
-					options: enumOptions(SORT_DIRECTIONS),
-					default: 'desc',
-					description: 'Direction of the sort',
-				},
-			],
-		},
+		collectionField('filters', [
+			{
+				displayName: 'Search',
+				name: 'search',
+				type: 'string',
+				default: '',
+				placeholder: 'ada@example.com',
+				description: 'Text to match against the email or name of the customer (max 128 characters)',
+			},
+			{
+				displayName: 'Sort By',
+				name: 'sort',
+				type: 'options',
+				options: enumOptions(CUSTOMER_SORTS, { createdAt: 'Created At', orderCount: 'Order Count', totalSpent: 'Total Spent' }),
+				default: 'createdAt',
+				description: 'Field the customers are sorted by',
+			},
+			{
+				displayName: 'Sort Direction',
+				name: 'direction',
+				type: 'options',
+				options: enumOptions(SORT_DIRECTIONS),
+				default: 'desc',
+				description: 'Direction of the sort',
+			},
+		]),
 	],
 };
 

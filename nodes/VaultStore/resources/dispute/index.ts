@@ -1,9 +1,10 @@
 import type { INodeProperties } from 'n8n-workflow';
 
 import { STORE_CREDENTIAL } from '../../../shared/credentials';
+import { opt } from '../../../shared/readers';
 import { ID } from '../../../shared/ids';
 import { enumOptions } from '../../../shared/labels';
-import { locatorField, returnAllFields } from '../../descriptions';
+import { collectionField, locatorField, returnAllFields } from '../../descriptions';
 import type { Operation, Resource } from '../../operation';
 import { submitEvidence as sendEvidence } from './evidence';
 
@@ -72,39 +73,31 @@ const getAll: Operation = {
 	query: (p) => {
 		const f = p.fields('filters');
 		return {
-			status: f.status === undefined || f.status === '' ? undefined : p.v.nonEmpty('Status', f.status),
-			orderId: f.orderId === undefined || f.orderId === '' ? undefined : p.v.id(ID.orderId, f.orderId),
+			status: opt(f, 'status', (v) => p.v.nonEmpty('Status', v)),
+			orderId: opt(f, 'orderId', (v) => p.v.id(ID.orderId, v)),
 		};
 	},
 	fields: [
 		...returnAllFields,
-		{
-			displayName: 'Filters',
-			name: 'filters',
-			type: 'collection',
-			placeholder: 'Add Filter',
-			default: {},
-			description: 'Needs scope DISPUTES_READ',
-			options: [
-				{
-					displayName: 'Order ID',
-					name: 'orderId',
-					type: 'string',
-					default: '',
-					placeholder: 'ord_...',
-					description: 'Only disputes of this order (starts with ord_)',
-				},
-				{
-					displayName: 'Status',
-					name: 'status',
-					type: 'options',
-					options: enumOptions(DISPUTE_STATUSES),
-					default: 'OPEN',
-					description:
-						'Only disputes with this status. The list shows the usual statuses; another status can be given with an expression.',
-				},
-			],
-		} satisfies INodeProperties,
+		collectionField('filters', [
+			{
+				displayName: 'Order ID',
+				name: 'orderId',
+				type: 'string',
+				default: '',
+				placeholder: 'ord_...',
+				description: 'Only disputes of this order (starts with ord_)',
+			},
+			{
+				displayName: 'Status',
+				name: 'status',
+				type: 'options',
+				options: enumOptions(DISPUTE_STATUSES),
+				default: 'OPEN',
+				description:
+					'Only disputes with this status. The list shows the usual statuses; another status can be given with an expression.',
+			},
+		], { description: 'Needs scope DISPUTES_READ' }) satisfies INodeProperties,
 	],
 };
 

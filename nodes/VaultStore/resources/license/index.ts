@@ -3,7 +3,7 @@ import { STORE_CREDENTIAL } from '../../../shared/credentials';
 import { ID } from '../../../shared/ids';
 import { enumOptions } from '../../../shared/labels';
 import { opt } from '../../../shared/readers';
-import { locatorField, returnAllFields } from '../../descriptions';
+import { collectionField, locatorField, returnAllFields } from '../../descriptions';
 
 /** License statuses the spec shows ("seen"): not the full set, so the filter sends any other value too. */
 export const LICENSE_STATUSES = ['AVAILABLE', 'CLAIMED'] as const;
@@ -34,23 +34,16 @@ const verify: Operation = {
 			default: '',
 			description: 'The license key to verify (1 to 512 characters). It is never repeated in error messages.',
 		},
-		{
-			displayName: 'Additional Fields',
-			name: 'additionalFields',
-			type: 'collection',
-			placeholder: 'Add Field',
-			default: {},
-			options: [
-				{
-					displayName: 'Product ID',
-					name: 'productId',
-					type: 'string',
-					default: '',
-					placeholder: 'prd_1a2b3c4d5e6f',
-					description: 'Only count the key as valid when it belongs to this product (prd_..., 12 to 48 characters)',
-				},
-			],
-		},
+		collectionField('additionalFields', [
+			{
+				displayName: 'Product ID',
+				name: 'productId',
+				type: 'string',
+				default: '',
+				placeholder: 'prd_1a2b3c4d5e6f',
+				description: 'Only count the key as valid when it belongs to this product (prd_..., 12 to 48 characters)',
+			},
+		]),
 	],
 };
 
@@ -90,39 +83,31 @@ const getAll: Operation = {
 	query: (p) => {
 		const f = p.fields('filters');
 		return {
-			status: f.status === undefined || f.status === '' ? undefined : p.v.nonEmpty('Status', f.status),
-			productId: f.productId === undefined || f.productId === '' ? undefined : p.v.id(ID.productId, f.productId),
+			status: opt(f, 'status', (v) => p.v.nonEmpty('Status', v)),
+			productId: opt(f, 'productId', (v) => p.v.id(ID.productId, v)),
 		};
 	},
 	fields: [
 		...returnAllFields,
-		{
-			displayName: 'Filters',
-			name: 'filters',
-			type: 'collection',
-			placeholder: 'Add Filter',
-			default: {},
-			description: 'Sent as the query parameters status and productId',
-			options: [
-				{
-					displayName: 'Product ID',
-					name: 'productId',
-					type: 'string',
-					default: '',
-					placeholder: 'prd_...',
-					description: 'Only licenses of this product (starts with prd_)',
-				},
-				{
-					displayName: 'Status',
-					name: 'status',
-					type: 'options',
-					options: enumOptions(LICENSE_STATUSES),
-					default: 'AVAILABLE',
-					description:
-						'Only licenses with this status. The list shows the statuses known so far; another status can be given with an expression.',
-				},
-			],
-		},
+		collectionField('filters', [
+			{
+				displayName: 'Product ID',
+				name: 'productId',
+				type: 'string',
+				default: '',
+				placeholder: 'prd_...',
+				description: 'Only licenses of this product (starts with prd_)',
+			},
+			{
+				displayName: 'Status',
+				name: 'status',
+				type: 'options',
+				options: enumOptions(LICENSE_STATUSES),
+				default: 'AVAILABLE',
+				description:
+					'Only licenses with this status. The list shows the statuses known so far; another status can be given with an expression.',
+			},
+		], { description: 'Sent as the query parameters status and productId' }),
 	],
 };
 

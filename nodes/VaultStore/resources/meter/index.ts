@@ -3,7 +3,7 @@ import type { IDataObject, INodeProperties } from 'n8n-workflow';
 import { STORE_CREDENTIAL } from '../../../shared/credentials';
 import { ID } from '../../../shared/ids';
 import { enumOptions } from '../../../shared/labels';
-import { locatorField, returnAllFields } from '../../descriptions';
+import { collectionField, locatorField, returnAllFields } from '../../descriptions';
 import type { Operation, Params, Resource } from '../../operation';
 
 /**
@@ -112,15 +112,7 @@ const create: Operation = {
 		{ ...name, required: true },
 		{ ...eventName, required: true },
 		{ ...aggregation, required: true },
-		{
-			displayName: 'Additional Fields',
-			name: 'additionalFields',
-			type: 'collection',
-			placeholder: 'Add Field',
-			default: {},
-			description: 'Needs scope METERS_WRITE',
-			options: [pricePerUnit, unitLabel],
-		},
+		collectionField('additionalFields', [pricePerUnit, unitLabel], { description: 'Needs scope METERS_WRITE' }),
 	],
 };
 
@@ -189,15 +181,7 @@ const update: Operation = {
 	fields: [
 		productId,
 		meterId,
-		{
-			displayName: 'Update Fields',
-			name: 'updateFields',
-			type: 'collection',
-			placeholder: 'Add Field',
-			default: {},
-			description: 'Only the fields given change. Needs scope METERS_WRITE.',
-			options: [aggregation, eventName, name, pricePerUnit, unitLabel],
-		},
+		collectionField('updateFields', [aggregation, eventName, name, pricePerUnit, unitLabel], { description: 'Only the fields given change. Needs scope METERS_WRITE.' }),
 	],
 };
 

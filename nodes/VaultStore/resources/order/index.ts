@@ -1,8 +1,9 @@
 import type { INodeProperties } from 'n8n-workflow';
 
 import { STORE_CREDENTIAL } from '../../../shared/credentials';
+import { opt } from '../../../shared/readers';
 import { enumOptions } from '../../../shared/labels';
-import { locatorField, returnAllFields } from '../../descriptions';
+import { collectionField, locatorField, returnAllFields } from '../../descriptions';
 import type { Operation, Resource } from '../../operation';
 import { amountOf } from '../../operation';
 import { ID } from '../../../shared/ids';
@@ -45,44 +46,37 @@ const getAll: Operation = {
 			status: f.status,
 			search: f.search === undefined ? undefined : p.v.string('Search', f.search, { max: 128 }),
 			sortDirection:
-				f.sortDirection === undefined || f.sortDirection === '' ? undefined : p.v.nonEmpty('Sort Direction', f.sortDirection),
+				opt(f, 'sortDirection', (v) => p.v.nonEmpty('Sort Direction', v)),
 		};
 	},
 	fields: [
 		...returnAllFields,
-		{
-			displayName: 'Filters',
-			name: 'filters',
-			type: 'collection',
-			placeholder: 'Add Filter',
-			default: {},
-			options: [
-				{
-					displayName: 'Search',
-					name: 'search',
-					type: 'string',
-					default: '',
-					description: 'Text to match against order number or customer email (max 128 characters)',
-				},
-				{
-					displayName: 'Sort Direction',
-					name: 'sortDirection',
-					type: 'options',
-					options: enumOptions(SORT_DIRECTIONS, { asc: 'Ascending (Oldest First)', desc: 'Descending (Newest First)' }),
-					default: 'desc',
-					description: 'Order of creation time. Another value the service accepts can be given with an expression.',
-				},
-				{
-					displayName: 'Status',
-					name: 'status',
-					type: 'options',
-					options: enumOptions(ORDER_STATUSES),
-					default: 'PENDING',
-					description:
-						'Only orders with this status. The list shows the statuses known so far; another status can be given with an expression.',
-				},
-			],
-		} satisfies INodeProperties,
+		collectionField('filters', [
+			{
+				displayName: 'Search',
+				name: 'search',
+				type: 'string',
+				default: '',
+				description: 'Text to match against order number or customer email (max 128 characters)',
+			},
+			{
+				displayName: 'Sort Direction',
+				name: 'sortDirection',
+				type: 'options',
+				options: enumOptions(SORT_DIRECTIONS, { asc: 'Ascending (Oldest First)', desc: 'Descending (Newest First)' }),
+				default: 'desc',
+				description: 'Order of creation time. Another value the service accepts can be given with an expression.',
+			},
+			{
+				displayName: 'Status',
+				name: 'status',
+				type: 'options',
+				options: enumOptions(ORDER_STATUSES),
+				default: 'PENDING',
+				description:
+					'Only orders with this status. The list shows the statuses known so far; another status can be given with an expression.',
+			},
+		]) satisfies INodeProperties,
 	],
 };
 
@@ -110,30 +104,23 @@ const refund: Operation = {
 	},
 	fields: [
 		orderId,
-		{
-			displayName: 'Additional Fields',
-			name: 'additionalFields',
-			type: 'collection',
-			placeholder: 'Add Field',
-			default: {},
-			options: [
-				{
-					displayName: 'Amount',
-					name: 'amount',
-					type: 'number',
-					typeOptions: { minValue: REFUND_MIN, numberPrecision: 2 },
-					default: REFUND_MIN,
-					description: 'Amount to refund, in the order currency. Leave it out for a full refund.',
-				},
-				{
-					displayName: 'Reason',
-					name: 'reason',
-					type: 'string',
-					default: '',
-					description: 'Why the order is refunded',
-				},
-			],
-		},
+		collectionField('additionalFields', [
+			{
+				displayName: 'Amount',
+				name: 'amount',
+				type: 'number',
+				typeOptions: { minValue: REFUND_MIN, numberPrecision: 2 },
+				default: REFUND_MIN,
+				description: 'Amount to refund, in the order currency. Leave it out for a full refund.',
+			},
+			{
+				displayName: 'Reason',
+				name: 'reason',
+				type: 'string',
+				default: '',
+				description: 'Why the order is refunded',
+			},
+		]),
 	],
 };
 

@@ -1,5 +1,6 @@
 import { STORE_CREDENTIAL } from '../../../shared/credentials';
-import { returnAllFields } from '../../descriptions';
+import { opt } from '../../../shared/readers';
+import { collectionField, returnAllFields } from '../../descriptions';
 import type { Operation, Resource } from '../../operation';
 import { amountOf } from '../../operation';
 
@@ -25,7 +26,7 @@ const create: Operation = {
 	body: (p) => {
 		const f = p.fields('additionalFields');
 		const currency =
-			f.currency === undefined || f.currency === '' ? undefined : p.v.string('Currency', f.currency).trim();
+			opt(f, 'currency', (v) => p.v.string('Currency', v).trim());
 		if (currency !== undefined && !/^[A-Za-z]{3}$/.test(currency)) {
 			p.v.fail(`"Currency" must be a three-letter currency code such as USD (got ${currency.slice(0, 20)})`);
 		}
@@ -34,7 +35,7 @@ const create: Operation = {
 		return {
 			amount,
 			bankAccountId:
-				f.bankAccountId === undefined || f.bankAccountId === '' ? undefined : p.v.id(BANK_ACCOUNT_ID, f.bankAccountId),
+				opt(f, 'bankAccountId', (v) => p.v.id(BANK_ACCOUNT_ID, v)),
 			currency: currency?.toUpperCase(),
 		};
 	},
@@ -48,33 +49,26 @@ const create: Operation = {
 			default: AMOUNT_MIN,
 			description: 'Amount to pay out, greater than 0, in the payout currency',
 		},
-		{
-			displayName: 'Additional Fields',
-			name: 'additionalFields',
-			type: 'collection',
-			placeholder: 'Add Field',
-			default: {},
-			options: [
-				{
-					displayName: 'Bank Account ID',
-					name: 'bankAccountId',
-					type: 'string',
-					default: '',
-					placeholder: 'bnk_...',
-					description:
-						'Bank account to pay out to (starts with bnk_; see Get Bank Accounts). Leave empty for the primary account.',
-				},
-				{
-					displayName: 'Currency',
-					name: 'currency',
-					type: 'string',
-					default: '',
-					placeholder: 'USD',
-					description:
-						'Three-letter currency code of the payout; must be one the bank account supports. Leave empty for the store currency.',
-				},
-			],
-		},
+		collectionField('additionalFields', [
+			{
+				displayName: 'Bank Account ID',
+				name: 'bankAccountId',
+				type: 'string',
+				default: '',
+				placeholder: 'bnk_...',
+				description:
+					'Bank account to pay out to (starts with bnk_; see Get Bank Accounts). Leave empty for the primary account.',
+			},
+			{
+				displayName: 'Currency',
+				name: 'currency',
+				type: 'string',
+				default: '',
+				placeholder: 'USD',
+				description:
+					'Three-letter currency code of the payout; must be one the bank account supports. Leave empty for the store currency.',
+			},
+		]),
 	],
 };
 

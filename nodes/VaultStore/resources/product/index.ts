@@ -4,7 +4,7 @@ import { STORE_CREDENTIAL } from '../../../shared/credentials';
 import { ID } from '../../../shared/ids';
 import { enumOptions } from '../../../shared/labels';
 import { bool, idList, opt, stringList, withoutSecrets } from '../../../shared/readers';
-import { locatorField } from '../../descriptions';
+import { collectionField, locatorField } from '../../descriptions';
 import type { Operation, Params, Resource } from '../../operation';
 
 export const PRODUCT_TYPES = ['SUBSCRIPTION', 'DIGITAL_DOWNLOAD', 'LICENSE_KEY'] as const;
@@ -449,14 +449,7 @@ const updateFieldOptions: INodeProperties[] = [
 
 const productId = locatorField('productId', ID.productId);
 
-const updateFields: INodeProperties = {
-	displayName: 'Update Fields',
-	name: 'updateFields',
-	type: 'collection',
-	placeholder: 'Add Field',
-	default: {},
-	options: updateFieldOptions,
-};
+const updateFields: INodeProperties = collectionField('updateFields', updateFieldOptions);
 
 const hideSecret = withoutSecrets(['webhookSecret']);
 

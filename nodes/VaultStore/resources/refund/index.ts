@@ -1,6 +1,7 @@
 import { STORE_CREDENTIAL } from '../../../shared/credentials';
+import { opt } from '../../../shared/readers';
 import { ID } from '../../../shared/ids';
-import { locatorField, returnAllFields } from '../../descriptions';
+import { collectionField, locatorField, returnAllFields } from '../../descriptions';
 import type { Operation, Resource } from '../../operation';
 
 const get: Operation = {
@@ -36,29 +37,21 @@ const getAll: Operation = {
 	query: (p) => {
 		const f = p.fields('filters');
 		return {
-			orderId: f.orderId === undefined || f.orderId === '' ? undefined : p.v.id(ID.orderId, f.orderId),
+			orderId: opt(f, 'orderId', (v) => p.v.id(ID.orderId, v)),
 		};
 	},
 	fields: [
 		...returnAllFields,
-		{
-			displayName: 'Filters',
-			name: 'filters',
-			type: 'collection',
-			placeholder: 'Add Filter',
-			default: {},
-			description: 'Needs scope REFUNDS_READ',
-			options: [
-				{
-					displayName: 'Order ID',
-					name: 'orderId',
-					type: 'string',
-					default: '',
-					placeholder: 'ord_...',
-					description: 'Only refunds of this order (starts with ord_)',
-				},
-			],
-		},
+		collectionField('filters', [
+			{
+				displayName: 'Order ID',
+				name: 'orderId',
+				type: 'string',
+				default: '',
+				placeholder: 'ord_...',
+				description: 'Only refunds of this order (starts with ord_)',
+			},
+		], { description: 'Needs scope REFUNDS_READ' }),
 	],
 };
 

@@ -2,9 +2,10 @@ import type { IDataObject, INodeExecutionData, INodeProperties } from 'n8n-workf
 import { NodeOperationError } from 'n8n-workflow';
 
 import { STORE_CREDENTIAL } from '../../../shared/credentials';
+import { opt } from '../../../shared/readers';
 import { ID } from '../../../shared/ids';
 import { enumOptions } from '../../../shared/labels';
-import { locatorField, returnAllFields } from '../../descriptions';
+import { collectionField, locatorField, returnAllFields } from '../../descriptions';
 import type { Operation, Params, Resource, RunContext } from '../../operation';
 
 export const REPORT_TYPES = ['PAYMENT_ACTIVITY', 'PAYOUT_RECONCILIATION', 'BALANCE_LEDGER', 'REFUNDS_DISPUTES'] as const;
@@ -64,7 +65,7 @@ function createBody(p: Params): IDataObject {
 		type,
 		from,
 		to,
-		format: f.format === undefined || f.format === '' ? undefined : p.v.oneOf('Format', f.format, REPORT_FORMATS),
+		format: opt(f, 'format', (v) => p.v.oneOf('Format', v, REPORT_FORMATS)),
 	};
 }
 
@@ -171,23 +172,16 @@ const create: Operation = {
 			required: true,
 			description: `End of the period (ISO 8601), at most ${MAX_PERIOD_DAYS} days after "From"`,
 		},
-		{
-			displayName: 'Additional Fields',
-			name: 'additionalFields',
-			type: 'collection',
-			placeholder: 'Add Field',
-			default: {},
-			options: [
-				{
-					displayName: 'Format',
-					name: 'format',
-					type: 'options',
-					options: formatOptions,
-					default: 'CSV',
-					description: 'Preferred file format (both formats can be downloaded later)',
-				},
-			],
-		} satisfies INodeProperties,
+		collectionField('additionalFields', [
+			{
+				displayName: 'Format',
+				name: 'format',
+				type: 'options',
+				options: formatOptions,
+				default: 'CSV',
+				description: 'Preferred file format (both formats can be downloaded later)',
+			},
+		]) satisfies INodeProperties,
 	],
 };
 
@@ -262,37 +256,30 @@ const getAll: Operation = {
 	query: (p) => {
 		const f = p.fields('filters');
 		return {
-			status: f.status === undefined || f.status === '' ? undefined : p.v.oneOf('Status', f.status, REPORT_STATUSES),
-			type: f.type === undefined || f.type === '' ? undefined : p.v.oneOf('Type', f.type, REPORT_TYPES),
+			status: opt(f, 'status', (v) => p.v.oneOf('Status', v, REPORT_STATUSES)),
+			type: opt(f, 'type', (v) => p.v.oneOf('Type', v, REPORT_TYPES)),
 		};
 	},
 	fields: [
 		...returnAllFields,
-		{
-			displayName: 'Filters',
-			name: 'filters',
-			type: 'collection',
-			placeholder: 'Add Filter',
-			default: {},
-			options: [
-				{
-					displayName: 'Status',
-					name: 'status',
-					type: 'options',
-					options: enumOptions(REPORT_STATUSES),
-					default: 'PENDING',
-					description: 'Only reports with this status',
-				},
-				{
-					displayName: 'Type',
-					name: 'type',
-					type: 'options',
-					options: typeOptions,
-					default: 'PAYMENT_ACTIVITY',
-					description: 'Only reports of this type',
-				},
-			],
-		},
+		collectionField('filters', [
+			{
+				displayName: 'Status',
+				name: 'status',
+				type: 'options',
+				options: enumOptions(REPORT_STATUSES),
+				default: 'PENDING',
+				description: 'Only reports with this status',
+			},
+			{
+				displayName: 'Type',
+				name: 'type',
+				type: 'options',
+				options: typeOptions,
+				default: 'PAYMENT_ACTIVITY',
+				description: 'Only reports of this type',
+			},
+		]),
 	],
 };
 

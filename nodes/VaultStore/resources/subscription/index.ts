@@ -1,9 +1,10 @@
 import type { IDataObject, INodeProperties } from 'n8n-workflow';
 
 import { STORE_CREDENTIAL } from '../../../shared/credentials';
+import { opt } from '../../../shared/readers';
 import { ID } from '../../../shared/ids';
 import { enumOptions } from '../../../shared/labels';
-import { locatorField, returnAllFields } from '../../descriptions';
+import { collectionField, locatorField, returnAllFields } from '../../descriptions';
 import type { Operation, Params, Resource } from '../../operation';
 import { BILLING_INTERVALS } from '../product';
 
@@ -26,9 +27,9 @@ const subscriptionId = locatorField('subscriptionId', ID.subscriptionId, { searc
 function changeBody(p: Params): IDataObject {
 	const f = p.fields('updateFields');
 	const body: IDataObject = {
-		productId: f.productId === undefined || f.productId === '' ? undefined : p.v.id(ID.productId, f.productId),
+		productId: opt(f, 'productId', (v) => p.v.id(ID.productId, v)),
 		// Variant ids are never a path id and the spec gives them no prefix or length: any non-empty text.
-		variantId: f.variantId === undefined || f.variantId === '' ? undefined : p.v.nonEmpty('Variant ID', f.variantId),
+		variantId: opt(f, 'variantId', (v) => p.v.nonEmpty('Variant ID', v)),
 		billingInterval:
 			f.billingInterval === undefined ? undefined : p.v.oneOf('Billing Interval', f.billingInterval, BILLING_INTERVALS),
 		quantity: f.quantity === undefined ? undefined : p.v.number('Quantity', f.quantity, { min: 1, integer: true }),
@@ -87,47 +88,39 @@ const change: Operation = {
 			default: '',
 			description: 'When the plan change takes effect and whether a prorated amount is charged now',
 		},
-		{
-			displayName: 'Update Fields',
-			name: 'updateFields',
-			type: 'collection',
-			placeholder: 'Add Field',
-			default: {},
-			description: 'What to change; set at least one',
-			options: [
-				{
-					displayName: 'Billing Interval',
-					name: 'billingInterval',
-					type: 'options',
-					options: enumOptions(BILLING_INTERVALS),
-					default: 'MONTHLY',
-					description: 'New billing interval',
-				},
-				{
-					displayName: 'Product ID',
-					name: 'productId',
-					type: 'string',
-					default: '',
-					placeholder: 'prd_...',
-					description: 'Product to switch the subscription to (starts with prd_, 12 to 48 characters)',
-				},
-				{
-					displayName: 'Quantity',
-					name: 'quantity',
-					type: 'number',
-					typeOptions: { minValue: 1, numberPrecision: 0 },
-					default: 1,
-					description: 'New quantity (seats, units), a whole number of at least 1',
-				},
-				{
-					displayName: 'Variant ID',
-					name: 'variantId',
-					type: 'string',
-					default: '',
-					description: 'ID of the product variant to switch the subscription to',
-				},
-			],
-		} satisfies INodeProperties,
+		collectionField('updateFields', [
+			{
+				displayName: 'Billing Interval',
+				name: 'billingInterval',
+				type: 'options',
+				options: enumOptions(BILLING_INTERVALS),
+				default: 'MONTHLY',
+				description: 'New billing interval',
+			},
+			{
+				displayName: 'Product ID',
+				name: 'productId',
+				type: 'string',
+				default: '',
+				placeholder: 'prd_...',
+				description: 'Product to switch the subscription to (starts with prd_, 12 to 48 characters)',
+			},
+			{
+				displayName: 'Quantity',
+				name: 'quantity',
+				type: 'number',
+				typeOptions: { minValue: 1, numberPrecision: 0 },
+				default: 1,
+				description: 'New quantity (seats, units), a whole number of at least 1',
+			},
+			{
+				displayName: 'Variant ID',
+				name: 'variantId',
+				type: 'string',
+				default: '',
+				description: 'ID of the product variant to switch the subscription to',
+			},
+		], { description: 'What to change; set at least one' }) satisfies INodeProperties,
 	],
 };
 
@@ -156,28 +149,21 @@ const getAll: Operation = {
 	query: (p) => {
 		const f = p.fields('filters');
 		return {
-			status: f.status === undefined || f.status === '' ? undefined : p.v.oneOf('Status', f.status, SUBSCRIPTION_STATUSES),
+			status: opt(f, 'status', (v) => p.v.oneOf('Status', v, SUBSCRIPTION_STATUSES)),
 		};
 	},
 	fields: [
 		...returnAllFields,
-		{
-			displayName: 'Filters',
-			name: 'filters',
-			type: 'collection',
-			placeholder: 'Add Filter',
-			default: {},
-			options: [
-				{
-					displayName: 'Status',
-					name: 'status',
-					type: 'options',
-					options: enumOptions(SUBSCRIPTION_STATUSES),
-					default: 'ACTIVE',
-					description: 'Only subscriptions with this status',
-				},
-			],
-		},
+		collectionField('filters', [
+			{
+				displayName: 'Status',
+				name: 'status',
+				type: 'options',
+				options: enumOptions(SUBSCRIPTION_STATUSES),
+				default: 'ACTIVE',
+				description: 'Only subscriptions with this status',
+			},
+		]),
 	],
 };
 

@@ -1,9 +1,10 @@
 import type { IDataObject, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
 import { VAULT_CREDENTIAL } from '../../../shared/credentials';
+import { opt } from '../../../shared/readers';
 import { ID } from '../../../shared/ids';
 import { enumOptions } from '../../../shared/labels';
-import { locatorField, returnAllFields } from '../../descriptions';
+import { collectionField, locatorField, returnAllFields } from '../../descriptions';
 import type { Operation, Params, Resource, RunContext } from '../../operation';
 import type { TokenType } from './data';
 import {
@@ -87,7 +88,7 @@ function createBody(p: Params): IDataObject {
 		data,
 		deduplicate: f.deduplicate === true ? true : undefined,
 		expires_at:
-			f.expiresAt === undefined || f.expiresAt === '' ? undefined : futureTimestamp(p, 'Expires At', f.expiresAt),
+			opt(f, 'expiresAt', (v) => futureTimestamp(p, 'Expires At', v)),
 		metadata: metadataObject(p, 'Metadata', f.metadata, 'Metadata (JSON)', f.metadataJson),
 	};
 }
@@ -194,33 +195,26 @@ const create: Operation = {
 			description: 'Any JSON object up to 16 KiB (16384 bytes as UTF-8 JSON), checked before sending',
 			displayOptions: forType('custom'),
 		},
-		{
-			displayName: 'Additional Fields',
-			name: 'additionalFields',
-			type: 'collection',
-			placeholder: 'Add Field',
-			default: {},
-			options: [
-				{
-					displayName: 'Deduplicate',
-					name: 'deduplicate',
-					type: 'boolean',
-					default: false,
-					description:
-						'Whether to return the existing token when one already holds the same data, instead of creating another',
-				},
-				expiresAt,
-				keyValues('Metadata', 'metadata', `Your own attributes stored with the token. ${TYPED_VALUES}`),
-				{
-					displayName: 'Metadata (JSON)',
-					name: 'metadataJson',
-					type: 'json',
-					default: '{}',
-					description:
-						'Your own attributes as a JSON object; values keep their JSON types (numbers, true/false, objects). Merged with Metadata; a key may appear in only one of them. Only text values can be matched by the Get Many metadata filter.',
-				},
-			],
-		},
+		collectionField('additionalFields', [
+			{
+				displayName: 'Deduplicate',
+				name: 'deduplicate',
+				type: 'boolean',
+				default: false,
+				description:
+					'Whether to return the existing token when one already holds the same data, instead of creating another',
+			},
+			expiresAt,
+			keyValues('Metadata', 'metadata', `Your own attributes stored with the token. ${TYPED_VALUES}`),
+			{
+				displayName: 'Metadata (JSON)',
+				name: 'metadataJson',
+				type: 'json',
+				default: '{}',
+				description:
+					'Your own attributes as a JSON object; values keep their JSON types (numbers, true/false, objects). Merged with Metadata; a key may appear in only one of them. Only text values can be matched by the Get Many metadata filter.',
+			},
+		]),
 	],
 };
 
@@ -269,7 +263,7 @@ function filtersQuery(p: Params): IDataObject {
 		if (!fingerprint.startsWith('fp_')) p.v.fail(`"Fingerprint" must start with "fp_" (got ${fingerprint.slice(0, 40)})`);
 	}
 	return {
-		type: f.type === undefined || f.type === '' ? undefined : p.v.oneOf('Type', f.type, TOKEN_TYPES),
+		type: opt(f, 'type', (v) => p.v.oneOf('Type', v, TOKEN_TYPES)),
 		fingerprint,
 		metadata: metadataPairs(p, 'Metadata', f.metadata),
 	};
@@ -302,36 +296,29 @@ const getAll: Operation = {
 			description:
 				"Query parameter that carries the vault's next_cursor to fetch the next page. Change it only if your vault's API reference names it differently.",
 		},
-		{
-			displayName: 'Filters',
-			name: 'filters',
-			type: 'collection',
-			placeholder: 'Add Filter',
-			default: {},
-			options: [
-				{
-					displayName: 'Fingerprint',
-					name: 'fingerprint',
-					type: 'string',
-					default: '',
-					placeholder: 'fp_...',
-					description: 'Only tokens with this fingerprint (tokens holding the same data)',
-				},
-				keyValues(
-					'Metadata',
-					'metadata',
-					'Only tokens whose metadata has all these keys with these text values (top-level text values only)',
-				),
-				{
-					displayName: 'Type',
-					name: 'type',
-					type: 'options',
-					options: tokenTypeOptions,
-					default: 'card',
-					description: 'Only tokens of this type',
-				},
-			],
-		},
+		collectionField('filters', [
+			{
+				displayName: 'Fingerprint',
+				name: 'fingerprint',
+				type: 'string',
+				default: '',
+				placeholder: 'fp_...',
+				description: 'Only tokens with this fingerprint (tokens holding the same data)',
+			},
+			keyValues(
+				'Metadata',
+				'metadata',
+				'Only tokens whose metadata has all these keys with these text values (top-level text values only)',
+			),
+			{
+				displayName: 'Type',
+				name: 'type',
+				type: 'options',
+				options: tokenTypeOptions,
+				default: 'card',
+				description: 'Only tokens of this type',
+			},
+		]),
 	],
 };
 
@@ -423,44 +410,37 @@ const update: Operation = {
 			type: 'notice',
 			default: '',
 		},
-		{
-			displayName: 'Update Fields',
-			name: 'updateFields',
-			type: 'collection',
-			placeholder: 'Add Field',
-			default: {},
-			options: [
-				{
-					displayName: 'Clear Expiry',
-					name: 'clearExpiry',
-					type: 'boolean',
-					default: false,
-					description: 'Whether to remove the expiry, so the token is kept until it is deleted',
-				},
-				expiresAt,
-				{
-					displayName: 'Remove Metadata Keys',
-					name: 'removeMetadataKeys',
-					type: 'string',
-					default: '',
-					placeholder: 'key1, key2',
-					description: 'Metadata keys to remove, separated by commas (sent as null)',
-				},
-				keyValues(
-					'Set Metadata',
-					'setMetadata',
-					`Metadata keys to add or change; other keys stay as they are. ${TYPED_VALUES}`,
-				),
-				{
-					displayName: 'Set Metadata (JSON)',
-					name: 'setMetadataJson',
-					type: 'json',
-					default: '{}',
-					description:
-						'Metadata keys to add or change as a JSON object; values keep their JSON types (numbers, true/false, objects), and a key set to null is removed. Merged with Set Metadata; a key may appear in only one of them.',
-				},
-			],
-		},
+		collectionField('updateFields', [
+			{
+				displayName: 'Clear Expiry',
+				name: 'clearExpiry',
+				type: 'boolean',
+				default: false,
+				description: 'Whether to remove the expiry, so the token is kept until it is deleted',
+			},
+			expiresAt,
+			{
+				displayName: 'Remove Metadata Keys',
+				name: 'removeMetadataKeys',
+				type: 'string',
+				default: '',
+				placeholder: 'key1, key2',
+				description: 'Metadata keys to remove, separated by commas (sent as null)',
+			},
+			keyValues(
+				'Set Metadata',
+				'setMetadata',
+				`Metadata keys to add or change; other keys stay as they are. ${TYPED_VALUES}`,
+			),
+			{
+				displayName: 'Set Metadata (JSON)',
+				name: 'setMetadataJson',
+				type: 'json',
+				default: '{}',
+				description:
+					'Metadata keys to add or change as a JSON object; values keep their JSON types (numbers, true/false, objects), and a key set to null is removed. Merged with Set Metadata; a key may appear in only one of them.',
+			},
+		]),
 	],
 };
 

@@ -1,11 +1,12 @@
 import type { INodePropertyOptions } from 'n8n-workflow';
 
 import { STORE_CREDENTIAL } from '../../../shared/credentials';
+import { opt } from '../../../shared/readers';
 import type { WebhookEventType } from '../../../shared/events';
 import { SIGNATURE_VERSIONS, WEBHOOK_EVENT_TYPES } from '../../../shared/events';
 import { ID } from '../../../shared/ids';
 import { enumOptions } from '../../../shared/labels';
-import { locatorField } from '../../descriptions';
+import { collectionField, locatorField } from '../../descriptions';
 import type { Operation, Resource } from '../../operation';
 
 /** A test delivery accepts every PAYMENT_* and SUBSCRIPTION_* event type. */
@@ -58,7 +59,7 @@ const create: Operation = {
 		return {
 			url,
 			eventTypes: eventTypes.map((e) => p.v.oneOf('Event Types', e, WEBHOOK_EVENT_TYPES)),
-			note: f.note === undefined || f.note === '' ? undefined : p.v.string('Note', f.note, { max: 256 }),
+			note: opt(f, 'note', (v) => p.v.string('Note', v, { max: 256 })),
 			signatureVersion:
 				f.signatureVersion === undefined
 					? undefined
@@ -84,30 +85,23 @@ const create: Operation = {
 			default: [],
 			description: 'Events the endpoint receives; choose at least one',
 		},
-		{
-			displayName: 'Additional Fields',
-			name: 'additionalFields',
-			type: 'collection',
-			placeholder: 'Add Field',
-			default: {},
-			options: [
-				{
-					displayName: 'Note',
-					name: 'note',
-					type: 'string',
-					default: '',
-					description: 'Your own description of the endpoint (max 256 characters)',
-				},
-				{
-					displayName: 'Signature Version',
-					name: 'signatureVersion',
-					type: 'options',
-					options: signatureOptions,
-					default: 'V2',
-					description: 'How deliveries are signed. When not set, the service default applies (V2 for new endpoints).',
-				},
-			],
-		},
+		collectionField('additionalFields', [
+			{
+				displayName: 'Note',
+				name: 'note',
+				type: 'string',
+				default: '',
+				description: 'Your own description of the endpoint (max 256 characters)',
+			},
+			{
+				displayName: 'Signature Version',
+				name: 'signatureVersion',
+				type: 'options',
+				options: signatureOptions,
+				default: 'V2',
+				description: 'How deliveries are signed. When not set, the service default applies (V2 for new endpoints).',
+			},
+		]),
 	],
 };
 
@@ -166,47 +160,40 @@ const update: Operation = {
 	},
 	fields: [
 		webhookId,
-		{
-			displayName: 'Update Fields',
-			name: 'updateFields',
-			type: 'collection',
-			placeholder: 'Add Field',
-			default: {},
-			options: [
-				{
-					displayName: 'Event Types',
-					name: 'eventTypes',
-					type: 'multiOptions',
-					options: eventOptions(WEBHOOK_EVENT_TYPES),
-					default: [],
-					description: 'Events the endpoint receives from now on (replaces the list; at least one)',
-				},
-				{
-					displayName: 'Note',
-					name: 'note',
-					type: 'string',
-					default: '',
-					description: 'Your own description of the endpoint (max 256 characters)',
-				},
-				{
-					displayName: 'Signature Version',
-					name: 'signatureVersion',
-					type: 'options',
-					options: signatureOptions,
-					default: 'V2',
-					description:
-						'How deliveries are signed. Switching back to V1 after a migration to V2 rolls the migration back.',
-				},
-				{
-					displayName: 'URL',
-					name: 'url',
-					type: 'string',
-					default: '',
-					placeholder: 'https://example.com/webhooks/vault-store',
-					description: 'HTTPS address that receives the deliveries (must start with https://, max 512 characters)',
-				},
-			],
-		},
+		collectionField('updateFields', [
+			{
+				displayName: 'Event Types',
+				name: 'eventTypes',
+				type: 'multiOptions',
+				options: eventOptions(WEBHOOK_EVENT_TYPES),
+				default: [],
+				description: 'Events the endpoint receives from now on (replaces the list; at least one)',
+			},
+			{
+				displayName: 'Note',
+				name: 'note',
+				type: 'string',
+				default: '',
+				description: 'Your own description of the endpoint (max 256 characters)',
+			},
+			{
+				displayName: 'Signature Version',
+				name: 'signatureVersion',
+				type: 'options',
+				options: signatureOptions,
+				default: 'V2',
+				description:
+					'How deliveries are signed. Switching back to V1 after a migration to V2 rolls the migration back.',
+			},
+			{
+				displayName: 'URL',
+				name: 'url',
+				type: 'string',
+				default: '',
+				placeholder: 'https://example.com/webhooks/vault-store',
+				description: 'HTTPS address that receives the deliveries (must start with https://, max 512 characters)',
+			},
+		]),
 	],
 };
 
