@@ -1,4 +1,4 @@
-import type { INodePropertyOptions } from 'n8n-workflow';
+import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 
 import { STORE_CREDENTIAL } from '../../../shared/credentials';
 import { opt } from '../../../shared/readers';
@@ -38,6 +38,14 @@ const signatureOptions = enumOptions(SIGNATURE_VERSIONS, { V1: 'V1 (Deprecated)'
 	...option,
 	description: SIGNATURE_NOTES[option.value as (typeof SIGNATURE_VERSIONS)[number]],
 }));
+
+const noteField: INodeProperties = {
+	displayName: 'Note',
+	name: 'note',
+	type: 'string',
+	default: '',
+	description: 'Your own description of the endpoint (max 256 characters)',
+};
 
 const hook = { webhookId: ID.webhookId };
 
@@ -86,13 +94,7 @@ const create: Operation = {
 			description: 'Events the endpoint receives; choose at least one',
 		},
 		collectionField('additionalFields', [
-			{
-				displayName: 'Note',
-				name: 'note',
-				type: 'string',
-				default: '',
-				description: 'Your own description of the endpoint (max 256 characters)',
-			},
+			noteField,
 			{
 				displayName: 'Signature Version',
 				name: 'signatureVersion',
@@ -169,13 +171,7 @@ const update: Operation = {
 				default: [],
 				description: 'Events the endpoint receives from now on (replaces the list; at least one)',
 			},
-			{
-				displayName: 'Note',
-				name: 'note',
-				type: 'string',
-				default: '',
-				description: 'Your own description of the endpoint (max 256 characters)',
-			},
+			noteField,
 			{
 				displayName: 'Signature Version',
 				name: 'signatureVersion',
