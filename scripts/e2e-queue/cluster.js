@@ -1,14 +1,15 @@
 // @ts-check
 /**
- * n8n 2.8.4 in queue mode on one machine: `n8n start` (main), `n8n webhook` and `n8n worker`
- * processes sharing one N8N_USER_FOLDER (the package installed in .n8n/nodes), one encryption
+ * n8n 2.8.4 in queue mode on one machine: `n8n start` (main), `n8n webhook` processes and
+ * `n8n worker` processes sharing one N8N_USER_FOLDER (the package installed in .n8n/nodes), one encryption
  * key, PostgreSQL and Redis. Built on scripts/e2e/lib.js (makeInstance for the shared settings
  * and the main process, startProcess for the others); every process listens on 127.0.0.1.
  *
- * Ports: main and webhook have their own N8N_PORT; main and each worker their own task-broker
+ * Ports: main and each webhook process have their own N8N_PORT; main and each worker their own task-broker
  * port (N8N_RUNNERS_BROKER_PORT: 2.8 always runs the internal task runner, N8N_RUNNERS_ENABLED is
  * deprecated there and not set); each worker its own health server (QUEUE_HEALTH_CHECK_PORT).
- * The webhook process runs no task runner.
+ * Webhook processes run no task runner. Every webhook process gets WEBHOOK_URL = the first one's
+ * URL (`webhook`), as processes behind one load balancer share its public address.
  */
 'use strict';
 
@@ -67,12 +68,16 @@ function makeQueueCluster({ userFolder, logDir, home, pg, redis, env: extraEnv =
 		queueEnv,
 		/** The webhook process: port and base URL (fixed before anything starts, WEBHOOK_URL points at it). */
 		webhook: { port: 0, url: '' },
+		/** Every webhook process by name (`webhook` is cluster.webhook); a restart keeps the port. */
+		/** @type {Record<string, {port: number, url: string}>} */
+		webhooks: {},
 		/** @type {Record<string, {port: number, healthPort: number}>} */
 		workers: {},
 
 		async init() {
 			cluster.webhook.port = await lib.freePort();
 			cluster.webhook.url = `http://127.0.0.1:${cluster.webhook.port}`;
+			cluster.webhooks.webhook = cluster.webhook;
 		},
 
 		/** One n8n CLI command against the cluster's database (lib's inst.cli always uses SQLite). */
@@ -109,10 +114,14 @@ function makeQueueCluster({ userFolder, logDir, home, pg, redis, env: extraEnv =
 			return server;
 		},
 
-		/** `n8n webhook` on its own port. */
-		async startWebhook() {
+		/** `n8n webhook` named `name` (default `webhook`, the one WEBHOOK_URL points at) on its own port. */
+		async startWebhook(name = 'webhook') {
 			const t = Date.now();
-			const { port, url } = cluster.webhook;
+			if (!cluster.webhooks[name]) {
+				const p = await lib.freePort();
+				cluster.webhooks[name] = { port: p, url: `http://127.0.0.1:${p}` };
+			}
+			const { port, url } = cluster.webhooks[name];
 			const proc = lib.startProcess(process.execPath, [lib.n8nBin(home), 'webhook'], {
 				cwd: userFolder,
 				env: envOf({
@@ -120,18 +129,18 @@ function makeQueueCluster({ userFolder, logDir, home, pg, redis, env: extraEnv =
 					N8N_LISTEN_ADDRESS: '127.0.0.1',
 					N8N_HOST: '127.0.0.1',
 					N8N_PROTOCOL: 'http',
-					WEBHOOK_URL: `${url}/`,
+					WEBHOOK_URL: `${cluster.webhook.url}/`,
 					N8N_RUNNERS_BROKER_PORT: String(await lib.freePort()),
-					...eventLog('webhook'),
+					...eventLog(name),
 					// Diagnosis: executionIds in the log lines (VS_E2E_QUEUE_WEBHOOK_DEBUG=1).
 					...(process.env.VS_E2E_QUEUE_WEBHOOK_DEBUG === '1' ? { N8N_LOG_LEVEL: 'debug', N8N_LOG_FORMAT: 'json' } : {}),
 				}),
-				logFile: path.join(logDir, 'n8n-webhook.log'),
+				logFile: path.join(logDir, `n8n-${name}.log`),
 			});
-			remember('webhook', proc);
+			remember(name, proc);
 			await proc.waitFor(/Webhook listener waiting for requests/, 180_000);
 			await lib.waitHttp(`${url}/healthz`, 60_000);
-			log(`webhook process (n8n webhook) ready on ${url} in ${((Date.now() - t) / 1000).toFixed(1)} s`);
+			log(`${name} process (n8n webhook) ready on ${url} in ${((Date.now() - t) / 1000).toFixed(1)} s`);
 			return proc;
 		},
 

@@ -3,9 +3,11 @@
 /**
  * npm run test:e2e:queue — this package in n8n 2.8.4 queue mode on one machine:
  *   PostgreSQL + redis-server (Debian packages, apt-get when missing) on loopback, data in a
- *   temporary folder; one `n8n start` (main), one `n8n webhook`, two `n8n worker` processes sharing
- *   the N8N_USER_FOLDER (package installed as the community-nodes panel does), the encryption key,
- *   the database and the queue. WEBHOOK_URL points at the webhook process.
+ *   temporary folder; one `n8n start` (main), two `n8n webhook` (`webhook`, `webhook-2`), two
+ *   `n8n worker` processes sharing the N8N_USER_FOLDER (package installed as the community-nodes
+ *   panel does), the encryption key, the database and the queue. WEBHOOK_URL points at `webhook`
+ *   (the address the trigger registers); `webhook-2` serves the same paths, as a second process
+ *   behind one load balancer would.
  *
  * Checks (each prints its counts):
  *   1. the trigger's endpoint is registered once at the sandbox (by main), for the webhook process URL
@@ -18,7 +20,13 @@
  *      maxStalledCount"), never re-runs it, and the process that enqueued it saves the execution as
  *      failed; n8n's Retry of it ends at once with the same error; the caller re-sending the request
  *      starts a new execution: with the Idempotency Key option taken from the request the ledger
- *      keeps exactly one refund, with the default (execution-derived) key it gets a second one
+ *      keeps exactly one refund, with the default (execution-derived) key it gets a second one.
+ *      The same crash in a Vault Store Trigger -> Refund workflow (event sent by the sandbox): the
+ *      event sent again with a fresh signature is dropped by the webhook process that took it
+ *      (its duplicate memory), accepted by webhook-2, and that execution's refund carries the key
+ *      derived from the event: the service replays the original, the ledger keeps one refund
+ *   5b. one signed event posted at the same moment to both webhook processes: each has its own
+ *      duplicate memory, so 2 executions; both refunds carry the event key: 1 refund
  *   6. main restart re-checks the endpoint and registers nothing; history intact; deactivation
  *      deletes the endpoint once and the webhook process answers 404
  *   7. every process stops on SIGTERM (exit 0; the webhook process: see the stop phase), nothing is
@@ -104,6 +112,46 @@ function refundWorkflow(/** @type {{id: string, name: string, path: string, keyE
 
 const REFUND_EXEC = { id: 'vsQueueRefExec01', name: 'Queue e2e: refund (key from the execution)', path: 'vs-queue-refund-exec' };
 const REFUND_KEY = { id: 'vsQueueRefKey001', name: 'Queue e2e: refund (key from the request)', path: 'vs-queue-refund-key', keyExpr: "={{ 'refund-' + $json.body.requestId }}" };
+
+/** Event workflow: Vault Store Trigger (PAYMENT_COMPLETED, V2) -> refund 1.00 of the event's order, default key (from the event). */
+const EVENT_REFUND = { id: 'vsQueueRefEvt001', name: 'Queue e2e: 1.00 back on each completed payment (Vault Store Trigger, key from the event)', webhookId: crypto.randomUUID() };
+function eventRefundWorkflow() {
+	return {
+		id: EVENT_REFUND.id,
+		name: EVENT_REFUND.name,
+		nodes: [
+			{
+				id: crypto.randomUUID(),
+				name: 'Vault Store Trigger',
+				type: `${lib.PKG_NAME}.vaultStoreTrigger`,
+				typeVersion: 1,
+				position: [0, 0],
+				webhookId: EVENT_REFUND.webhookId,
+				parameters: { events: ['PAYMENT_COMPLETED'], signatureVersion: 'V2', options: {} },
+				credentials: { vaultStoreStoreApi: { id: lib.CREDENTIALS.store.id, name: lib.CREDENTIALS.store.name } },
+			},
+			{
+				id: crypto.randomUUID(),
+				name: 'Refund 1.00',
+				type: `${lib.PKG_NAME}.vaultStore`,
+				typeVersion: 1,
+				position: [240, 0],
+				parameters: {
+					resource: 'order',
+					operation: 'refund',
+					orderId: { __rl: true, mode: 'id', value: '={{ $json.data.orderId }}' },
+					additionalFields: { amount: 1, reason: 'queue-mode e2e (event)' },
+				},
+				credentials: { vaultStoreStoreApi: { id: lib.CREDENTIALS.store.id, name: lib.CREDENTIALS.store.name } },
+			},
+		],
+		connections: { 'Vault Store Trigger': { main: [[{ node: 'Refund 1.00', type: 'main', index: 0 }]] } },
+		settings: { executionOrder: 'v1' },
+		pinData: {},
+		active: false,
+		tags: [],
+	};
+}
 
 async function main() {
 	const started = Date.now();
@@ -208,15 +256,17 @@ async function main() {
 		fs.mkdirSync(importDir);
 		fs.copyFileSync(trigger.file, path.join(importDir, trigger.name));
 		for (const wf of [REFUND_EXEC, REFUND_KEY]) fs.writeFileSync(path.join(importDir, `${wf.id}.json`), JSON.stringify(refundWorkflow(wf), null, 2));
+		// Not published here: activated in its phase, so the endpoint counts before it are the example's alone.
+		fs.writeFileSync(path.join(importDir, `${EVENT_REFUND.id}.json`), JSON.stringify(eventRefundWorkflow(), null, 2));
 		await c.importWorkflows(importDir);
 		const published = await Promise.all([trigger.id, REFUND_EXEC.id, REFUND_KEY.id].map((id) => c.cli(['publish:workflow', `--id=${id}`], { allowFail: true })));
 		t.check('setup: publish:workflow succeeded for the trigger example and both refund workflows', published.every((r) => r.code === 0), published.map((r) => lib.tail(r.stdout + r.stderr, 5)).join('\n'));
 		log(`setup (build, pack, services, imports) took ${secs(Date.now() - ts)}`);
 
 		const t1 = Date.now();
-		await Promise.all([c.startMain(), c.startWebhook(), c.startWorker('worker-1'), c.startWorker('worker-2')]);
+		await Promise.all([c.startMain(), c.startWebhook(), c.startWebhook('webhook-2'), c.startWorker('worker-1'), c.startWorker('worker-2')]);
 		report.startupSeconds = Number(((Date.now() - t1) / 1000).toFixed(1));
-		log(`main, webhook and 2 workers up in ${secs(Date.now() - t1)}`);
+		log(`main, 2 webhook processes and 2 workers up in ${secs(Date.now() - t1)}`);
 		hookUrl = webhookUrl(c.webhook.url, triggerNode);
 		mainHookUrl = webhookUrl(c.inst.url, triggerNode);
 		rest = lib.restClient(c.inst.url);
@@ -265,11 +315,11 @@ async function main() {
 		const eps = endpointsFor(hookUrl);
 		report.endpointRegistrations = posts.length;
 		log(`endpoint registrations at the sandbox: ${posts.length} (POST /webhooks), endpoints for ${hookUrl}: ${eps.length}, all endpoints: ${sb.state.webhooks.length}`);
-		t.equal('endpoint: exactly one POST /webhooks at the sandbox for 4 n8n processes', posts.map((/** @type {any} */ r) => r.status), [201]);
+		t.equal('endpoint: exactly one POST /webhooks at the sandbox for 5 n8n processes', posts.map((/** @type {any} */ r) => r.status), [201]);
 		t.equal('endpoint: exactly one endpoint, for the webhook process URL (WEBHOOK_URL)', eps.map((/** @type {any} */ w) => w.url), [hookUrl]);
 		t.equal('endpoint: no endpoint points at main', endpointsFor(mainHookUrl).length, 0);
 		const activatedBy = [...c.procs.keys()].filter((n) => /Activated workflow/.test(c.output(n)));
-		t.equal('endpoint: only main activated workflows (webhook process and workers did not)', activatedBy, ['main']);
+		t.equal('endpoint: only main activated workflows (webhook processes and workers did not)', activatedBy, ['main']);
 	});
 
 	// ------------------------------------------------------------------ 2. deliveries run on workers
@@ -381,35 +431,59 @@ async function main() {
 	});
 
 	// ------------------------------------------------------------------ 5. refunds on workers, a worker killed mid-refund
+	const refundsOf = (/** @type {string} */ orderId) => sb.ledger.filter((/** @type {any} */ e) => e.kind === 'refund' && e.orderId === orderId);
+	const refundPosts = (/** @type {string} */ orderId) => sb.requests.filter((/** @type {any} */ r) => r.method === 'POST' && r.path.endsWith(`/orders/${orderId}/refund`));
+	const refundable = () => sb.state.orders.filter((/** @type {any} */ o) => o.payment?.status === 'COMPLETED' && o.amount >= 5 && !sb.state.refunds.some((/** @type {any} */ r) => r.orderId === o.id));
+	/** The refund node's first output item in an execution (includeData). */
+	const refundOut = (/** @type {any} */ e) => e?.data?.resultData?.runData?.['Refund 1.00']?.[0]?.data?.main?.[0]?.[0]?.json ?? {};
+	const H = () => ({ 'X-N8N-API-KEY': api.apiKey });
+	// The Vault Store Trigger -> Refund workflow: its URL at each webhook process (the sandbox knows the first).
+	const evNode = eventRefundWorkflow().nodes[0];
+	const evUrl = webhookUrl(c.webhook.url, evNode);
+	const evUrl2 = webhookUrl(c.webhooks['webhook-2'].url, evNode);
+	/** Events counted per case, for the final report. */
+	const eventCases = /** @type {Record<string, unknown>} */ ({});
+	report.eventKeys = eventCases;
+
 	await t.runPhase('refund: worker killed mid-run', async () => {
-		const refundable = sb.state.orders.filter((/** @type {any} */ o) => o.payment?.status === 'COMPLETED' && o.amount >= 5 && !sb.state.refunds.some((/** @type {any} */ r) => r.orderId === o.id));
-		const [orderA, orderB] = refundable;
-		t.must('refund: two refundable orders in the sandbox', orderA && orderB, `${refundable.length} refundable`);
-		const refundsOf = (/** @type {string} */ orderId) => sb.ledger.filter((/** @type {any} */ e) => e.kind === 'refund' && e.orderId === orderId);
-		const refundPosts = (/** @type {string} */ orderId) => sb.requests.filter((/** @type {any} */ r) => r.method === 'POST' && r.path.endsWith(`/orders/${orderId}/refund`));
+		const [orderA, orderB, orderE] = refundable();
+		t.must('refund: three refundable orders in the sandbox', orderA && orderB && orderE, `${refundable().length} refundable`);
+		// The event workflow is activated now: main registers its endpoint (for the WEBHOOK_URL process).
+		const act = await api.request('POST', `/api/v1/workflows/${EVENT_REFUND.id}/activate`, undefined, H());
+		t.must('refund (event): the Vault Store Trigger -> Refund workflow activated over the public API', act.status === 200, JSON.stringify(act).slice(0, 300));
+		const evEndpoint = await waitUntil(() => endpointsFor(evUrl)[0], 20_000);
+		t.must('refund (event): main registered its endpoint at the sandbox, for the webhook process URL', evEndpoint, JSON.stringify(sb.state.webhooks.map((/** @type {any} */ w) => w.url)));
 		// The sandbox commits each refund, then holds the answer SLOW_MS: the worker is killed while it waits.
-		sb.faults.add({ match: { method: 'POST', path: /\/orders\/[^/]+\/refund$/ }, kind: 'slow', delayMs: SLOW_MS, count: 2, oncePerKey: true });
+		sb.faults.add({ match: { method: 'POST', path: /\/orders\/[^/]+\/refund$/ }, kind: 'slow', delayMs: SLOW_MS, count: 3, oncePerKey: true });
 		const requestId = `rq_${crypto.randomBytes(6).toString('hex')}`;
 		const base = c.webhook.url;
+		// The service sends PAYMENT_COMPLETED for order E to the workflow's endpoint (signed by the sandbox).
+		const messageE = sb.app.deliver(evEndpoint.id, 'PAYMENT_COMPLETED', { orderId: orderE.id, amount: 1, currency: 'USD' });
 		const [ra, rb] = await Promise.all([
 			post(`${base}/webhook/${REFUND_EXEC.path}`, { 'content-type': 'application/json' }, JSON.stringify({ orderId: orderA.id })),
 			post(`${base}/webhook/${REFUND_KEY.path}`, { 'content-type': 'application/json' }, JSON.stringify({ orderId: orderB.id, requestId })),
 		]);
 		t.equal('refund: both refund webhooks answered 200 by the webhook process', [ra.status, rb.status], [200, 200]);
-		const held = await waitUntil(() => refundsOf(orderA.id).length === 1 && refundsOf(orderB.id).length === 1 && refundPosts(orderA.id).length === 1 && refundPosts(orderB.id).length === 1, 30_000);
-		t.must('refund: both refunds committed at the sandbox, answers held', held, JSON.stringify({ a: refundsOf(orderA.id).length, b: refundsOf(orderB.id).length }));
+		const deliveryE = /** @type {any} */ (await waitUntil(() => sb.deliveries.find((/** @type {any} */ d) => d.messageId === messageE && (d.status !== 0 || d.error)), 20_000));
+		t.must('refund (event): the webhook process answered the sandbox delivery with 2xx', deliveryE && deliveryE.url === evUrl && deliveryE.status >= 200 && deliveryE.status < 300, JSON.stringify(deliveryE && { url: deliveryE.url, status: deliveryE.status, error: deliveryE.error }));
+		const held = await waitUntil(() => [orderA, orderB, orderE].every((o) => refundsOf(o.id).length === 1 && refundPosts(o.id).length === 1), 30_000);
+		t.must('refund: the three refunds committed at the sandbox, answers held', held, JSON.stringify([orderA, orderB, orderE].map((o) => refundsOf(o.id).length)));
 		const [execA] = await executions(REFUND_EXEC.id);
 		const [execB] = await executions(REFUND_KEY.id);
+		const [execE] = await executions(EVENT_REFUND.id);
 		const idA = String(execA?.id);
 		const idB = String(execB?.id);
-		t.check('refund: the webhook process enqueued both executions', loggedIds('webhook', ENQUEUED).includes(idA) && loggedIds('webhook', ENQUEUED).includes(idB), lib.tail(c.output('webhook'), 10));
-		const onA = ranOn(idA);
-		const onB = ranOn(idB);
-		t.check('refund: both run on workers (one each)', onA.length === 1 && onB.length === 1, JSON.stringify({ onA, onB }));
-		const victims = [...new Set([...onA, ...onB])];
+		const idE = String(execE?.id);
+		const killedIds = [idA, idB, idE];
+		t.check('refund: the webhook process enqueued the three executions', killedIds.every((id) => loggedIds('webhook', ENQUEUED).includes(id)), lib.tail(c.output('webhook'), 10));
+		const on = killedIds.map(ranOn);
+		t.check('refund: all three run on workers (one each)', on.every((w) => w.length === 1), JSON.stringify(on));
+		const victims = [...new Set(on.flat())];
 		const keyA = refundPosts(orderA.id)[0]?.headers?.['idempotency-key'];
 		const keyB = refundPosts(orderB.id)[0]?.headers?.['idempotency-key'];
+		const keyE = refundPosts(orderE.id)[0]?.headers?.['idempotency-key'];
 		t.equal('refund: the request-key workflow sent the key from the request', keyB, `refund-${requestId}`);
+		t.check('refund (event): the trigger-fed refund sent a key derived from the event (n8n_evt_…)', /^n8n_evt_/.test(keyE ?? ''), String(keyE));
 
 		// Watch Bull's failure events, then kill the worker(s) running the refunds.
 		const sub = lib.startProcess('/usr/bin/redis-cli', ['-h', '127.0.0.1', '-p', String(redis?.port), 'SUBSCRIBE', 'bull:jobs:failed'], { logFile: path.join(logDir, 'redis-failed-events.log') });
@@ -426,7 +500,7 @@ async function main() {
 			}
 			return undefined;
 		};
-		const jobs = [jobOf(idA), jobOf(idB)];
+		const jobs = killedIds.map(jobOf);
 		// The killed workers come back in place (same name, same event log), as a restarted container would.
 		await Promise.all(victims.map((w) => c.startWorker(w)));
 		const failedEvents = await waitUntil(() => {
@@ -439,64 +513,85 @@ async function main() {
 		const waiting = await redis?.cli(['LRANGE', 'bull:jobs:wait', '0', '-1']);
 		t.check('refund: the killed jobs are neither active nor waiting (not re-queued)', jobs.every((j) => !new RegExp(`"${j}"`).test(`${active}\n${waiting}`)), `active: ${active}; wait: ${waiting}`);
 		await sub.stop(2000);
+		const allRefundRuns = async () => [...(await executions(REFUND_EXEC.id, true)), ...(await executions(REFUND_KEY.id, true)), ...(await executions(EVENT_REFUND.id, true))];
 		// The process that enqueued a job (here the webhook process) waits for it; a stalled job
 		// ends that wait with MaxStalledCountError and the execution is saved as failed.
 		const ended = await waitUntil(async () => {
-			const list = [...(await executions(REFUND_EXEC.id, true)), ...(await executions(REFUND_KEY.id, true))].filter((e) => [idA, idB].includes(String(e.id)));
-			return list.length === 2 && list.every((e) => ['error', 'crashed'].includes(e.status)) ? list : undefined;
+			const list = (await allRefundRuns()).filter((e) => killedIds.includes(String(e.id)));
+			return list.length === 3 && list.every((e) => ['error', 'crashed'].includes(e.status)) ? list : undefined;
 		}, 30_000, 1000);
-		const endedAs = (ended ?? []).map((/** @type {any} */ e) => `${e.id}: ${e.status} (${String(e.data?.resultData?.error?.message ?? '').slice(0, 90)})`);
+		const endedAs = (ended ?? []).map((/** @type {any} */ e) => `${e.id}: ${e.status} (${String(e.data?.resultData?.error?.message ?? '').slice(0, 90)}), nodes with saved output ${JSON.stringify(Object.keys(e.data?.resultData?.runData ?? {}))}`);
 		log(`killed executions ended as: ${endedAs.join('; ')}`);
-		t.check('refund: both killed executions end as failed (error "failed to be processed too many times" or crashed), not running', ended, JSON.stringify(endedAs));
+		t.check('refund: the three killed executions end as failed (error "failed to be processed too many times" or crashed), not running', ended, JSON.stringify(endedAs));
 		await sleep(3000);
-		const reruns = workerNames().filter((w) => (loggedIds(w, STARTED).filter((x) => x === idA || x === idB).length > 0 && !victims.includes(w)) || loggedIds(w, STARTED).filter((x) => x === idA || x === idB).length > 1);
+		// Each killed execution started once, on a killed worker (one worker may have run two of them).
+		const starts = killedIds.map((id) => workerNames().flatMap((w) => loggedIds(w, STARTED).filter((x) => x === id).map(() => w)));
+		const reruns = starts.filter((s) => s.length !== 1 || !victims.includes(s[0]));
 		t.equal('refund: no worker re-ran the killed executions (n8n 2.8 sets Bull maxStalledCount 0)', reruns, []);
-		t.equal('refund: one refund request per order reached the sandbox', [refundPosts(orderA.id).length, refundPosts(orderB.id).length], [1, 1]);
-		t.equal('refund: ledger after the crash: exactly one refund per order', [refundsOf(orderA.id).length, refundsOf(orderB.id).length], [1, 1]);
+		t.equal('refund: one refund request per order reached the sandbox', [orderA, orderB, orderE].map((o) => refundPosts(o.id).length), [1, 1, 1]);
+		t.equal('refund: ledger after the crash: exactly one refund per order', [orderA, orderB, orderE].map((o) => refundsOf(o.id).length), [1, 1, 1]);
 
 		// Retry (public API) = a new execution with retryOf: a new execution id.
 		await sleep(Math.max(0, SLOW_MS + 500 - (Date.now() - tk))); // the held answers are done by now
 		/** @returns {Promise<any>} */
 		const retry = async (/** @type {string} */ id) => {
-			const r = await api.request('POST', `/api/v1/executions/${id}/retry`, {}, { 'X-N8N-API-KEY': api.apiKey });
+			const r = await api.request('POST', `/api/v1/executions/${id}/retry`, {}, H());
 			if (r.status >= 300) throw new Error(`retry ${id}: HTTP ${r.status} ${JSON.stringify(r.body).slice(0, 300)}`);
 			return r.body;
 		};
-		const [retA, retB] = [await retry(idA), await retry(idB)];
-		const newIds = [String(retA.id), String(retB.id)];
+		const newIds = [];
+		for (const id of killedIds) newIds.push(String((await retry(id)).id));
 		const done = await waitUntil(async () => {
-			const list = [...(await executions(REFUND_EXEC.id, true)), ...(await executions(REFUND_KEY.id, true))].filter((e) => newIds.includes(String(e.id)));
-			return list.length === 2 && list.every(isDone) ? list : undefined;
+			const list = (await allRefundRuns()).filter((e) => newIds.includes(String(e.id)));
+			return list.length === 3 && list.every(isDone) ? list : undefined;
 		}, 60_000, 1000);
 		const retried = Object.fromEntries((done ?? []).map((/** @type {any} */ e) => [String(e.id), e]));
 		const why = (/** @type {any} */ e) => String(e?.data?.resultData?.error?.message ?? '');
 		const nodesRan = (/** @type {any} */ e) => Object.keys(e?.data?.resultData?.runData ?? {});
 		log(`n8n Retry (POST /api/v1/executions/{id}/retry): ${newIds.map((id) => `${id} retryOf ${retried[id]?.retryOf}: ${retried[id]?.status}, nodes run ${JSON.stringify(nodesRan(retried[id]))}, error "${why(retried[id]).slice(0, 60)}"`).join('; ')}`);
-		t.check('refund: n8n Retry of a stalled-job execution is a new execution (retryOf) that ends at once with the same error: the saved data holds the error and no node output, so no node runs', newIds.every((id, i) => retried[id]?.status === 'error' && String(retried[id]?.retryOf) === [idA, idB][i] && /failed to be processed too many times/.test(why(retried[id])) && !nodesRan(retried[id]).includes('Refund 1.00')), JSON.stringify(newIds.map((id) => [retried[id]?.status, retried[id]?.retryOf, why(retried[id]).slice(0, 80), nodesRan(retried[id])])));
-		t.equal('refund: the Retry sent nothing; still one refund request and one ledger refund per order', [refundPosts(orderA.id).length, refundPosts(orderB.id).length, refundsOf(orderA.id).length, refundsOf(orderB.id).length], [1, 1, 1, 1]);
+		t.check('refund: n8n Retry of a stalled-job execution is a new execution (retryOf) that ends at once with the same error: the saved data holds the error and no node output, so no node runs (also for the trigger-fed one)', newIds.every((id, i) => retried[id]?.status === 'error' && String(retried[id]?.retryOf) === killedIds[i] && /failed to be processed too many times/.test(why(retried[id])) && !nodesRan(retried[id]).includes('Refund 1.00')), JSON.stringify(newIds.map((id) => [retried[id]?.status, retried[id]?.retryOf, why(retried[id]).slice(0, 80), nodesRan(retried[id])])));
+		t.equal('refund: the Retry sent nothing; still one refund request and one ledger refund per order', [orderA, orderB, orderE].flatMap((o) => [refundPosts(o.id).length, refundsOf(o.id).length]), [1, 1, 1, 1, 1, 1]);
 
-		// What completes the work is the caller sending the request again (as a webhook sender
-		// retries after a timeout): a new execution, on a worker.
+		// What completes the work is the request or the event sent again: a new execution, on a worker.
+		// Webhook node: the caller re-sends the request (as a sender retries after a timeout).
 		const [ra2, rb2] = await Promise.all([
 			post(`${base}/webhook/${REFUND_EXEC.path}`, { 'content-type': 'application/json' }, JSON.stringify({ orderId: orderA.id })),
 			post(`${base}/webhook/${REFUND_KEY.path}`, { 'content-type': 'application/json' }, JSON.stringify({ orderId: orderB.id, requestId })),
 		]);
 		t.equal('refund: the re-sent requests answered 200', [ra2.status, rb2.status], [200, 200]);
+		// Vault Store Trigger: the event sent again, same id and body, signed afresh (what a resend from
+		// the service looks like; it does not retry by itself, the delivery was answered 200). The
+		// webhook process that took it drops it (its duplicate memory lasts twice the tolerance, 10 min);
+		// the other webhook process, which a load balancer may pick as well, accepts it.
+		const sameProcess = await post(evUrl, resign(secret, messageE, deliveryE.body), deliveryE.body);
+		t.check('refund (event): the resent event is dropped as a duplicate by the webhook process that took it', sameProcess.status === 200 && /duplicate delivery/.test(sameProcess.text), `${sameProcess.status} ${sameProcess.text.slice(0, 120)}`);
+		const otherProcess = await post(evUrl2, resign(secret, messageE, deliveryE.body), deliveryE.body);
+		t.check('refund (event): webhook-2 accepts the resent event (200, not ignored)', otherProcess.status === 200 && !/ignored/.test(otherProcess.text), `${otherProcess.status} ${otherProcess.text.slice(0, 120)}`);
 		const again = await waitUntil(async () => {
 			const a = (await executions(REFUND_EXEC.id, true)).filter((e) => ![idA, newIds[0]].includes(String(e.id)));
 			const b = (await executions(REFUND_KEY.id, true)).filter((e) => ![idB, newIds[1]].includes(String(e.id)));
-			return a.length === 1 && b.length === 1 && isDone(a[0]) && isDone(b[0]) ? [a[0], b[0]] : undefined;
+			const ev = (await executions(EVENT_REFUND.id, true)).filter((e) => ![idE, newIds[2]].includes(String(e.id)));
+			return [a, b, ev].every((l) => l.length === 1 && isDone(l[0])) ? [a[0], b[0], ev[0]] : undefined;
 		}, 60_000, 1000);
-		t.equal('refund: both re-sent requests ran successfully', (again ?? []).map((/** @type {any} */ e) => e.status), ['success', 'success']);
+		t.equal('refund: the three new executions ran successfully', (again ?? []).map((/** @type {any} */ e) => e.status), ['success', 'success', 'success']);
 		t.check('refund: on a worker', (again ?? []).every((/** @type {any} */ e) => ranOn(String(e.id)).length === 1), JSON.stringify((again ?? []).map((/** @type {any} */ e) => ranOn(String(e.id)))));
-		const outB = again?.[1]?.data?.resultData?.runData?.['Refund 1.00']?.[0]?.data?.main?.[0]?.[0]?.json ?? {};
+		const idE2 = String(again?.[2]?.id);
+		t.check('refund (event): webhook-2 enqueued the new execution', loggedIds('webhook-2', ENQUEUED).includes(idE2), lib.tail(c.output('webhook-2'), 10));
+		const outB = refundOut(again?.[1]);
 		const postsB = refundPosts(orderB.id);
 		t.check('refund (key from the request): the new execution sent the same Idempotency-Key and got the original refund back (idempotentReplay)', postsB.length === 2 && postsB.every((/** @type {any} */ r) => r.headers['idempotency-key'] === keyB) && outB.idempotentReplay === true && outB.orderId === orderB.id, JSON.stringify({ keys: postsB.map((/** @type {any} */ r) => r.headers['idempotency-key']), outB }));
 		t.equal('refund (key from the request): exactly ONE refund in the sandbox ledger after the crash and the re-sent request', refundsOf(orderB.id).length, 1);
 		const keysA = refundPosts(orderA.id).map((/** @type {any} */ r) => r.headers['idempotency-key']);
 		log(`default key (workflow + execution + node + run + item): killed execution sent ${keyA}, the new execution ${keysA[1]}: the ledger has ${refundsOf(orderA.id).length} refunds for ${orderA.id}`);
-		t.check('refund (default key): the new execution derives a different key (n8n 2.8 never re-runs the same execution id)', keysA.length === 2 && keysA[0] !== keysA[1], JSON.stringify(keysA));
-		t.equal('refund (default key): so the ledger shows a second refund (why the README says to set the Idempotency Key option from the event or request id where exactly-once matters)', refundsOf(orderA.id).length, 2);
+		t.check('refund (Webhook node, default key): the new execution derives a different key (n8n 2.8 never re-runs the same execution id)', keysA.length === 2 && keysA[0] !== keysA[1], JSON.stringify(keysA));
+		t.equal('refund (Webhook node, default key): so the ledger shows a second refund (why the README says to set the Idempotency Key option from the request id for n8n\'s own Webhook trigger)', refundsOf(orderA.id).length, 2);
+		const outE = refundOut(again?.[2]);
+		const postsE = refundPosts(orderE.id);
+		const keysE = postsE.map((/** @type {any} */ r) => r.headers['idempotency-key']);
+		const execsE = (await executions(EVENT_REFUND.id)).filter((e) => !newIds.includes(String(e.id)));
+		log(`trigger-fed refund (key from the event ${messageE}): executions ${execsE.length} (killed ${idE}, resent ${idE2}; n8n Retry ${newIds[2]} ran no node), refund requests ${postsE.length} (${postsE.map((/** @type {any} */ r) => r.status).join(', ')}), same key ${new Set(keysE).size === 1}, ledger refunds ${refundsOf(orderE.id).length}`);
+		t.check('refund (Vault Store Trigger, default key): the new execution sent the same key, derived from the event, and got the original refund back (idempotentReplay, idempotencyKeySource "event")', postsE.length === 2 && keysE.every((k) => k === keyE) && outE.idempotentReplay === true && outE.idempotencyKeySource === 'event' && outE.orderId === orderE.id, JSON.stringify({ keysE, outE }));
+		t.equal('refund (Vault Store Trigger, default key): exactly ONE refund in the sandbox ledger for 2 executions of the event (plus n8n\'s Retry, which ran nothing)', [execsE.length, refundsOf(orderE.id).length], [2, 1]);
 		report.refund = {
 			killed: victims,
 			stalledDetectedSeconds: stalledMs / 1000,
@@ -504,6 +599,43 @@ async function main() {
 			ledgerKeyFromRequest: refundsOf(orderB.id).length,
 			ledgerDefaultKey: refundsOf(orderA.id).length,
 		};
+		eventCases.killedThenResent = { eventId: messageE, executions: execsE.length + 1, executionsThatSentTheRefund: execsE.length, nRetryRanNothing: 1, refundRequests: postsE.length, ledgerRefunds: refundsOf(orderE.id).length };
+	});
+
+	// ------------------------------------------------------------------ 5b. one event at two webhook processes at once
+	await t.runPhase('refund: one event at two webhook processes at once', async () => {
+		const [orderF] = refundable();
+		t.must('two processes: a refundable order in the sandbox', orderF, 'none left');
+		t.must('two processes: the event workflow is active (its endpoint is registered)', endpointsFor(evUrl).length === 1, JSON.stringify(sb.state.webhooks.map((/** @type {any} */ w) => w.url)));
+		const before = new Set((await executions(EVENT_REFUND.id)).map((e) => String(e.id)));
+		// One signed delivery, the same bytes to both processes at the same moment (a load balancer
+		// splitting a sender's retry from the original, or two senders' copies).
+		const d = signedDelivery({ secret, event: 'PAYMENT_COMPLETED', data: { orderId: orderF.id, amount: 1, currency: 'USD' } });
+		const answers = await Promise.all([post(evUrl, d.headers, d.body), post(evUrl2, d.headers, d.body)]);
+		t.check('two processes: both webhook processes accept the delivery (200, not ignored: each has its own duplicate memory)', answers.every((r) => r.status === 200 && !/ignored/.test(r.text)), JSON.stringify(answers.map((r) => [r.status, r.text.slice(0, 80)])));
+		const runs = await waitUntil(async () => {
+			const l = (await executions(EVENT_REFUND.id, true)).filter((e) => !before.has(String(e.id)));
+			return l.length >= 2 && l.every(isDone) ? l : undefined;
+		}, 60_000, 500);
+		await sleep(1500);
+		const mine = (await executions(EVENT_REFUND.id, true)).filter((e) => !before.has(String(e.id)));
+		const ids = mine.map((e) => String(e.id));
+		t.check('two processes: each webhook process enqueued one execution', ids.filter((id) => loggedIds('webhook', ENQUEUED).includes(id)).length === 1 && ids.filter((id) => loggedIds('webhook-2', ENQUEUED).includes(id)).length === 1, JSON.stringify({ ids, webhook: loggedIds('webhook', ENQUEUED).slice(-3), webhook2: loggedIds('webhook-2', ENQUEUED).slice(-3) }));
+		t.equal('two processes: 2 executions, both successful', mine.map((e) => e.status), ['success', 'success']);
+		t.check('two processes: both on workers', ids.every((id) => ranOn(id).length === 1), JSON.stringify(ids.map(ranOn)));
+		const outs = mine.map(refundOut);
+		const posts = refundPosts(orderF.id);
+		const keys = [...new Set(posts.map((/** @type {any} */ r) => r.headers['idempotency-key']))];
+		const statuses = posts.map((/** @type {any} */ r) => r.status);
+		const ledger = refundsOf(orderF.id).length;
+		log(`one event (${d.id}) at two webhook processes at once: ${mine.length} executions, ${posts.length} refund requests (HTTP ${statuses.join(', ')}; a 409 is the second arriving while the first ran, retried by the node), ${keys.length} key, ${ledger} refund in the ledger`);
+		t.check('two processes: every refund request carried the one key derived from the event', keys.length === 1 && /^n8n_evt_/.test(keys[0]), JSON.stringify(keys));
+		t.check('two processes: both outputs say idempotencyKeySource "event"; exactly one is the service\'s replay of the other', outs.every((o) => o.idempotencyKeySource === 'event' && o.orderId === orderF.id) && outs.filter((o) => o.idempotentReplay === true).length === 1, JSON.stringify(outs.map((o) => ({ src: o.idempotencyKeySource, replay: o.idempotentReplay, refund: o.id ?? o.refundId }))));
+		t.equal('two processes: 2 executions, exactly ONE refund in the sandbox ledger', [mine.length, ledger], [2, 1]);
+		eventCases.twoProcessesAtOnce = { eventId: d.id, executions: mine.length, refundRequests: posts.length, statuses, ledgerRefunds: ledger };
+
+		const deact = await api.request('POST', `/api/v1/workflows/${EVENT_REFUND.id}/deactivate`, undefined, H());
+		t.check('two processes: the event workflow deactivated; its endpoint deleted at the sandbox', deact.status === 200 && (await waitUntil(() => endpointsFor(evUrl).length === 0, 15_000)), JSON.stringify(endpointsFor(evUrl)));
 	});
 
 	// ------------------------------------------------------------------ 6. main restart, history, deactivation
@@ -552,11 +684,11 @@ async function main() {
 		await t.runPhase('stop', async () => {
 			if (cluster) {
 				const names = [...cluster.procs.keys()].filter((n) => cluster?.procs.get(n)?.child.exitCode === null && cluster?.procs.get(n)?.child.signalCode === null);
-				const order = [...names.filter((n) => n.startsWith('worker-')), ...names.filter((n) => n === 'webhook'), ...names.filter((n) => n === 'main')];
+				const order = [...names.filter((n) => n.startsWith('worker-')), ...names.filter((n) => n.startsWith('webhook')), ...names.filter((n) => n === 'main')];
 				const open = pg ? await pg.psql(`SELECT count(*) FROM execution_entity WHERE status IN ('new', 'running')`, 'n8n').catch(() => '?') : '?';
 				const stops = await Promise.all(order.map(async (n) => [n, await /** @type {NonNullable<typeof cluster>} */ (cluster).stop(n, 30_000)]));
 				for (const [n, r] of /** @type {[string, any][]} */ (stops)) {
-					if (n !== 'webhook' || r.clean) {
+					if (!n.startsWith('webhook') || r.clean) {
 						t.check(`stop: ${n} exits on SIGTERM with code 0 within 30 s`, r.clean, JSON.stringify(r));
 						continue;
 					}
@@ -564,12 +696,12 @@ async function main() {
 					// that a worker completes (and Bull removes, removeOnComplete) before that call is never
 					// seen as finished, so the process keeps the execution "active" although the database has
 					// it finished. On SIGTERM it waits for those until N8N_GRACEFUL_SHUTDOWN_TIMEOUT, exits 1.
-					const out = /** @type {NonNullable<typeof cluster>} */ (cluster).output('webhook');
+					const out = /** @type {NonNullable<typeof cluster>} */ (cluster).output(n);
 					const waiting = /Waiting for (\d+) active executions to finish/.exec(out.slice(out.lastIndexOf('Received SIGTERM')));
 					const timedOut = /Shutdown timed out after \d+ seconds/.test(out);
-					report.webhookShutdown = { exit: r.code, activeAtShutdown: Number(waiting?.[1] ?? 0), unfinishedInDatabase: open };
-					log(`WARN n8n webhook process: ${waiting?.[1] ?? '?'} executions still tracked as active at SIGTERM while the database had ${open} new/running; it waited for its graceful timeout and exited ${r.code} (n8n 2.8.4 job.finished() race for jobs done within milliseconds)`);
-					t.check('stop: webhook process ends on SIGTERM within the graceful timeout; exit 1 only from n8n\'s own "Shutdown timed out" while it waits for executions the database shows finished (n8n 2.8.4 bookkeeping, not this package)', r.code === 1 && timedOut && waiting && open === '0', JSON.stringify({ r, waiting: waiting?.[0], timedOut, open }));
+					report.webhookShutdown = { ...(/** @type {any} */ (report.webhookShutdown) ?? {}), [n]: { exit: r.code, activeAtShutdown: Number(waiting?.[1] ?? 0), unfinishedInDatabase: open } };
+					log(`WARN n8n ${n} process: ${waiting?.[1] ?? '?'} executions still tracked as active at SIGTERM while the database had ${open} new/running; it waited for its graceful timeout and exited ${r.code} (n8n 2.8.4 job.finished() race for jobs done within milliseconds)`);
+					t.check(`stop: ${n} process ends on SIGTERM within the graceful timeout; exit 1 only from n8n's own "Shutdown timed out" while it waits for executions the database shows finished (n8n 2.8.4 bookkeeping, not this package)`, r.code === 1 && timedOut && waiting && open === '0', JSON.stringify({ r, waiting: waiting?.[0], timedOut, open }));
 				}
 			}
 			if (pg) t.check('stop: postgres fast shutdown, exit 0', (await pg.stop()).clean, 'postgres did not stop cleanly');

@@ -11,6 +11,13 @@
  *   - a V1 variant of the workflow (created and activated over the public API) gets a V1
  *     endpoint and behaves the same, including 401 for forged and stale V1 deliveries
  *   - deactivating deletes the endpoint at the sandbox; the webhook URL is then gone in n8n
+ *   - one event, two executions, one refund: a Vault Store Trigger -> Refund workflow gets an event
+ *     from the sandbox; the service commits the refund but answers 500 to every attempt, so the
+ *     execution fails. The event sent again (same id, signed afresh) is dropped by the trigger's
+ *     duplicate memory (this process saw it, within twice the tolerance: 10 minutes), so the run
+ *     that happens is n8n's Retry of the failed execution: a new execution id, the same event
+ *     item, so the same key derived from the event; the service replays the original refund and
+ *     the ledger keeps one
  * Executions are read through n8n's public API with an API key.
  */
 'use strict';
@@ -18,7 +25,7 @@
 const crypto = require('node:crypto');
 const path = require('node:path');
 
-const { ROOT, PKG_NAME } = require('../../scripts/e2e/lib');
+const { ROOT, PKG_NAME, log } = require('../../scripts/e2e/lib');
 
 /** @param {() => any} fn */
 async function waitUntil(fn, timeoutMs = 20_000, intervalMs = 250) {
@@ -210,6 +217,84 @@ async function triggerChecks({ inst, sb, t, rest, example }) {
 	const after = await post(url, signedV2(`msg_e2eafter${crypto.randomBytes(4).toString('hex')}`, fresh(), forgedBody), forgedBody);
 	t.equal('trigger: the webhook URL is gone from n8n after deactivation (404)', after.status, 404);
 	t.equal('trigger: in all, the example workflow ran twice', (await executions(example.id)).length, 2);
+
+	await eventKeyChecks({ inst, sb, t, rest, node, executions });
+}
+
+/**
+ * One event, two executions, one refund (see the header). The workflow's refund takes the order
+ * from the event and has no Idempotency Key option: its key comes from the event.
+ * @param {{inst: any, sb: any, t: import('../../scripts/e2e/checks').Checks, rest: any, node: any, executions: (id: string) => Promise<any[]>}} ctx
+ */
+async function eventKeyChecks({ inst, sb, t, rest, node, executions }) {
+	const H = { 'X-N8N-API-KEY': rest.apiKey };
+	const deliveriesMod = require(path.join(ROOT, 'out', 'sandbox', 'deliveries.js'));
+	const { DEFAULT_TRANSPORT_OPTIONS } = require(path.join(ROOT, 'dist', 'nodes', 'shared', 'transport', 'request.js'));
+	const secret = sb.store.signingSecret;
+	const order = sb.state.orders.find((/** @type {any} */ o) => o.payment?.status === 'COMPLETED' && o.amount >= 5 && !sb.state.refunds.some((/** @type {any} */ r) => r.orderId === o.id));
+	t.must('event key: a refundable order in the sandbox', order, 'none');
+	const refunds = () => sb.ledger.filter((/** @type {any} */ e) => e.kind === 'refund' && e.orderId === order.id);
+	const refundPosts = () => sb.requests.filter((/** @type {any} */ r) => r.method === 'POST' && r.path.endsWith(`/orders/${order.id}/refund`));
+	const trigger = { ...JSON.parse(JSON.stringify(node)), id: crypto.randomUUID(), webhookId: crypto.randomUUID(), parameters: { events: ['PAYMENT_COMPLETED'], signatureVersion: 'V2', options: {} } };
+	const refund = {
+		id: crypto.randomUUID(),
+		name: 'Refund 1.00',
+		type: `${PKG_NAME}.vaultStore`,
+		typeVersion: 1,
+		position: [240, 0],
+		parameters: { resource: 'order', operation: 'refund', orderId: { __rl: true, mode: 'id', value: '={{ $json.data.orderId }}' }, additionalFields: { amount: 1, reason: 'e2e: one event, one refund' } },
+		credentials: trigger.credentials,
+	};
+	const created = /** @type {any} */ (await rest.request('POST', '/api/v1/workflows', { name: 'e2e: 1.00 back on each completed payment (key from the event)', nodes: [trigger, refund], connections: { [trigger.name]: { main: [[{ node: refund.name, type: 'main', index: 0 }]] } }, settings: { executionOrder: 'v1' } }, H));
+	t.must('event key: Vault Store Trigger -> Refund workflow created over the public API', created.status === 200 && created.body?.id, JSON.stringify(created).slice(0, 300));
+	const wfId = created.body.id;
+	const act = /** @type {any} */ (await rest.request('POST', `/api/v1/workflows/${wfId}/activate`, undefined, H));
+	t.must('event key: activated', act.status === 200, JSON.stringify(act).slice(0, 300));
+	const url = webhookUrl(inst.url, trigger);
+	const ep = sb.state.webhooks.find((/** @type {any} */ w) => w.url === url);
+	t.must('event key: its endpoint is registered at the sandbox', ep, JSON.stringify(sb.state.webhooks.map((/** @type {any} */ w) => w.url)));
+
+	// The service commits the refund, then answers 500 to the first attempt and to every retry.
+	const attempts = 1 + DEFAULT_TRANSPORT_OPTIONS.maxRetries;
+	sb.faults.add({ match: { method: 'POST', path: new RegExp(`/orders/${order.id}/refund$`) }, kind: 'commit-then-500', count: attempts });
+	const messageId = sb.app.deliver(ep.id, 'PAYMENT_COMPLETED', { orderId: order.id, amount: 1, currency: 'USD' });
+	const delivery = /** @type {any} */ (await waitUntil(() => sb.deliveries.find((/** @type {any} */ d) => d.messageId === messageId && (d.status !== 0 || d.error)), 20_000));
+	t.check('event key: n8n answered the sandbox delivery with 2xx', delivery && delivery.status >= 200 && delivery.status < 300, JSON.stringify(delivery && { status: delivery.status, error: delivery.error }));
+	const isDone = (/** @type {any} */ e) => ['success', 'error', 'crashed', 'canceled'].includes(e.status);
+	const first = /** @type {any[]} */ (await waitUntil(async () => {
+		const l = await executions(wfId);
+		return l.length === 1 && isDone(l[0]) ? l : undefined;
+	}, 30_000));
+	const firstId = String(first?.[0]?.id);
+	const keys = () => [...new Set(refundPosts().map((/** @type {any} */ r) => r.headers['idempotency-key']))];
+	t.equal(`event key: the refund committed once, every attempt answered 500 (${attempts} requests, one key): the execution failed`, { status: first?.[0]?.status, requests: refundPosts().length, keys: keys().length, ledger: refunds().length }, { status: 'error', requests: attempts, keys: 1, ledger: 1 });
+	t.check('event key: the key is derived from the event (n8n_evt_…)', /^n8n_evt_/.test(keys()[0] ?? ''), JSON.stringify(keys()));
+
+	// The event sent again (a resend: same id and body, fresh timestamp): this process saw the id.
+	const ts = String(Math.floor(Date.now() / 1000));
+	const resent = await fetch(url, { method: 'POST', headers: { ...delivery.headers, 'webhook-timestamp': ts, 'webhook-signature': deliveriesMod.signV2(secret, messageId, ts, delivery.body) }, body: delivery.body });
+	const resentText = await resent.text();
+	t.check('event key: the event sent again within the duplicate window is dropped (200 "duplicate delivery")', resent.status === 200 && /duplicate delivery/.test(resentText), `${resent.status} ${resentText.slice(0, 120)}`);
+	await sleep(1500);
+	t.equal('event key: and started no execution', (await executions(wfId)).length, 1);
+
+	// n8n's Retry of the failed execution: a new execution that runs the refund again on the saved event item.
+	const retried = /** @type {any} */ (await rest.request('POST', `/api/v1/executions/${firstId}/retry`, {}, H));
+	t.must('event key: n8n Retry of the failed execution accepted (public API)', retried.status < 300 && retried.body?.id, JSON.stringify(retried).slice(0, 300));
+	const retryId = String(retried.body.id);
+	const second = /** @type {any} */ (await waitUntil(async () => {
+		const r = await rest.api(`/executions/${retryId}?includeData=true`);
+		return r && isDone(r) ? r : undefined;
+	}, 30_000));
+	const out = second?.data?.resultData?.runData?.['Refund 1.00']?.[0]?.data?.main?.[0]?.[0]?.json ?? {};
+	const all = await executions(wfId);
+	log(`one event (${messageId}): ${all.length} executions (${all.map((/** @type {any} */ e) => `${e.id} ${e.status}${e.retryOf ? ` retryOf ${e.retryOf}` : ''}`).join(', ')}), ${refundPosts().length} refund requests (HTTP ${refundPosts().map((/** @type {any} */ r) => r.status).join(', ')}), ${keys().length} key, ${refunds().length} refund in the ledger; the resend within the window: ${resent.status} ${resentText.slice(0, 60)}`);
+	t.check('event key: the Retry is a new execution (retryOf) and succeeds', second?.status === 'success' && String(second?.retryOf) === firstId && retryId !== firstId, JSON.stringify({ status: second?.status, retryOf: second?.retryOf, error: second?.data?.resultData?.error?.message }));
+	t.check('event key: it sent the same key (from the event, not from the new execution id) and got the original refund back (idempotentReplay, idempotencyKeySource "event")', keys().length === 1 && out.idempotentReplay === true && out.idempotencyKeySource === 'event' && out.orderId === order.id, JSON.stringify({ keys: keys(), out }));
+	t.equal('event key: 2 executions of the event, exactly ONE refund in the sandbox ledger', [all.length, refunds().length], [2, 1]);
+
+	const deact = /** @type {any} */ (await rest.request('POST', `/api/v1/workflows/${wfId}/deactivate`, undefined, H));
+	t.check('event key: deactivated; its endpoint deleted at the sandbox', deact.status === 200 && (await waitUntil(() => !sb.state.webhooks.some((/** @type {any} */ w) => w.url === url), 15_000)), JSON.stringify(deact).slice(0, 200));
 }
 
 module.exports = { triggerChecks, webhookUrl };
