@@ -303,14 +303,16 @@ describe('V2 deliveries', () => {
 		expect((await deliverTo(t, c, { headers: resignV2(c, 'msg_tol301a0000001', now) })).items).toHaveLength(1);
 	});
 
-	test('a V2 endpoint receiving a V1 delivery answers 401 with a version hint (and the reverse)', async () => {
+	test('a V2 endpoint receiving a V1 delivery answers 401 with a version hint; a V1 endpoint accepts a V2 delivery (migrated)', async () => {
 		const v2 = await activeTrigger({ events: ['PAYMENT_REFUNDED'], signatureVersion: 'V2' });
 		const v1 = await activeTrigger({ events: ['PAYMENT_REFUNDED'], signatureVersion: 'V1' });
 		f.sb.emit('PAYMENT_REFUNDED', { refund: 1 });
 		const [toV2] = await receiver.waitFor(pathOf(v2), 1);
 		const [toV1] = await receiver.waitFor(pathOf(v1), 1);
 		expectRejected(await deliverTo(v2, toV1), /V1 format.*set to V2|signature version/);
-		expectRejected(await deliverTo(v1, toV2), /V2 format.*set to V1|signature version/);
+		const migrated = await deliverTo(v1, toV2);
+		expect(migrated.items).toHaveLength(1);
+		expect(migrated.items[0].json.meta).toMatchObject({ signatureVersion: 'V2' });
 		expect((await deliverTo(v2, toV2)).items).toHaveLength(1);
 		expect((await deliverTo(v1, toV1)).items).toHaveLength(1);
 	});
