@@ -99,16 +99,20 @@ function duplicateKeys(
  */
 async function signingSecrets(ctx: IWebhookFunctions): Promise<{ current: string; previous: string }> {
 	const stored = ctx.getWorkflowStaticData('node').signingSecret;
+	const haveStored = typeof stored === 'string' && stored !== '';
 	let credentials: IDataObject = {};
 	try {
 		credentials = (await ctx.getCredentials(STORE_CREDENTIAL)) as IDataObject;
 	} catch (error) {
-		ctx.logger.error(
-			`Vault Store Trigger: could not read the credential (${error instanceof Error ? error.message : 'unknown error'})`,
-		);
+		// Only worth an error when there is no secret at all (the stored one still verifies).
+		if (!haveStored) {
+			ctx.logger.error(
+				`Vault Store Trigger: could not read the credential (${error instanceof Error ? error.message : 'unknown error'})`,
+			);
+		}
 	}
 	const text = (value: unknown): string => (typeof value === 'string' ? value : '');
-	const current = typeof stored === 'string' && stored !== '' ? stored : text(credentials.signingSecret);
+	const current = haveStored ? (stored as string) : text(credentials.signingSecret);
 	return { current, previous: text(credentials.previousSigningSecret) };
 }
 
