@@ -52,6 +52,15 @@ export class VaultStoreStoreApi implements ICredentialType {
 			description:
 				'Secret used by the Vault Store Trigger to verify deliveries (whsec_...). Only needed for the trigger.',
 		},
+		{
+			displayName: 'Previous Signing Secret',
+			name: 'previousSigningSecret',
+			type: 'string',
+			typeOptions: { password: true },
+			default: '',
+			description:
+				'Only while rotating the signing secret: the secret being replaced. The trigger accepts deliveries signed with either secret. Clear it once the service signs with the new one.',
+		},
 	];
 
 	test: ICredentialTestRequest = {

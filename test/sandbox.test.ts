@@ -529,6 +529,23 @@ describe('webhooks', () => {
 		}
 	});
 
+	it('PATCH updates url, eventTypes, note and signatureVersion in place with the create validation, and returns the endpoint', async () => {
+		const { id } = (await createEndpoint({ note: 'before', signatureVersion: 'V1' })).data.data;
+		const patch = (body: Record<string, unknown>) => http.patch(core(`/webhooks/${id}`), body, storeAuth());
+		const updated = await patch({ url: 'https://hooks.example.com/new', eventTypes: ['PAYMENT_FAILED', 'PAYMENT_FAILED', 'SUBSCRIPTION_UPDATED'], note: '', signatureVersion: 'V2' });
+		expect(updated.status).toBe(200);
+		expect(updated.data.data).toEqual({ id, url: 'https://hooks.example.com/new', eventTypes: ['PAYMENT_FAILED', 'SUBSCRIPTION_UPDATED'], note: '', signatureVersion: 'V2', createdAt: expect.any(String), updatedAt: expect.any(String) });
+		expect((await patch({ note: 'only the note' })).data.data).toMatchObject({ id, url: 'https://hooks.example.com/new', note: 'only the note', signatureVersion: 'V2' });
+		expect((await patch({ url: 'http://example.com/x' })).status).toBe(400);
+		expect((await patch({ eventTypes: [] })).data.error.field).toBe('eventTypes');
+		expect((await patch({ eventTypes: ['ORDER_CREATED'] })).data.error.field).toBe('eventTypes[0]');
+		expect((await patch({ note: 'x'.repeat(257) })).data.error.field).toBe('note');
+		expect((await patch({ signatureVersion: 'V3' })).data.error.field).toBe('signatureVersion');
+		expect((await patch({ secret: 'x' })).status).toBe(400);
+		expect(sb.state.webhooks).toHaveLength(1);
+		expect((await http.patch(core('/webhooks/whk_doesnotexist00001'), { note: 'x' }, storeAuth())).status).toBe(404);
+	});
+
 	it('a refund emits PAYMENT_REFUNDED, signed V2 (verified independently)', async () => {
 		await createEndpoint({});
 		const order = completedOrder(10);

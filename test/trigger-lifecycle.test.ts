@@ -6,6 +6,7 @@
 import type { IDataObject, INodeProperties } from 'n8n-workflow';
 
 import { TOLERANCE_FIELD, triggerProperties } from '../nodes/VaultStoreTrigger/description';
+import { WEBHOOK_EVENT_TYPES } from '../nodes/shared/events';
 
 import type { SandboxFixture } from './fixtures';
 import { useSandbox } from './fixtures';
@@ -34,6 +35,11 @@ function webhookRequests(fx: SandboxFixture) {
 /** Ids of all endpoints at the sandbox, in creation order. */
 function liveIds(): string[] {
 	return f.sb.state.webhooks.map((w) => w.id);
+}
+
+/** Every PATCH of an endpoint answers 405 (a service without the update route) until the faults are cleared. */
+function refuseUpdates(): void {
+	f.sb.faults.add({ match: { method: 'PATCH', path: /\/webhooks\// }, kind: 'reply', status: 405, reply: { body: { ok: false, error: { message: 'Method not allowed' } } }, count: 1000 });
 }
 
 /** Every DELETE of an endpoint answers 500 until the faults are cleared. */
@@ -120,30 +126,46 @@ describe('trigger lifecycle against the sandbox', () => {
 		expect(t.staticData().webhookId).toBe(endpoints[0].id);
 	});
 
-	test('changed events: checkExists is false and the stale endpoint is removed, so activation leaves one endpoint', async () => {
+	test('changed events: the endpoint is updated in place (PATCH), keeps its whk_ id, and the sandbox ends with one endpoint', async () => {
+		const before = liveIds();
 		await t.activate();
-		const oldId = t.staticData().webhookId;
+		const id = t.staticData().webhookId as string;
 		t.setParameters({ ...PARAMS, events: ['PAYMENT_COMPLETED'] });
-		expect(await t.checkExists()).toBe(false);
-		expect(t.staticData()).toEqual({});
-		expect(f.sb.state.webhooks.some((w) => w.id === oldId)).toBe(false);
-		await t.activate();
-		const endpoints = endpointsFor(f, t.webhookUrl());
-		expect(endpoints).toHaveLength(1);
-		expect(endpoints[0].eventTypes).toEqual(['PAYMENT_COMPLETED']);
+		f.sb.clearRequests();
+		expect(await t.checkExists()).toBe(true);
+		expect(t.staticData()).toEqual({ webhookId: id });
+		const requests = webhookRequests(f).map((r) => `${r.method} ${r.path}`);
+		expect(requests).toEqual([
+			`GET /v2/stores/${f.sb.store.storeId}/webhooks/${id}`,
+			`PATCH /v2/core/stores/${f.sb.store.storeId}/webhooks/${id}`,
+		]);
+		const [patch] = webhookRequests(f).filter((r) => r.method === 'PATCH');
+		expect(patch.body).toEqual({ url: t.webhookUrl(), eventTypes: ['PAYMENT_COMPLETED'], note: 'lifecycle test', signatureVersion: 'V2' });
+		expect(patch.headers['idempotency-key']).toBeUndefined();
+		await t.activate(); // now it matches: nothing more is sent
+		expect(webhookRequests(f).filter((r) => r.method !== 'GET')).toHaveLength(1);
+		expect(liveIds()).toEqual([...before, id]);
+		expect(endpointsFor(f, t.webhookUrl())[0].eventTypes).toEqual(['PAYMENT_COMPLETED']);
 	});
 
-	test('changed signature version or URL: checkExists is false', async () => {
+	test('changed signature version, note or URL: the endpoint is updated in place and keeps its id', async () => {
+		const before = liveIds();
 		await t.activate();
-		t.setParameters({ ...PARAMS, signatureVersion: 'V1' });
-		expect(await t.checkExists()).toBe(false);
+		const id = t.staticData().webhookId as string;
+		t.setParameters({ ...PARAMS, signatureVersion: 'V1', note: 'renamed' });
+		expect(await t.checkExists()).toBe(true);
+		expect(endpointsFor(f, t.webhookUrl())[0]).toMatchObject({ id, signatureVersion: 'V1', note: 'renamed' });
 
-		t.setParameters(PARAMS);
-		await t.activate();
-		const endpoint = endpointsFor(f, t.webhookUrl())[0];
+		t.setParameters({ ...PARAMS, note: '' });
+		expect(await t.checkExists()).toBe(true);
+		expect(endpointsFor(f, t.webhookUrl())[0]).toMatchObject({ id, signatureVersion: 'V2', note: '' });
+
+		const endpoint = f.sb.state.webhooks.find((w) => w.id === id)!;
 		endpoint.url = 'https://elsewhere.example.test/hook';
-		expect(await t.checkExists()).toBe(false);
-		expect(f.sb.state.webhooks.some((w) => w.id === endpoint.id)).toBe(false);
+		expect(await t.checkExists()).toBe(true);
+		expect(endpoint.url).toBe(t.webhookUrl());
+		expect(t.staticData()).toEqual({ webhookId: id });
+		expect(liveIds()).toEqual([...before, id]);
 	});
 
 	test('checkExists throws errors other than 404 and keeps the static data', async () => {
@@ -249,11 +271,12 @@ describe('trigger lifecycle against the sandbox', () => {
 		expect(t.staticData()).toEqual({});
 	});
 
-	test('changed events with a failing DELETE: the replaced endpoint is kept as stale, deleted by a later activation, and the sandbox ends with exactly the new endpoint', async () => {
+	test('changed events, a service that refuses the update (405) and a failing DELETE: the replaced endpoint is kept as stale, deleted by a later activation, and the sandbox ends with exactly the new endpoint', async () => {
 		const before = liveIds();
 		await t.activate();
 		const oldId = t.staticData().webhookId as string;
 		t.setParameters({ ...PARAMS, events: ['PAYMENT_COMPLETED'] });
+		refuseUpdates();
 		failDeletes();
 		await t.activate(); // checkExists: mismatch, DELETE fails; create: registers the new one, retries the old one
 		const newId = t.staticData().webhookId as string;
@@ -269,11 +292,12 @@ describe('trigger lifecycle against the sandbox', () => {
 		expect(endpoint.eventTypes).toEqual(['PAYMENT_COMPLETED']);
 	});
 
-	test('changed events with a failing DELETE: deactivation deletes both the stale and the current endpoint once the service answers', async () => {
+	test('changed version, a service that refuses the update (405) and a failing DELETE: deactivation deletes both the stale and the current endpoint once the service answers', async () => {
 		const before = liveIds();
 		await t.activate();
 		const oldId = t.staticData().webhookId as string;
 		t.setParameters({ ...PARAMS, signatureVersion: 'V1' });
+		refuseUpdates();
 		failDeletes();
 		await t.activate();
 		const newId = t.staticData().webhookId as string;
@@ -398,6 +422,133 @@ describe('trigger lifecycle against the sandbox', () => {
 		expect(bad.staticData()).toEqual({});
 	});
 
+	test('a signature version changed at the service is logged at activation, and the endpoint is set back to the node\'s version in place', async () => {
+		t.setParameters({ ...PARAMS, signatureVersion: 'V1' });
+		await t.activate();
+		const id = t.staticData().webhookId as string;
+		f.sb.state.webhooks.find((w) => w.id === id)!.signatureVersion = 'V2'; // migrated by the service
+		const start = logLines.length;
+		expect(await t.checkExists()).toBe(true);
+		const warnings = logLines.slice(start).filter((l) => l.startsWith('warn '));
+		expect(warnings.filter((l) => l.includes(`webhook endpoint ${id} is set to V2 at the service`))).toHaveLength(1);
+		expect(warnings[0]).toContain("Signature Version is V1");
+		expect(warnings[0]).toContain('choose V2 in the node');
+		expect(endpointsFor(f, t.webhookUrl())).toEqual([expect.objectContaining({ id, signatureVersion: 'V1' })]);
+	});
+
+	test('an endpoint update whose answer is lost is sent once; activation fails saying it may have been applied and that activating again is safe', async () => {
+		await t.activate();
+		const id = t.staticData().webhookId as string;
+		t.setParameters({ ...PARAMS, events: ['PAYMENT_FAILED'] });
+		f.sb.faults.add({ match: { method: 'PATCH', path: /\/webhooks\// }, kind: 'drop-after-commit', count: 10 });
+		f.sb.clearRequests();
+		const error = await t.checkExists().then(
+			() => undefined,
+			(e: Error & { description?: string }) => e,
+		);
+		expect(error?.message).toContain(`Updating webhook endpoint ${id} failed, and the service may have applied the update anyway`);
+		expect(error?.description).toMatch(/no Idempotency-Key, so it was sent once and not repeated\. Activating the workflow again is safe/);
+		const creds = f.credentials.vaultStoreStoreApi;
+		for (const secret of [creds.secretKey, creds.signingSecret]) expect(`${error?.message} ${error?.description}`).not.toContain(String(secret));
+		expect(webhookRequests(f).filter((r) => r.method === 'PATCH')).toHaveLength(1);
+		expect(t.staticData()).toEqual({ webhookId: id });
+		// It was applied: the next activation finds the endpoint up to date and sends nothing more.
+		f.sb.faults.clear();
+		f.sb.clearRequests();
+		await t.activate();
+		expect(webhookRequests(f).map((r) => r.method)).toEqual(['GET']);
+		expect(endpointsFor(f, t.webhookUrl())).toEqual([expect.objectContaining({ id, eventTypes: ['PAYMENT_FAILED'] })]);
+	});
+
+	test('an endpoint update refused with 500 before it ran is reported the same way; the next activation updates it', async () => {
+		await t.activate();
+		const id = t.staticData().webhookId as string;
+		t.setParameters({ ...PARAMS, note: 'after a 500' });
+		f.sb.faults.add({ match: { method: 'PATCH', path: /\/webhooks\// }, kind: '500', count: 1 });
+		await expect(t.checkExists()).rejects.toThrow(/may have applied the update anyway \(.*HTTP 500/);
+		expect(await t.checkExists()).toBe(true);
+		expect(endpointsFor(f, t.webhookUrl())).toEqual([expect.objectContaining({ id, note: 'after a 500' })]);
+	});
+
+	test('an update answered 404 (endpoint deleted meanwhile, or no update route): the endpoint is deleted if still there and registered again', async () => {
+		const before = liveIds();
+		await t.activate();
+		const oldId = t.staticData().webhookId as string;
+		t.setParameters({ ...PARAMS, events: ['PAYMENT_REFUNDED'] });
+		f.sb.faults.add({ match: { method: 'PATCH', path: /\/webhooks\// }, kind: 'reply', status: 404, reply: { body: { ok: false, error: { message: 'Not found' } } }, count: 1 });
+		await t.activate();
+		const newId = t.staticData().webhookId as string;
+		expect(newId).not.toBe(oldId);
+		expect(liveIds()).toEqual([...before, newId]);
+		expect(endpointsFor(f, t.webhookUrl())[0].eventTypes).toEqual(['PAYMENT_REFUNDED']);
+	});
+
+	test('a note longer than 256 characters is refused before any request, naming the field; deactivation still works', async () => {
+		t.setParameters({ ...PARAMS, note: 'n'.repeat(257) });
+		await expect(t.checkExists()).rejects.toThrow('"Note" must be at most 256 characters long (got 257)');
+		await expect(t.create()).rejects.toThrow('"Note" must be at most 256 characters long (got 257)');
+		expect(f.requests()).toHaveLength(0);
+		t.setParameters({ ...PARAMS, note: 'n'.repeat(256) });
+		await t.activate();
+		expect(endpointsFor(f, t.webhookUrl())[0].note).toHaveLength(256);
+		t.setParameters({ ...PARAMS, note: 'n'.repeat(300) });
+		expect(await t.delete()).toBe(true);
+		expect(endpointsFor(f, t.webhookUrl())).toHaveLength(0);
+	});
+
+	test('All Events registers every payment and subscription event by name, without Payment Dispute Prevented unless it is selected too', async () => {
+		const every = WEBHOOK_EVENT_TYPES.filter((e) => e !== 'PAYMENT_DISPUTE_PREVENTED');
+		expect(every).toHaveLength(11);
+		t.setParameters({ ...PARAMS, events: ['*'] });
+		await t.activate();
+		const post = webhookRequests(f).find((r) => r.method === 'POST');
+		expect((post?.body as IDataObject).eventTypes).toEqual(every);
+		expect(endpointsFor(f, t.webhookUrl())[0].eventTypes).toEqual(every);
+		// Adding the opt-in event updates the endpoint in place with all twelve.
+		t.setParameters({ ...PARAMS, events: ['*', 'PAYMENT_DISPUTE_PREVENTED'] });
+		expect(await t.checkExists()).toBe(true);
+		expect([...endpointsFor(f, t.webhookUrl())[0].eventTypes].sort()).toEqual([...WEBHOOK_EVENT_TYPES].sort());
+		// Explicit events next to All Events add nothing twice.
+		t.setParameters({ ...PARAMS, events: ['PAYMENT_COMPLETED', '*'] });
+		expect(await t.checkExists()).toBe(true);
+		expect(endpointsFor(f, t.webhookUrl())[0].eventTypes).toHaveLength(11);
+	});
+
+	test('the Events option offers All Events, described as leaving Payment Dispute Prevented opt-in', () => {
+		const events = triggerProperties.find((p) => p.name === 'events');
+		const all = (events?.options as Array<{ name: string; value: string; description?: string }>).find((o) => o.value === '*');
+		expect(all?.name).toBe('All Events');
+		expect(all?.description).toMatch(/Payment Dispute Prevented is opt-in/);
+	});
+
+	test('while a Previous Signing Secret is set, activation logs it once (no secret in the line); one that cannot verify V2 is reported as ignored', async () => {
+		const previous = 'whsec_' + Buffer.alloc(24, 5).toString('base64');
+		const creds = { ...f.credentials, vaultStoreStoreApi: { ...f.credentials.vaultStoreStoreApi, previousSigningSecret: previous } };
+		const rotating = await trigger(PARAMS, { credentials: creds });
+		let start = logLines.length;
+		await rotating.activate();
+		let lines = logLines.slice(start).filter((l) => l.includes('Previous Signing Secret'));
+		expect(lines).toHaveLength(1);
+		expect(lines[0]).toMatch(/^warn .*Clear it once the service signs with the new secret/);
+		for (const line of logLines.slice(start)) expect(line).not.toContain(previous.slice(6));
+		expect(await rotating.delete()).toBe(true);
+
+		const bad = 'not base64 at all!';
+		const badCreds = { ...f.credentials, vaultStoreStoreApi: { ...f.credentials.vaultStoreStoreApi, previousSigningSecret: bad } };
+		const badTrigger = await trigger(PARAMS, { credentials: badCreds });
+		start = logLines.length;
+		await badTrigger.activate();
+		lines = logLines.slice(start).filter((l) => l.includes('Previous Signing Secret'));
+		expect(lines).toHaveLength(2);
+		expect(lines[1]).toContain('is not a valid V2 signing secret and is ignored');
+		for (const line of lines) expect(line).not.toContain(bad);
+		expect(await badTrigger.delete()).toBe(true);
+
+		start = logLines.length;
+		await t.activate(); // no previous secret: nothing said
+		expect(logLines.slice(start).filter((l) => l.includes('Previous Signing Secret'))).toHaveLength(0);
+	});
+
 	test('with a sandbox that allows loopback http, an http://127.0.0.1 webhook URL is registered (no check before sending)', async () => {
 		const local = await trigger(PARAMS, { webhookBaseUrl: 'http://127.0.0.1:5678/webhook' });
 		expect(await local.create()).toBe(true);
@@ -438,8 +589,8 @@ describe('trigger lifecycle against a sandbox that requires https', () => {
 		expect(await t.create()).toBe(true);
 		expect(await t.delete()).toBe(true);
 
-		const long = await createTrigger({ parameters: { ...PARAMS, note: 'x'.repeat(300) }, credentials: strict.credentials });
-		const error = await long.create().then(
+		const unknownEvent = await createTrigger({ parameters: { ...PARAMS, events: ['PAYMENT_COMPLETED', 'NOT_AN_EVENT'] }, credentials: strict.credentials });
+		const error = await unknownEvent.create().then(
 			() => undefined,
 			(e: Error) => e,
 		);

@@ -5,14 +5,17 @@
  * has an accepted counterpart, so a verifier that accepted everything (or nothing)
  * fails here.
  */
+import { createHmac } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 import type { IDataObject } from 'n8n-workflow';
 
+import { decodeSigningSecret } from '../nodes/VaultStoreTrigger/verify';
 import { hmacHex, signV2 } from '../sandbox/deliveries';
 import { useSandbox } from './fixtures';
+import type { CredentialSet } from './harness';
 import { logLines } from './harness';
 import type { DeliveryRequest, DeliveryResult, TriggerInstance } from './trigger-harness';
 import { createTrigger } from './trigger-harness';
@@ -105,10 +108,10 @@ afterEach(async () => {
 
 const secret = () => f.sb.store.signingSecret;
 
-async function activeTrigger(parameters: IDataObject): Promise<TriggerInstance> {
+async function activeTrigger(parameters: IDataObject, credentials: CredentialSet = f.credentials): Promise<TriggerInstance> {
 	const t = await createTrigger({
 		parameters: { note: 'delivery test', options: {}, ...parameters },
-		credentials: f.credentials,
+		credentials,
 		webhookBaseUrl: `${receiver.baseUrl}/webhook`,
 	});
 	await t.activate();
@@ -303,14 +306,16 @@ describe('V2 deliveries', () => {
 		expect((await deliverTo(t, c, { headers: resignV2(c, 'msg_tol301a0000001', now) })).items).toHaveLength(1);
 	});
 
-	test('a V2 endpoint receiving a V1 delivery answers 401 with a version hint (and the reverse)', async () => {
+	test('a V2 endpoint receiving a V1 delivery answers 401 with a version hint; a V1 endpoint accepts a V2 delivery (migrated)', async () => {
 		const v2 = await activeTrigger({ events: ['PAYMENT_REFUNDED'], signatureVersion: 'V2' });
 		const v1 = await activeTrigger({ events: ['PAYMENT_REFUNDED'], signatureVersion: 'V1' });
 		f.sb.emit('PAYMENT_REFUNDED', { refund: 1 });
 		const [toV2] = await receiver.waitFor(pathOf(v2), 1);
 		const [toV1] = await receiver.waitFor(pathOf(v1), 1);
 		expectRejected(await deliverTo(v2, toV1), /V1 format.*set to V2|signature version/);
-		expectRejected(await deliverTo(v1, toV2), /V2 format.*set to V1|signature version/);
+		const migrated = await deliverTo(v1, toV2);
+		expect(migrated.items).toHaveLength(1);
+		expect(migrated.items[0].json.meta).toMatchObject({ signatureVersion: 'V2' });
 		expect((await deliverTo(v2, toV2)).items).toHaveLength(1);
 		expect((await deliverTo(v1, toV1)).items).toHaveLength(1);
 	});
@@ -389,6 +394,7 @@ describe('V1 deliveries (deprecated)', () => {
 			timestamp: Math.floor(Number(c.headers['webhook-timestamp']) / 1000),
 			signatureVersion: 'V1',
 			legacy: false,
+			signingKey: 'secret-text',
 		});
 		expect(c.headers['webhook-id']).toMatch(new RegExp(`^${t.staticData().webhookId}/`));
 		expectIgnored(await deliverTo(t, c), 'duplicate delivery');
@@ -479,6 +485,154 @@ describe('V1 deliveries (deprecated)', () => {
 		const r = await deliverTo(t, c, { headers: legacyOnly });
 		expect(r.items).toHaveLength(1);
 		expect(r.items[0].json.meta).toMatchObject({ signatureVersion: 'V1', legacy: true });
+	});
+});
+
+describe('V1 to V2 migration, V1 key forms, secret rotation and All Events', () => {
+	function endpointOf(t: TriggerInstance) {
+		const endpoint = f.sb.state.webhooks.find((w) => w.id === t.staticData().webhookId);
+		if (!endpoint) throw new Error('endpoint not registered');
+		return endpoint;
+	}
+	function withStoreCredential(fields: IDataObject): CredentialSet {
+		return { ...f.credentials, vaultStoreStoreApi: { ...f.credentials.vaultStoreStoreApi, ...fields } } as CredentialSet;
+	}
+	/** A delivery test-sent to the trigger's endpoint whatever its subscription. */
+	async function testDelivery(t: TriggerInstance, event: string, data: IDataObject): Promise<Captured> {
+		const before = receiver.captured.filter((c) => c.path === pathOf(t)).length;
+		f.sb.app.deliver(t.staticData().webhookId as string, event, data);
+		return (await receiver.waitFor(pathOf(t), before + 1))[before];
+	}
+	const whsec = (fill: number, length = 24): string => `whsec_${Buffer.alloc(length, fill).toString('base64')}`;
+
+	test('a V1-configured trigger accepts a valid V2 delivery (endpoint migrated by the service), marks it V2 and warns once; forged V2 deliveries are refused', async () => {
+		const t = await activeTrigger({ events: ['PAYMENT_COMPLETED'], signatureVersion: 'V1' });
+		endpointOf(t).signatureVersion = 'V2';
+		const c = await emitFor(t, 'PAYMENT_COMPLETED');
+		expect(c.headers['webhook-signature']).toMatch(/^v1,/);
+		const start = logLines.length;
+		const r = await deliverTo(t, c);
+		expect(r.items).toHaveLength(1);
+		expect(r.items[0].json.meta).toEqual({
+			deliveryId: c.headers['webhook-id'],
+			timestamp: Number(c.headers['webhook-timestamp']),
+			signatureVersion: 'V2',
+			legacy: false,
+		});
+		expect((await deliverTo(t, await emitFor(t, 'PAYMENT_COMPLETED'))).items).toHaveLength(1);
+		const warnings = logLines.slice(start).filter((l) => l.startsWith('warn ') && l.includes('seems to have been migrated to V2'));
+		expect(warnings).toHaveLength(1);
+		expect(warnings[0]).toContain('Set Signature Version to V2');
+
+		expectRejected(await deliverTo(t, c, { rawBody: flipped(c.rawBody) }), /V2 format.*V1.*no signature entry matched/);
+		expectRejected(await deliverTo(t, c, { headers: { ...c.headers, 'webhook-id': 'msg_forged000001' } }), /V2 format/);
+		const ts = c.headers['webhook-timestamp'];
+		const wrongKey = signV2(whsec(3), c.headers['webhook-id'], ts, c.rawBody.toString('utf8'));
+		expectRejected(await deliverTo(t, c, { headers: { ...c.headers, 'webhook-signature': wrongKey } }), /no signature entry matched/);
+	});
+
+	test('a V2-configured trigger refuses valid V1 and legacy deliveries (no downgrade), also with Accept Body-Only Signature on', async () => {
+		const t = await activeTrigger({ events: ['PAYMENT_COMPLETED'], signatureVersion: 'V2', options: { acceptBodyOnlySignature: true } });
+		endpointOf(t).signatureVersion = 'V1';
+		const c = await emitFor(t, 'PAYMENT_COMPLETED');
+		expect(c.headers['webhook-signature']).toMatch(/^[0-9a-f]{64}$/);
+		expect(c.headers['x-service-signature']).toMatch(/^[0-9a-f]{64}$/);
+		expectRejected(await deliverTo(t, c), /bare hex \(V1 format\) but this endpoint is set to V2/);
+		const { ['webhook-signature']: _s, ['webhook-timestamp']: _t, ['webhook-id']: _i, ...legacyOnly } = c.headers;
+		expectRejected(await deliverTo(t, c, { headers: legacyOnly }), /missing webhook-id/);
+		expectRejected(await deliverTo(t, c, { headers: { ...legacyOnly, 'webhook-id': c.headers['webhook-id'] } }), /missing webhook-timestamp/);
+		// The same trigger takes the V2 delivery of the same event.
+		endpointOf(t).signatureVersion = 'V2';
+		expect((await deliverTo(t, await emitFor(t, 'PAYMENT_COMPLETED'))).items).toHaveLength(1);
+	});
+
+	test('V1 accepts a signature keyed with the secret text or with the decoded whsec_ key, and reports which in meta.signingKey', async () => {
+		const t = await activeTrigger({ events: ['SUBSCRIPTION_RENEWING'], signatureVersion: 'V1', options: { rejectDuplicates: false } });
+		const c = await emitFor(t, 'SUBSCRIPTION_RENEWING');
+		expect((await deliverTo(t, c)).items[0].json.meta).toMatchObject({ signatureVersion: 'V1', signingKey: 'secret-text' });
+		const ts = c.headers['webhook-timestamp'];
+		const decodedKey = createHmac('sha256', decodeSigningSecret(secret())).update(`${ts}.`).update(c.rawBody).digest('hex');
+		const r = await deliverTo(t, c, { headers: { ...c.headers, 'webhook-signature': decodedKey } });
+		expect(r.items).toHaveLength(1);
+		expect(r.items[0].json.meta).toMatchObject({ signatureVersion: 'V1', signingKey: 'decoded-key' });
+		// Neither form of another secret.
+		const other = whsec(4);
+		expectRejected(await deliverTo(t, c, { headers: { ...c.headers, 'webhook-signature': hmacHex(other, `${ts}.${c.rawBody.toString('utf8')}`) } }), /did not match/);
+		const otherDecoded = createHmac('sha256', decodeSigningSecret(other)).update(`${ts}.`).update(c.rawBody).digest('hex');
+		expectRejected(await deliverTo(t, c, { headers: { ...c.headers, 'webhook-signature': otherDecoded } }), /did not match/);
+	});
+
+	test('V1 accepts an upper-case hex signature (either key form)', async () => {
+		const t = await activeTrigger({ events: ['SUBSCRIPTION_RENEWING'], signatureVersion: 'V1', options: { rejectDuplicates: false } });
+		const c = await emitFor(t, 'SUBSCRIPTION_RENEWING');
+		const upper = await deliverTo(t, c, { headers: { ...c.headers, 'webhook-signature': c.headers['webhook-signature'].toUpperCase() } });
+		expect(upper.items).toHaveLength(1);
+		expect(upper.items[0].json.meta).toMatchObject({ signingKey: 'secret-text' });
+		const ts = c.headers['webhook-timestamp'];
+		const decodedKey = createHmac('sha256', decodeSigningSecret(secret())).update(`${ts}.`).update(c.rawBody).digest('hex');
+		const r = await deliverTo(t, c, { headers: { ...c.headers, 'webhook-signature': decodedKey.toUpperCase() } });
+		expect(r.items[0].json.meta).toMatchObject({ signingKey: 'decoded-key' });
+		expectRejected(await deliverTo(t, c, { rawBody: flipped(c.rawBody), headers: { ...c.headers, 'webhook-signature': c.headers['webhook-signature'].toUpperCase() } }), /did not match/);
+	});
+
+	test('an unpadded whsec_ signing secret in the credential activates and verifies deliveries', async () => {
+		const key = Buffer.from(Array.from({ length: 32 }, (_, i) => (i * 29 + 3) & 0xff));
+		const padded = `whsec_${key.toString('base64')}`;
+		const unpadded = padded.replace(/=+$/, '');
+		expect(unpadded).not.toBe(padded);
+		const t = await activeTrigger({ events: ['PAYMENT_COMPLETED'], signatureVersion: 'V2' }, withStoreCredential({ signingSecret: unpadded }));
+		const body = JSON.stringify({ id: 'msg_unpadded00001', event: 'PAYMENT_COMPLETED', data: {} });
+		const ts = String(Math.floor(Date.now() / 1000));
+		const headers = { 'content-type': 'application/json', 'webhook-id': 'msg_unpadded00001', 'webhook-timestamp': ts, 'webhook-signature': signV2(padded, 'msg_unpadded00001', ts, body) };
+		expect((await t.deliver({ rawBody: Buffer.from(body), headers })).items).toHaveLength(1);
+		expectRejected(await t.deliver({ rawBody: flipped(Buffer.from(body)), headers }), /no signature entry matched/);
+	});
+
+	test('with a Previous Signing Secret, deliveries signed with either secret start the workflow and meta.signingSecret says which; a third secret is refused', async () => {
+		// Rotation step 2: the credential holds the new secret, the service still signs with the old one.
+		const next = whsec(0x33);
+		const rotating = withStoreCredential({ signingSecret: next, previousSigningSecret: secret() });
+		const t = await activeTrigger({ events: ['PAYMENT_COMPLETED'], signatureVersion: 'V2' }, rotating);
+		const c = await emitFor(t, 'PAYMENT_COMPLETED');
+		const old = await deliverTo(t, c);
+		expect(old.items).toHaveLength(1);
+		expect(old.items[0].json.meta).toMatchObject({ signatureVersion: 'V2', signingSecret: 'previous' });
+
+		const ts = String(Math.floor(Date.now() / 1000));
+		const resigned = (key: string, id: string): Record<string, string> => ({
+			...c.headers,
+			'webhook-id': id,
+			'webhook-timestamp': ts,
+			'webhook-signature': signV2(key, id, ts, c.rawBody.toString('utf8')),
+		});
+		const current = await deliverTo(t, c, { headers: resigned(next, 'msg_rotatednew001') });
+		expect(current.items).toHaveLength(1);
+		expect(current.items[0].json.meta).toMatchObject({ signingSecret: 'current' });
+		expectRejected(await deliverTo(t, c, { headers: resigned(whsec(0x44), 'msg_rotatedthird1') }), /no signature entry matched/);
+
+		// Rotation step 4: the previous secret cleared, the old secret's deliveries are refused.
+		const done = await createTrigger({ parameters: t.node.parameters, credentials: withStoreCredential({ signingSecret: next }) });
+		expectRejected(await deliverTo(done, c, { headers: resigned(secret(), 'msg_rotatedold001') }), /no signature entry matched/);
+		const after = await deliverTo(done, c, { headers: resigned(next, 'msg_rotatedafter1') });
+		expect(after.items[0].json.meta).not.toHaveProperty('signingSecret');
+	});
+
+	test('All Events: every payment and subscription event starts the workflow; Payment Dispute Prevented only when selected too', async () => {
+		const t = await activeTrigger({ events: ['*'], signatureVersion: 'V2' });
+		expect(endpointOf(t).eventTypes).toHaveLength(11);
+		expect(endpointOf(t).eventTypes).not.toContain('PAYMENT_DISPUTE_PREVENTED');
+		for (const event of ['PAYMENT_PENDING', 'SUBSCRIPTION_TRIAL_ENDING']) {
+			const r = await deliverTo(t, await emitFor(t, event));
+			expect(r.items).toHaveLength(1);
+			expect(r.items[0].json.event).toBe(event);
+		}
+		const prevented = await testDelivery(t, 'PAYMENT_DISPUTE_PREVENTED', { disputeId: 'dsp_test00000001' });
+		expectIgnored(await deliverTo(t, prevented), 'event not selected');
+		t.setParameters({ ...t.node.parameters, events: ['*', 'PAYMENT_DISPUTE_PREVENTED'] });
+		const resigned = resignV2(prevented, 'msg_preventedopt1', Math.floor(Date.now() / 1000));
+		const r = await deliverTo(t, prevented, { headers: resigned });
+		expect(r.items).toHaveLength(1);
+		expect(r.items[0].json.event).toBe('PAYMENT_DISPUTE_PREVENTED');
 	});
 });
 

@@ -462,7 +462,7 @@ describe('V1 (deprecated)', () => {
 		verify({ rawBody: b, headers: h, secret, version: 'V1', nowMs: at, ...extra });
 
 	it('accepts a signature made with the UTF-8 secret over "<ms>.<body>"', () => {
-		expect(v1(headers())).toEqual({ ok: true, version: 'V1', id, timestamp: Math.floor(Number(timestamp) / 1000) });
+		expect(v1(headers())).toEqual({ ok: true, version: 'V1', id, timestamp: Math.floor(Number(timestamp) / 1000), signingKey: 'secret-text' });
 		// Not keyed with the base64-decoded secret, and not over the body alone.
 		expectReject(v1(headers({ 'webhook-signature': signLegacy(secret, body) })), /did not match/);
 	});
@@ -484,8 +484,8 @@ describe('V1 (deprecated)', () => {
 		expectReject(v1(headers({ [name]: undefined })), new RegExp(`missing ${name}`));
 	});
 
-	it('rejects upper-case hex, truncated hex and v1, entries (hinting at V2)', () => {
-		expectReject(v1(headers({ 'webhook-signature': signature.toUpperCase() })), /lower-case hex/);
+	it('accepts upper-case hex; rejects truncated hex and v1, entries (hinting at V2)', () => {
+		expect(v1(headers({ 'webhook-signature': signature.toUpperCase() })).ok).toBe(true);
 		expectReject(v1(headers({ 'webhook-signature': signature.slice(0, -1) })), /lower-case hex/);
 		expectReject(v1(headers({ 'webhook-signature': `${signature} ` })), /lower-case hex/);
 		const v2sig = `v1,${b64(hmac(sha256, new TextEncoder().encode(secret), ascii(`${id}.${timestamp}.`)))}`;
@@ -528,6 +528,7 @@ describe('V1 (deprecated)', () => {
 				id,
 				timestamp: Math.floor(Number(timestamp) / 1000),
 				legacy: true,
+				signingKey: 'secret-text',
 			});
 			expectReject(v1(legacyHeaders()), /x-service-signature is present and it is not accepted/);
 			expectReject(v1(legacyHeaders(), body, nowMs, { acceptBodyOnlySignature: false }), /missing webhook-signature/);
@@ -622,7 +623,6 @@ describe('decodeSigningSecret', () => {
 		['whitespace inside', 'whsec_MfKQ9r8G KYqrTwjU'],
 		['trailing newline', 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw\n'],
 		['url-safe alphabet', 'whsec_ab-_'],
-		['missing padding', 'whsec_abc'],
 		['wrong padding', 'whsec_ab='],
 		['too much padding', 'whsec_a==='],
 		['padding in the middle', 'whsec_ab==abcd'],
@@ -699,6 +699,129 @@ describe('SeenIds', () => {
 		expect(seen.seen('id199999', 200_000, 1e12)).toBe(true);
 		expect(seen.seen('id0', 200_000, 1e12)).toBe(false);
 		expect(Date.now() - started).toBeLessThan(2000);
+	});
+});
+
+describe('V1 to V2 migration, V1 key forms and secret rotation', () => {
+	const KEY = new Uint8Array(24).map((_, i) => (i * 37 + 11) & 0xff);
+	const SECRET = `whsec_${b64(KEY)}`;
+	const PREVIOUS_KEY = new Uint8Array(24).map((_, i) => (i * 53 + 5) & 0xff);
+	const PREVIOUS = `whsec_${b64(PREVIOUS_KEY)}`;
+	const THIRD = `whsec_${b64(new Uint8Array(24).fill(0x42))}`;
+	secretsUsed.add(PREVIOUS);
+	secretsUsed.add(THIRD);
+	const nowMs = 1_760_000_000_500;
+	const seconds = String(Math.floor(nowMs / 1000));
+	const millis = String(nowMs - 1_500);
+	const body = Buffer.from('{"event":"PAYMENT_COMPLETED","id":"msg_migrated0001"}');
+	const id = 'msg_migrated0001';
+
+	/** A V2 delivery signed with a raw key. */
+	const v2 = (key: Uint8Array): Headers => {
+		const signature = signV2(key, id, seconds, body);
+		signaturesUsed.add(signature.slice(3));
+		return { 'webhook-id': id, 'webhook-timestamp': seconds, 'webhook-signature': signature };
+	};
+	/** A V1 delivery signed with raw key bytes. */
+	const v1 = (key: Uint8Array, upper = false): Headers => {
+		const hex = bytesToHex(hmac(sha256, key, concatBytes(ascii(`${millis}.`), body)));
+		signaturesUsed.add(hex);
+		return { 'webhook-id': 'whk_0123456789ab/job_1', 'webhook-timestamp': millis, 'webhook-signature': upper ? hex.toUpperCase() : hex };
+	};
+	const utf8 = (text: string): Uint8Array => new TextEncoder().encode(text);
+	const run = (headers: Headers, version: 'V1' | 'V2', extra: Partial<VerifyInput> = {}): Verdict =>
+		verify({ rawBody: body, headers, secret: SECRET, version, nowMs, ...extra });
+
+	it('a V1 endpoint accepts a valid V2 delivery and reports it as V2', () => {
+		expect(run(v2(KEY), 'V1')).toEqual({ ok: true, version: 'V2', id, timestamp: Number(seconds) });
+	});
+
+	it('a V1 endpoint refuses a forged V2 delivery (changed body, id, timestamp or key), naming the V2 format', () => {
+		const headers = v2(KEY);
+		const changed = Buffer.from(body);
+		changed[3] ^= 0x01;
+		expectReject(verify({ rawBody: changed, headers, secret: SECRET, version: 'V1', nowMs }), /V2 format.*V1.*no signature entry matched/);
+		expectReject(run({ ...headers, 'webhook-id': 'msg_other0000001' }, 'V1'), /V2 format.*V1/);
+		expectReject(run({ ...headers, 'webhook-timestamp': String(Number(seconds) - 1) }, 'V1'), /V2 format.*V1/);
+		expectReject(run(v2(new Uint8Array(24).fill(1)), 'V1'), /no signature entry matched/);
+		// V2 rules apply in full: a V2 entry signed over a millisecond timestamp is outside the window.
+		const stale = { ...headers, 'webhook-timestamp': millis, 'webhook-signature': signV2(KEY, id, millis, body) };
+		expectReject(run(stale, 'V1'), /V2 format.*V1.*outside the tolerance window/);
+	});
+
+	it('a V2 endpoint refuses valid V1 and legacy deliveries (no downgrade)', () => {
+		expect(run(v1(utf8(SECRET)), 'V1').ok).toBe(true);
+		expectReject(run(v1(utf8(SECRET)), 'V2'), /bare hex \(V1 format\)/);
+		expectReject(run(v1(KEY), 'V2'), /bare hex \(V1 format\)/);
+		const legacy: Headers = {
+			'x-service-signature': bytesToHex(hmac(sha256, utf8(SECRET), body)),
+			'x-service-timestamp': millis,
+			'x-service-idempotency': 'whk_0123456789ab/job_1',
+		};
+		expect(run(legacy, 'V1', { acceptBodyOnlySignature: true }).ok).toBe(true);
+		expectReject(run(legacy, 'V2', { acceptBodyOnlySignature: true }), /missing webhook-id/);
+		expectReject(run({ ...legacy, 'webhook-id': id, 'webhook-timestamp': seconds }, 'V2', { acceptBodyOnlySignature: true }), /missing webhook-signature/);
+	});
+
+	it('V1 accepts a signature keyed with the secret text or with the decoded whsec_ key, and reports which', () => {
+		expect(run(v1(utf8(SECRET)), 'V1')).toMatchObject({ ok: true, version: 'V1', signingKey: 'secret-text' });
+		expect(run(v1(KEY), 'V1')).toMatchObject({ ok: true, version: 'V1', signingKey: 'decoded-key' });
+		// Both forms for the legacy body-only signature too.
+		const legacy = (key: Uint8Array): Headers => ({
+			'x-service-signature': bytesToHex(hmac(sha256, key, body)),
+			'x-service-timestamp': millis,
+			'x-service-idempotency': 'whk_0123456789ab/job_1',
+		});
+		expect(run(legacy(KEY), 'V1', { acceptBodyOnlySignature: true })).toMatchObject({ legacy: true, signingKey: 'decoded-key' });
+		expect(run(legacy(utf8(SECRET)), 'V1', { acceptBodyOnlySignature: true })).toMatchObject({ legacy: true, signingKey: 'secret-text' });
+		// Neither form of another secret, and not the text without its prefix.
+		expectReject(run(v1(new Uint8Array(24).fill(3)), 'V1'), /did not match/);
+		expectReject(run(v1(utf8(SECRET.slice('whsec_'.length))), 'V1'), /did not match/);
+	});
+
+	it('V1 accepts upper-case hex in either key form', () => {
+		expect(run(v1(utf8(SECRET), true), 'V1')).toMatchObject({ ok: true, signingKey: 'secret-text' });
+		expect(run(v1(KEY, true), 'V1')).toMatchObject({ ok: true, signingKey: 'decoded-key' });
+		const mixed = v1(KEY);
+		const hex = mixed['webhook-signature'] as string;
+		mixed['webhook-signature'] = hex.slice(0, 32).toUpperCase() + hex.slice(32);
+		expect(run(mixed, 'V1').ok).toBe(true);
+	});
+
+	it('accepts an unpadded whsec_ secret for V2 and V1, as its padded form', () => {
+		const key = new Uint8Array(32).map((_, i) => (i * 7 + 1) & 0xff); // 32 bytes: base64 ends in one "="
+		const padded = `whsec_${b64(key)}`;
+		const unpadded = padded.replace(/=+$/, '');
+		expect(unpadded).not.toBe(padded);
+		secretsUsed.add(padded);
+		expect(decodeSigningSecret(unpadded)).toEqual(decodeSigningSecret(padded));
+		expect(decodeSigningSecret('whsec_ab')).toEqual(Buffer.from([0x69]));
+		expect(run(v2(key), 'V2', { secret: unpadded })).toMatchObject({ ok: true, version: 'V2' });
+		expect(run(v1(key), 'V1', { secret: unpadded })).toMatchObject({ ok: true, signingKey: 'decoded-key' });
+		expectReject(run(v2(key), 'V2', { secret: `${unpadded}==` }), /not valid base64 \(wrong length or padding\)/);
+	});
+
+	it.each(['V2', 'V1'] as const)('%s: a delivery signed with the current or the previous secret is accepted and reported; a third is refused', (version) => {
+		const signed = (key: Uint8Array): Headers => (version === 'V2' ? v2(key) : v1(key));
+		const rotating = { previousSecret: PREVIOUS };
+		expect(run(signed(KEY), version, rotating)).toMatchObject({ ok: true, signingSecret: 'current' });
+		expect(run(signed(PREVIOUS_KEY), version, rotating)).toMatchObject({ ok: true, signingSecret: 'previous' });
+		expectReject(run(signed(decodeSigningSecret(THIRD)), version, rotating));
+		// Without the previous secret, its deliveries are refused, and nothing is reported about secrets.
+		expectReject(run(signed(PREVIOUS_KEY), version));
+		expect(run(signed(KEY), version)).not.toHaveProperty('signingSecret');
+		// Swapped roles: the report follows the secret, not the order.
+		expect(run(signed(KEY), version, { secret: PREVIOUS, previousSecret: SECRET })).toMatchObject({ ok: true, signingSecret: 'previous' });
+	});
+
+	it('rotation with a V2 entry for each secret reports the current one; a previous secret that is not base64 does not block the current', () => {
+		const both = `${v2(PREVIOUS_KEY)['webhook-signature']} ${v2(KEY)['webhook-signature']}`;
+		expect(run({ ...v2(KEY), 'webhook-signature': both }, 'V2', { previousSecret: PREVIOUS })).toMatchObject({ signingSecret: 'current' });
+		expect(run(v2(KEY), 'V2', { previousSecret: 'not base64 at all!' })).toMatchObject({ ok: true, signingSecret: 'current' });
+		// As V1 it is still usable as text.
+		const text = 'previous V1 secret';
+		secretsUsed.add(text);
+		expect(run(v1(utf8(text)), 'V1', { previousSecret: text })).toMatchObject({ ok: true, signingSecret: 'previous', signingKey: 'secret-text' });
 	});
 });
 

@@ -1,7 +1,7 @@
 import type { IDataObject, INode, INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { WEBHOOK_EVENT_TYPES } from '../shared/events';
+import { ALL_STANDARD_EVENT_TYPES, WEBHOOK_EVENT_TYPES } from '../shared/events';
 import type { SignatureVersion } from './verify';
 
 /** Events an endpoint can subscribe to (spec, Events), in the spec's order. */
@@ -30,11 +30,25 @@ function eventName(value: string): string {
 		.join(' ');
 }
 
-const eventOptions: INodePropertyOptions[] = TRIGGER_EVENTS.map((value) => ({
-	name: eventName(value),
-	value,
-	description: EVENT_DESCRIPTIONS[value],
-}));
+/** Value of the "All Events" choice: every payment and subscription event except the opt-in one. */
+export const ALL_EVENTS = '*';
+
+const eventOptions: INodePropertyOptions[] = [
+	{
+		name: 'All Events',
+		value: ALL_EVENTS,
+		description:
+			'Every payment and subscription event, each registered by name. Payment Dispute Prevented is opt-in: select it as well to receive it.',
+	},
+	...TRIGGER_EVENTS.map((value) => ({
+		name: eventName(value),
+		value,
+		description: EVENT_DESCRIPTIONS[value],
+	})),
+];
+
+/** Longest note the service stores with an endpoint. */
+export const MAX_NOTE_LENGTH = 256;
 
 export const DEFAULT_TOLERANCE = 300;
 
@@ -60,7 +74,7 @@ export const triggerProperties: INodeProperties[] = [
 		options: eventOptions,
 		default: [],
 		description:
-			'Events that start the workflow; choose at least one. Payment Dispute Prevented is opt-in: it is only delivered when selected here.',
+			'Events that start the workflow; choose at least one, or All Events. Payment Dispute Prevented is opt-in: it is only delivered when selected here.',
 	},
 	{
 		displayName: 'Signature Version',
@@ -81,7 +95,7 @@ export const triggerProperties: INodeProperties[] = [
 		],
 		default: 'V2',
 		description:
-			'Signature scheme the endpoint is registered with. It is authoritative: deliveries signed the other way are rejected.',
+			'Signature scheme the endpoint is registered with. A V2 trigger rejects V1 deliveries; a V1 trigger also accepts V2 deliveries (V2 signs more), for endpoints that were migrated.',
 	},
 	{
 		displayName: 'Note',
@@ -190,7 +204,19 @@ export function readVersion(value: unknown): SignatureVersion {
 	return value === 'V1' ? 'V1' : 'V2';
 }
 
+/** The selected events, with All Events expanded into every event it stands for. */
 export function readEvents(value: unknown): string[] {
 	const list = Array.isArray(value) ? value.map(String) : [];
-	return [...new Set(list)];
+	return [...new Set(list.flatMap((event): string[] => (event === ALL_EVENTS ? [...ALL_STANDARD_EVENT_TYPES] : [event])))];
+}
+
+/** Throws a NodeOperationError naming the field when the note is longer than the service stores. */
+export function checkNote(node: INode, note: string): void {
+	if (note.length > MAX_NOTE_LENGTH) {
+		throw new NodeOperationError(
+			node,
+			`"Note" must be at most ${MAX_NOTE_LENGTH} characters long (got ${note.length})`,
+			{ description: 'The service stores at most 256 characters with an endpoint. Shorten the note.' },
+		);
+	}
 }

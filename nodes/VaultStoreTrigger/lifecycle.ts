@@ -4,13 +4,14 @@ import { NodeOperationError } from 'n8n-workflow';
 import { STORE_CREDENTIAL } from '../shared/credentials';
 import { Transport } from '../shared/transport/request';
 import type { TriggerOptions } from './description';
-import { readEvents, readManageEndpoint, readOptions, readVersion } from './description';
+import { checkNote, readEvents, readManageEndpoint, readOptions, readVersion } from './description';
 import type { SignatureVersion } from './verify';
 import { decodeSigningSecret } from './verify';
 
 /**
  * Endpoint lifecycle of the trigger: register the n8n webhook URL at the service on
- * activation, check it on start-up, delete it on deactivation.
+ * activation, check it on start-up (and update it in place when the node's URL, events,
+ * note or signature version differ from it), delete it on deactivation.
  *
  * Static data of the node (workflow static data, type 'node'):
  *   webhookId        id of the endpoint this node registered (whk_...)
@@ -29,6 +30,7 @@ import { decodeSigningSecret } from './verify';
  */
 
 export const SIGNING_SECRET_FIELD = 'Webhook Signing Secret';
+export const PREVIOUS_SECRET_FIELD = 'Previous Signing Secret';
 
 interface Settings {
 	url: string;
@@ -41,13 +43,18 @@ interface Settings {
 /** At most this many undeletable endpoint ids are kept for later attempts. */
 export const MAX_STALE_IDS = 20;
 
+/** The node's settings; throws a NodeOperationError naming the field for an invalid option or note. */
 function readSettings(ctx: IHookFunctions): Settings {
+	const options = readOptions(ctx.getNode(), ctx.getNodeParameter('options', {}) as IDataObject);
+	const note = String(ctx.getNodeParameter('note', '') ?? '');
+	// Checked before any request, like the webhook resource's Note.
+	if (options.manageEndpoint) checkNote(ctx.getNode(), note);
 	return {
 		url: ctx.getNodeWebhookUrl('default') ?? '',
 		events: readEvents(ctx.getNodeParameter('events', [])),
 		version: readVersion(ctx.getNodeParameter('signatureVersion', 'V2')),
-		note: String(ctx.getNodeParameter('note', '') ?? ''),
-		options: readOptions(ctx.getNode(), ctx.getNodeParameter('options', {}) as IDataObject),
+		note,
+		options,
 	};
 }
 
@@ -80,15 +87,22 @@ function endpointPath(webhookId: string): string {
 	return `/webhooks/${encodeURIComponent(webhookId)}`;
 }
 
-/** True when the remote endpoint has the same URL, events (as a set) and signature version. */
-function sameEndpoint(record: unknown, s: Settings): boolean {
-	if (record === null || typeof record !== 'object' || Array.isArray(record)) return false;
-	const endpoint = record as IDataObject;
-	if (endpoint.url !== s.url) return false;
-	if (endpoint.signatureVersion !== s.version) return false;
+function asRecord(value: unknown): IDataObject {
+	return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as IDataObject) : {};
+}
+
+/** What differs between the remote endpoint and the node: events compare as a set, an absent note as empty. */
+function differences(endpoint: IDataObject, s: Settings): string[] {
 	const remote = Array.isArray(endpoint.eventTypes) ? new Set(endpoint.eventTypes.map(String)) : new Set<string>();
 	const wanted = new Set(s.events);
-	return remote.size === wanted.size && [...wanted].every((event) => remote.has(event));
+	const sameEvents = remote.size === wanted.size && [...wanted].every((event) => remote.has(event));
+	const remoteNote = typeof endpoint.note === 'string' ? endpoint.note : '';
+	return [
+		endpoint.url === s.url ? '' : 'URL',
+		sameEvents ? '' : 'events',
+		remoteNote === s.note ? '' : 'note',
+		endpoint.signatureVersion === s.version ? '' : 'signature version',
+	].filter((name) => name !== '');
 }
 
 /** Deletes one endpoint; a 404 counts as deleted. Other failures are logged and reported as false. */
@@ -153,6 +167,46 @@ async function removeStale(ctx: IHookFunctions, transport: Transport, data: IDat
 	return left.length === 0;
 }
 
+/** The error for an https-only refusal of n8n's http:// webhook URL (400/422), else undefined. */
+function httpsRefusal(ctx: IHookFunctions, s: Settings, error: unknown): NodeOperationError | undefined {
+	const code = httpCodeOf(error);
+	if ((code !== '400' && code !== '422') || s.url.startsWith('https://')) return undefined;
+	const said = (error as { description?: string }).description;
+	return new NodeOperationError(
+		ctx.getNode(),
+		`n8n's webhook URL is ${s.url}; the service only accepts https:// endpoints. Set WEBHOOK_URL to a public https address (e.g. through a tunnel)`,
+		{
+			description: `Set the WEBHOOK_URL environment variable of n8n (for example https://n8n.example.com/) and restart n8n, then activate the workflow again.${said ? ` ${said}` : ''}`,
+		},
+	);
+}
+
+/** Warns (once per activation) while a previous signing secret is set, and when it cannot verify `version`. */
+async function noteRotation(ctx: IHookFunctions, version: SignatureVersion): Promise<void> {
+	let previous = '';
+	try {
+		const credentials = (await ctx.getCredentials(STORE_CREDENTIAL)) as IDataObject;
+		previous = typeof credentials.previousSigningSecret === 'string' ? credentials.previousSigningSecret : '';
+	} catch {
+		return; // The requests that follow report credential problems.
+	}
+	if (previous === '') return;
+	ctx.logger.warn(
+		`Vault Store Trigger: the credential still has a "${PREVIOUS_SECRET_FIELD}": deliveries signed with it or with "${SIGNING_SECRET_FIELD}" are accepted. Clear it once the service signs with the new secret.`,
+		logContext(ctx),
+	);
+	if (version !== 'V2') return;
+	try {
+		decodeSigningSecret(previous);
+	} catch (error) {
+		const detail = error instanceof Error ? error.message : 'not valid base64';
+		ctx.logger.warn(
+			`Vault Store Trigger: "${PREVIOUS_SECRET_FIELD}" is not a valid V2 signing secret and is ignored (${detail})`,
+			logContext(ctx),
+		);
+	}
+}
+
 /** Throws a clear error naming the credential field when `secret` cannot verify `version` deliveries. */
 function checkSigningSecret(ctx: IHookFunctions, secret: string, version: SignatureVersion, source: string): void {
 	if (secret === '') {
@@ -178,13 +232,14 @@ function checkSigningSecret(ctx: IHookFunctions, secret: string, version: Signat
 }
 
 /**
- * checkExists. Kept stale endpoints are retried here when it answers true; when it
- * answers false, n8n calls create() next, which retries them (once per activation).
+ * checkExists, the first call of every activation. Kept stale endpoints are retried here when
+ * it answers true; when it answers false, n8n calls create() next, which retries them.
  */
 export async function endpointExists(ctx: IHookFunctions): Promise<boolean> {
 	const s = readSettings(ctx);
 	const data = ctx.getWorkflowStaticData('node');
 	const transport = new Transport(ctx, STORE_CREDENTIAL);
+	await noteRotation(ctx, s.version);
 	if (!s.options.manageEndpoint) {
 		// Endpoints this node registered earlier and failed to delete are still its own.
 		await removeStale(ctx, transport, data);
@@ -204,17 +259,68 @@ export async function endpointExists(ctx: IHookFunctions): Promise<boolean> {
 		// Anything else (auth, network, 5xx) is not proof that the endpoint is gone.
 		throw found.error;
 	}
-	if (sameEndpoint(found.value.data, s)) {
+	const endpoint = asRecord(found.value.data);
+	const remoteVersion = endpoint.signatureVersion;
+	if ((remoteVersion === 'V1' || remoteVersion === 'V2') && remoteVersion !== s.version) {
+		const keep = remoteVersion === 'V2' ? ' If the service migrated it to V2, choose V2 in the node to keep it so.' : '';
+		ctx.logger.warn(
+			`Vault Store Trigger: webhook endpoint ${webhookId} is set to ${remoteVersion} at the service and the node's Signature Version is ${s.version}: the endpoint is updated to ${s.version}.${keep}`,
+			logContext(ctx),
+		);
+	}
+	const changed = differences(endpoint, s);
+	if (changed.length === 0) {
 		await removeStale(ctx, transport, data);
 		return true;
 	}
 
-	// The endpoint exists but no longer matches the node (URL, events or version changed):
-	// remove it, so that create() does not leave two endpoints posting to the same workflow.
-	// If that fails it is kept as stale (create() tries it again) rather than forgotten.
-	await removeOrKeep(ctx, transport, data, webhookId);
-	clearStaticData(data);
-	return false;
+	// The endpoint no longer matches the node: update it in place (it keeps its id). The PATCH
+	// carries no Idempotency-Key, so the transport sends it once even when the answer is lost.
+	const body: IDataObject = { url: s.url, eventTypes: s.events, note: s.note, signatureVersion: s.version };
+	const updated = await settle(
+		async () => await transport.request({ family: 'core', method: 'PATCH', path: endpointPath(webhookId), body }),
+	);
+	if (updated.ok) {
+		ctx.logger.info(
+			`Vault Store Trigger: updated webhook endpoint ${webhookId} in place (${changed.join(', ')})`,
+			logContext(ctx),
+		);
+		await removeStale(ctx, transport, data);
+		return true;
+	}
+	const code = httpCodeOf(updated.error);
+	if (code === '404' || code === '405') {
+		// Gone since the GET, or the service does not update endpoints: replace it. Deleting it
+		// first (a 404 counts as deleted) means create() cannot leave two endpoints posting to
+		// this workflow; if the DELETE fails the id is kept as stale and retried.
+		ctx.logger.warn(
+			`Vault Store Trigger: webhook endpoint ${webhookId} could not be updated (HTTP ${code}); it is deleted and registered again`,
+			logContext(ctx),
+		);
+		await removeOrKeep(ctx, transport, data, webhookId);
+		clearStaticData(data);
+		return false;
+	}
+	throw updateError(ctx, s, webhookId, updated.error);
+}
+
+/** The error for a failed endpoint update other than 404/405. */
+function updateError(ctx: IHookFunctions, s: Settings, webhookId: string, error: unknown): unknown {
+	const refusal = httpsRefusal(ctx, s, error);
+	if (refusal !== undefined) return refusal;
+	if (!mayHaveBeenApplied(error)) return error;
+	// Transport errors carry no secret or header value.
+	const reason = error instanceof Error ? error.message : 'unknown error';
+	const detail = (error as { description?: unknown }).description;
+	return new NodeOperationError(
+		ctx.getNode(),
+		`Updating webhook endpoint ${webhookId} failed, and the service may have applied the update anyway (${reason})`,
+		{
+			description:
+				'The update (PATCH) carries no Idempotency-Key, so it was sent once and not repeated. Activating the workflow again is safe: ' +
+				`the node reads the endpoint again and sends the update only if it still differs.${typeof detail === 'string' && detail !== '' ? ` ${detail}` : ''}`,
+		},
+	);
 }
 
 const CHECK_ENDPOINTS =
@@ -260,17 +366,8 @@ export async function createEndpoint(ctx: IHookFunctions): Promise<boolean> {
 		async () => await transport.request({ family: 'core', method: 'POST', path: '/webhooks', body }),
 	);
 	if (!created.ok) {
-		const code = httpCodeOf(created.error);
-		if ((code === '400' || code === '422') && !s.url.startsWith('https://')) {
-			const said = (created.error as { description?: string }).description;
-			throw new NodeOperationError(
-				node,
-				`n8n's webhook URL is ${s.url}; the service only accepts https:// endpoints. Set WEBHOOK_URL to a public https address (e.g. through a tunnel)`,
-				{
-					description: `Set the WEBHOOK_URL environment variable of n8n (for example https://n8n.example.com/) and restart n8n, then activate the workflow again.${said ? ` ${said}` : ''}`,
-				},
-			);
-		}
+		const refusal = httpsRefusal(ctx, s, created.error);
+		if (refusal !== undefined) throw refusal;
 		if (mayHaveBeenApplied(created.error)) {
 			// No answer, or a 5xx: the service may have registered the endpoint all the same,
 			// and its id is unknown here. Transport errors carry no secret or header value.

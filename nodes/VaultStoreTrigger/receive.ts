@@ -93,19 +93,31 @@ function duplicateKeys(
 	return keys;
 }
 
-async function signingSecret(ctx: IWebhookFunctions): Promise<string> {
+/**
+ * The current signing secret (the one returned at creation, kept in static data, else the
+ * credential's) and, during a rotation, the credential's previous one ('' when none).
+ */
+async function signingSecrets(ctx: IWebhookFunctions): Promise<{ current: string; previous: string }> {
 	const stored = ctx.getWorkflowStaticData('node').signingSecret;
-	if (typeof stored === 'string' && stored !== '') return stored;
+	const haveStored = typeof stored === 'string' && stored !== '';
+	let credentials: IDataObject = {};
 	try {
-		const credentials = (await ctx.getCredentials(STORE_CREDENTIAL)) as IDataObject;
-		return typeof credentials.signingSecret === 'string' ? credentials.signingSecret : '';
+		credentials = (await ctx.getCredentials(STORE_CREDENTIAL)) as IDataObject;
 	} catch (error) {
-		ctx.logger.error(
-			`Vault Store Trigger: could not read the credential (${error instanceof Error ? error.message : 'unknown error'})`,
-		);
-		return '';
+		// Only worth an error when there is no secret at all (the stored one still verifies).
+		if (!haveStored) {
+			ctx.logger.error(
+				`Vault Store Trigger: could not read the credential (${error instanceof Error ? error.message : 'unknown error'})`,
+			);
+		}
 	}
+	const text = (value: unknown): string => (typeof value === 'string' ? value : '');
+	const current = haveStored ? (stored as string) : text(credentials.signingSecret);
+	return { current, previous: text(credentials.previousSigningSecret) };
 }
+
+/** Nodes already warned that their V1 endpoint sends V2 deliveries (once per node and process). */
+const warnedMigrated = new Set<string>();
 
 export async function receiveDelivery(ctx: IWebhookFunctions): Promise<IWebhookResponseData> {
 	const res = ctx.getResponseObject();
@@ -137,7 +149,7 @@ export async function receiveDelivery(ctx: IWebhookFunctions): Promise<IWebhookR
 			return answer(401, { error: reason });
 		}
 
-		const secret = await signingSecret(ctx);
+		const { current: secret, previous } = await signingSecrets(ctx);
 		if (secret === '') {
 			ctx.logger.error(
 				'Vault Store Trigger: no signing secret: fill the credential field "Webhook Signing Secret"; every delivery is rejected until then',
@@ -151,12 +163,25 @@ export async function receiveDelivery(ctx: IWebhookFunctions): Promise<IWebhookR
 			rawBody: Buffer.isBuffer(rawBody) ? rawBody : undefined,
 			headers: req.headers,
 			secret,
+			previousSecret: previous,
 			version,
 			nowMs: Date.now(),
 			toleranceSeconds: options.toleranceSeconds,
 			acceptBodyOnlySignature: options.acceptBodyOnlySignature,
 		});
 		if (!verdict.ok) return reject(verdict.reason);
+		if (verdict.version !== version) {
+			const node = ctx.getNode();
+			const key = `${ctx.getWorkflow().id ?? ''}\u0000${node.id ?? node.name}`;
+			if (!warnedMigrated.has(key)) {
+				if (warnedMigrated.size >= MAX_NODES) warnedMigrated.clear();
+				warnedMigrated.add(key);
+				ctx.logger.warn(
+					`Vault Store Trigger: accepted a V2-signed delivery although Signature Version is ${version}: the endpoint seems to have been migrated to V2. Set Signature Version to V2 in the node.`,
+					where(),
+				);
+			}
+		}
 
 		// The body is read from the verified bytes, never from a re-serialisation.
 		let body: unknown;
@@ -192,6 +217,8 @@ export async function receiveDelivery(ctx: IWebhookFunctions): Promise<IWebhookR
 			signatureVersion: verdict.version,
 			legacy: verdict.legacy === true,
 		};
+		if (verdict.signingKey !== undefined) meta.signingKey = verdict.signingKey;
+		if (verdict.signingSecret !== undefined) meta.signingSecret = verdict.signingSecret;
 		if (options.includeHeaders) meta.headers = visibleHeaders(req.headers);
 		return { workflowData: [[{ json: { ...payload, meta } }]] };
 	} catch (error) {

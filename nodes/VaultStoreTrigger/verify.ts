@@ -1,553 +1,249 @@
-import { createHash, createHmac, hash, timingSafeEqual } from 'node:crypto';
+import { createHmac, timingSafeEqual } from 'node:crypto';
 
 /**
- * Webhook signature verification for Vault & Store deliveries.
- *
- * A pure function: raw bytes, headers, secret and clock in; a verdict out. It never
- * throws and its failure reasons never contain the secret, a signature or a header
- * value, so they are safe to log or return to the caller.
- *
- * V2 (Standard Webhooks v1 scheme):
- *   webhook-id, webhook-timestamp (seconds), webhook-signature ("v1,<base64>" entries,
- *   space separated, any matching entry accepts: key rotation). Signed content is
- *   `<id>.<timestamp>.<raw body bytes>`, HMAC-SHA256 keyed with the base64-decoded
- *   secret (optional "whsec_" prefix).
- *
- * V1 (deprecated):
- *   webhook-signature is a bare lower-case hex HMAC-SHA256 of `<timestamp>.<raw body>`,
- *   webhook-timestamp is in milliseconds, the key is the secret's UTF-8 bytes (the
- *   spec does not show the key encoding; this is inferred). The webhook-id header is
- *   NOT covered by the V1 signature, so the id reported for V1 is unauthenticated.
- *   Optionally (acceptBodyOnlySignature) the legacy x-service-signature (hex HMAC of
- *   the body only) with x-service-timestamp (ms, unsigned) is accepted when the
- *   standard header is absent; such verdicts carry `legacy: true`.
- *
- * The endpoint's configured version is authoritative: a delivery in the other format
- * is rejected, with a reason that points at the version mismatch.
+ * Webhook signature verification in the style of the Standard Webhooks reference library
+ * (createHmac, Buffer base64, timingSafeEqual): pure, never throws, bounded inputs, and reasons
+ * that never contain a secret, signature or header value. One pipeline (headers, digits, window,
+ * HMAC, compare) runs a row of SCHEMES. V1 signs no id and its key encoding is not documented:
+ * the secret's UTF-8 bytes and its decoded whsec_ form are both tried and reported. A V2 endpoint
+ * takes V2 only (no downgrade); a V1 endpoint also takes V2 deliveries (V2 signs strictly more:
+ * the endpoint was migrated). With a previous secret, the keys of both are computed and compared.
  */
 
 export type SignatureVersion = 'V1' | 'V2';
+export type SigningKeyForm = 'secret-text' | 'decoded-key';
+export type SigningSecretSlot = 'current' | 'previous';
 
 export interface VerifyInput {
 	/** Exact bytes received; undefined => reject. */
 	rawBody: Buffer | undefined;
-	/** Lower-case header names as Node gives them; arrays use their first value. */
+	/** Lower-case names as Node gives them; an array counts by its first value. */
 	headers: Record<string, string | string[] | undefined>;
-	/** The store's signing secret. */
 	secret: string;
-	/** The endpoint's configured version: authoritative. */
+	/** Rotation: the secret being replaced; deliveries signed with it are accepted too. */
+	previousSecret?: string;
+	/** The endpoint's configured version. */
 	version: SignatureVersion;
-	/** Receiver clock, milliseconds since the epoch. */
+	/** Receiver clock (ms), and the difference allowed either way (s, default 300). */
 	nowMs: number;
-	/** Allowed clock difference either way, default 300. */
 	toleranceSeconds: number;
 	/** V1 only: accept the legacy body-only x-service-signature. Default false. */
 	acceptBodyOnlySignature?: boolean;
 }
 
+/**
+ * Accepted: version is the scheme that verified (V2 also for a V2 delivery to a V1 endpoint); id
+ * is webhook-id (unsigned for V1; legacy: or x-service-idempotency); timestamp is in seconds;
+ * signingKey (V1, legacy): the form of the secret that matched; signingSecret (only when a
+ * previous secret was given): which secret matched.
+ */
 export type Verdict =
 	| {
-			ok: true;
-			version: SignatureVersion;
-			/** webhook-id (V1: unauthenticated; legacy: webhook-id or x-service-idempotency). */
-			id: string;
-			/** Delivery timestamp in seconds (V1 milliseconds are floored to seconds). */
-			timestamp: number;
-			legacy?: boolean;
+			ok: true; version: SignatureVersion; id: string; timestamp: number; legacy?: boolean;
+			signingKey?: SigningKeyForm; signingSecret?: SigningSecretSlot;
 	  }
 	| { ok: false; reason: string };
 
-// Limits (module constants: the hot path reads them without going through exports).
-const MAX_HEADER = 8192;
-const MAX_ENTRIES = 20;
-const MAX_ID = 256;
-
 export const DEFAULT_TOLERANCE_SECONDS = 300;
-/** Signature headers longer than this (in characters) are rejected before parsing. */
-export const MAX_SIGNATURE_HEADER_LENGTH = MAX_HEADER;
-/** More space-separated signature entries than this are rejected. */
-export const MAX_SIGNATURE_ENTRIES = MAX_ENTRIES;
-/** Longest accepted webhook-id (printable ASCII, no space). */
-export const MAX_ID_LENGTH = MAX_ID;
-
-const WHSEC_PREFIX = 'whsec_';
-const DIGEST_BYTES = 32;
-
-/** Lower-case hex of exactly 32 bytes (V1). */
-const HEX_DIGEST_PATTERN = /^[0-9a-f]{64}$/;
-/** Strict padded base64 (signing secrets). */
-const BASE64_PATTERN = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
-/** Looks like a V2 header: some entry starts with "v1,". */
-const V2_ENTRY_PATTERN = /(?:^| )v1,/;
-
-/** Length of canonical padded base64 of 32 bytes. */
-const BASE64_DIGEST_LENGTH = 44;
-const CHAR_SPACE = 0x20;
-const CHAR_V = 0x76;
-const CHAR_1 = 0x31;
-const CHAR_COMMA = 0x2c;
-const CHAR_EQUALS = 0x3d;
-
-/** base64 symbol -> value, -1 outside the alphabet (ASCII only). */
-const BASE64_VALUES = new Int8Array(128).fill(-1);
-{
-	const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
-	for (let i = 0; i < alphabet.length; i++) {
-		BASE64_VALUES[alphabet.charCodeAt(i)] = i;
-	}
-}
+/** Bounds: longer signature headers, more entries and longer ids (printable ASCII) are rejected. */
+export const MAX_SIGNATURE_HEADER_LENGTH = 8192;
+export const MAX_SIGNATURE_ENTRIES = 20;
+export const MAX_ID_LENGTH = 256;
 
 /**
- * Scratch space for one decoded candidate. Verification is synchronous, so one
- * buffer per module is enough and spares an allocation per entry.
+ * A scheme: the first of idHeaders present carries the id; signedPrefix is signed before the raw
+ * body; unitHint is the reason (configured scheme only) when the timestamp fits the other unit.
  */
-const candidateBytes = Buffer.alloc(DIGEST_BYTES);
-
-function fail(reason: string): Verdict {
-	return { ok: false, reason };
+interface Scheme {
+	version: SignatureVersion; legacy: boolean; format: 'entries' | 'hex'; keyForms: SigningKeyForm[];
+	idHeaders: string[]; timestampHeader: string; signatureHeader: string; unitMs: 1 | 1000;
+	signedPrefix: (id: string, timestamp: string) => string; unitHint?: string; mismatch: string;
 }
 
-/**
- * The V2 HMAC key: base64 after an optional "whsec_" prefix. Strict: characters
- * outside the base64 alphabet, missing or wrong padding, and empty keys throw. The
- * error message never contains the secret.
- */
+const SCHEMES: Record<'V2' | 'V1' | 'legacy', Scheme> = {
+	V2: {
+		version: 'V2', legacy: false, format: 'entries', keyForms: ['decoded-key'], unitMs: 1000,
+		idHeaders: ['webhook-id'], timestampHeader: 'webhook-timestamp', signatureHeader: 'webhook-signature',
+		signedPrefix: (id, timestamp) => `${id}.${timestamp}.`,
+		unitHint: 'timestamp looks like milliseconds: is this endpoint set to V1?',
+		mismatch: 'no signature entry matched (wrong secret, or body, id or timestamp altered)',
+	},
+	V1: {
+		version: 'V1', legacy: false, format: 'hex', keyForms: ['secret-text', 'decoded-key'], unitMs: 1,
+		idHeaders: ['webhook-id'], timestampHeader: 'webhook-timestamp', signatureHeader: 'webhook-signature',
+		signedPrefix: (_id, timestamp) => `${timestamp}.`,
+		unitHint: 'timestamp looks like seconds: is this endpoint set to V2?',
+		mismatch: 'signature did not match (wrong secret, or body or timestamp altered)',
+	},
+	legacy: {
+		version: 'V1', legacy: true, format: 'hex', keyForms: ['secret-text', 'decoded-key'], unitMs: 1,
+		idHeaders: ['webhook-id', 'x-service-idempotency'], timestampHeader: 'x-service-timestamp',
+		signatureHeader: 'x-service-signature', signedPrefix: () => '',
+		mismatch: 'legacy body-only signature did not match (wrong secret or body altered)',
+	},
+};
+
+/** base64, padded or not (a wrong or partial padding is refused). */
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}(?:==)?|[A-Za-z0-9+/]{3}=?)?$/;
+const HEX_DIGEST = /^[0-9a-fA-F]{64}$/;
+/** Canonical padded base64 of 32 bytes: the symbol before "=" has its 2 unused bits at zero. */
+const BASE64_DIGEST = /^[A-Za-z0-9+/]{42}[AEIMQUYcgkosw048]=$/;
+const V2_ENTRY = /(?:^| )v1,/;
+const PLAIN_ID = /^[\x21-\x7e]+$/;
+const DIGITS = /^[0-9]{1,15}$/;
+
+const fail = (reason: string): Verdict => ({ ok: false, reason });
+const withoutPrefix = (secret: string): string => (secret.startsWith('whsec_') ? secret.slice(6) : secret);
+
+/** Why the text after "whsec_" is not a usable base64 key; undefined when it is. */
+function base64Problem(encoded: string): string | undefined {
+	if (encoded.length === 0) return 'it is empty';
+	if (BASE64.test(encoded)) return undefined;
+	if (/\s/.test(encoded)) return 'it contains whitespace';
+	if (/[^A-Za-z0-9+/=]/.test(encoded)) return 'it contains characters outside the base64 alphabet';
+	return 'wrong length or padding';
+}
+
+/** The decoded key of a secret, or why it has none. */
+function decodedKey(secret: string): Buffer | string {
+	const encoded = withoutPrefix(secret);
+	const problem = base64Problem(encoded);
+	return problem === undefined ? Buffer.from(encoded, 'base64') : problem;
+}
+
+/** The V2 key: base64 (padding optional) after an optional "whsec_". Errors never contain the secret. */
 export function decodeSigningSecret(secret: string): Buffer {
-	if (typeof secret !== 'string') {
-		throw new Error('Signing secret must be a string');
-	}
-	const encoded = secret.startsWith(WHSEC_PREFIX) ? secret.slice(WHSEC_PREFIX.length) : secret;
-	if (encoded.length === 0) {
-		throw new Error('Signing secret is empty');
-	}
-	if (!BASE64_PATTERN.test(encoded)) {
-		let detail = 'wrong length or padding';
-		if (/\s/.test(encoded)) {
-			detail = 'it contains whitespace';
-		} else if (/[^A-Za-z0-9+/=]/.test(encoded)) {
-			detail = 'it contains characters outside the base64 alphabet';
-		}
-		throw new Error(
-			`Signing secret is not valid base64 (${detail}); expected the value shown by the service, optionally prefixed with "whsec_"`,
-		);
-	}
-	const key = Buffer.from(encoded, 'base64');
-	if (key.length === 0) {
-		throw new Error('Signing secret is empty');
-	}
-	return key;
+	if (typeof secret !== 'string') throw new Error('Signing secret must be a string');
+	const key = decodedKey(secret);
+	if (key === 'it is empty') throw new Error('Signing secret is empty');
+	if (typeof key !== 'string') return key;
+	throw new Error(`Signing secret is not valid base64 (${key}); expected the value shown by the service, optionally prefixed with "whsec_"`);
 }
 
-/**
- * An HMAC-SHA256 key ready for use: the raw key for streaming, and the RFC 2104 pads
- * for the one-shot path used with small bodies.
- */
-interface PreparedKey {
-	key: Buffer;
-	/** K0 xor ipad (64 bytes). */
-	innerPad: Buffer;
-	/** K0 xor opad (64 bytes) followed by room for the inner digest (32 bytes). */
-	outerBlock: Buffer;
-}
+type Key = { slot: SigningSecretSlot; form: SigningKeyForm; bytes: Buffer };
 
-const SHA256_BLOCK = 64;
-
-function prepareKey(key: Buffer): PreparedKey {
-	// RFC 2104: keys longer than the block are hashed first, then zero padded.
-	const k0 = Buffer.alloc(SHA256_BLOCK);
-	(key.length > SHA256_BLOCK ? createHash('sha256').update(key).digest() : key).copy(k0);
-	const innerPad = Buffer.alloc(SHA256_BLOCK);
-	const outerBlock = Buffer.alloc(SHA256_BLOCK + DIGEST_BYTES);
-	for (let i = 0; i < SHA256_BLOCK; i++) {
-		innerPad[i] = k0[i] ^ 0x36;
-		outerBlock[i] = k0[i] ^ 0x5c;
+/** The scheme's keys derived from one secret, or why there is none. */
+function keysOf(scheme: Scheme, secret: string, slot: SigningSecretSlot): Key[] | string {
+	const decoded = decodedKey(secret);
+	const keys: Key[] = [];
+	for (const form of scheme.keyForms) {
+		if (form === 'secret-text') keys.push({ slot, form, bytes: Buffer.from(secret, 'utf8') });
+		else if (typeof decoded !== 'string') keys.push({ slot, form, bytes: decoded });
 	}
-	return { key, innerPad, outerBlock };
-}
-
-// Tiny memo of the last prepared secrets: a trigger verifies many deliveries with the
-// same secret, and decoding it on every call would be wasted work.
-let v2MemoSecret: string | undefined;
-let v2MemoKey: PreparedKey | undefined;
-let v2MemoError: string | undefined;
-let v1MemoSecret: string | undefined;
-let v1MemoKey: PreparedKey | undefined;
-
-function v2Key(secret: string): PreparedKey | string {
-	if (secret !== v2MemoSecret) {
-		v2MemoKey = undefined;
-		v2MemoError = undefined;
-		try {
-			v2MemoKey = prepareKey(decodeSigningSecret(secret));
-		} catch (error) {
-			v2MemoError = error instanceof Error ? error.message : 'Signing secret is not valid';
-		}
-		v2MemoSecret = secret;
-	}
-	return v2MemoKey ?? (v2MemoError as string);
-}
-
-function v1Key(secret: string): PreparedKey {
-	if (secret !== v1MemoSecret || v1MemoKey === undefined) {
-		v1MemoKey = prepareKey(Buffer.from(secret, 'utf8'));
-		v1MemoSecret = secret;
-	}
-	return v1MemoKey;
-}
-
-/**
- * Bodies up to this size are hashed with Node's one-shot `crypto.hash` over
- * `(K0 xor ipad) || prefix || body` assembled in a reusable scratch buffer: creating
- * an Hmac object costs more than copying a few KiB (at 256 B this path is about twice
- * as fast). Larger bodies are streamed through `createHmac` without any copy.
- */
-const ONE_SHOT_MAX_BODY = 16384;
-/** The prefix is `<id>.<timestamp>.`: at most MAX_ID + 15 digits + 2 dots. */
-const MAX_PREFIX = 512;
-const oneShotHash = typeof hash === 'function' ? hash : undefined;
-let oneShotScratch: Buffer | undefined;
-/** The last computed digest (one-shot path); verification is synchronous. */
-const digestBytes = Buffer.alloc(DIGEST_BYTES);
-
-/** HMAC-SHA256 of `prefix || body`; prefix must be ASCII. */
-function hmacSha256(prepared: PreparedKey, prefix: string, body: Uint8Array): Buffer {
-	if (oneShotHash !== undefined && body.length <= ONE_SHOT_MAX_BODY && prefix.length <= MAX_PREFIX) {
-		if (oneShotScratch === undefined) {
-			oneShotScratch = Buffer.alloc(SHA256_BLOCK + MAX_PREFIX + ONE_SHOT_MAX_BODY);
-		}
-		const scratch = oneShotScratch;
-		scratch.set(prepared.innerPad, 0);
-		const prefixLength = scratch.write(prefix, SHA256_BLOCK, 'latin1');
-		scratch.set(body, SHA256_BLOCK + prefixLength);
-		const end = SHA256_BLOCK + prefixLength + body.length;
-		const inner = oneShotHash('sha256', scratch.subarray(0, end), 'binary');
-		// Leave neither key material nor the body behind in the shared buffer.
-		scratch.fill(0, 0, end);
-		prepared.outerBlock.write(inner, SHA256_BLOCK, 'latin1');
-		digestBytes.write(oneShotHash('sha256', prepared.outerBlock, 'binary'), 0, 'latin1');
-		return digestBytes;
-	}
-	return createHmac('sha256', prepared.key).update(prefix, 'latin1').update(body).digest();
+	return keys.length > 0 ? keys : `signing secret is not valid base64 (${decoded as string})`;
 }
 
 function header(headers: VerifyInput['headers'], name: string): string | undefined {
-	const value: unknown = headers[name];
-	if (typeof value === 'string') {
-		return value.length > 0 ? value : undefined;
+	const raw: unknown = headers[name];
+	const value: unknown = Array.isArray(raw) ? raw[0] : raw;
+	return typeof value === 'string' && value.length > 0 ? value : undefined;
+}
+
+/** The 32-byte digests a signature header offers, or why it offers none. */
+function offeredDigests(scheme: Scheme, signature: string): Buffer[] | string {
+	const name = scheme.signatureHeader;
+	if (signature.length > MAX_SIGNATURE_HEADER_LENGTH) return `${name} header is too large`;
+	if (scheme.format === 'hex') {
+		if (HEX_DIGEST.test(signature)) return [Buffer.from(signature, 'hex')];
+		return `${name} header must be 64 hex digits (lower-case hex as the service sends it; upper case is accepted too)`;
 	}
-	if (Array.isArray(value) && value.length > 0 && typeof value[0] === 'string') {
-		return value[0].length > 0 ? value[0] : undefined;
+	const entries = signature.includes(' ') ? signature.split(' ').filter((entry) => entry !== '') : [signature];
+	if (entries.length > MAX_SIGNATURE_ENTRIES) return `${name} header has too many entries`;
+	const v1 = entries.filter((entry) => entry.startsWith('v1,')).map((entry) => entry.slice(3));
+	if (v1.length === 0 && HEX_DIGEST.test(signature)) {
+		return 'signature is bare hex (V1 format) but this endpoint is set to V2: check its signature version';
 	}
+	if (v1.length === 0) return `${name} header has no v1 entries`;
+	// Canonical base64 only: a lenient decoder would also take other spellings of the digest.
+	return v1.filter((text) => BASE64_DIGEST.test(text)).map((text) => Buffer.from(text, 'base64'));
+}
+
+/** The pipeline, for any scheme. `configured` is false for a V2 delivery to a V1 endpoint. */
+function verifyWith(scheme: Scheme, input: VerifyInput, configured: boolean): Verdict {
+	const { headers, nowMs, toleranceSeconds } = input;
+	const keys = keysOf(scheme, input.secret, 'current');
+	if (typeof keys === 'string') return fail(keys);
+	const rotating = typeof input.previousSecret === 'string' && input.previousSecret !== '';
+	const previous = rotating ? keysOf(scheme, input.previousSecret as string, 'previous') : [];
+	if (typeof previous !== 'string') keys.push(...previous);
+
+	const idHeader = scheme.idHeaders.find((name) => header(headers, name) !== undefined);
+	if (idHeader === undefined) return fail(`missing ${scheme.idHeaders.join(' (or ')}${scheme.idHeaders.length > 1 ? ')' : ''} header`);
+	const id = header(headers, idHeader) as string;
+	const timestamp = header(headers, scheme.timestampHeader);
+	if (timestamp === undefined) return fail(`missing ${scheme.timestampHeader} header`);
+	if (id.length > MAX_ID_LENGTH || !PLAIN_ID.test(id)) return fail(`${idHeader} header is malformed`);
+	const signature = header(headers, scheme.signatureHeader);
+	if (signature === undefined) return fail(`missing ${scheme.signatureHeader} header`);
+	const offered = offeredDigests(scheme, signature);
+	if (typeof offered === 'string') return fail(offered);
+
+	const unit = scheme.unitMs === 1000 ? 'seconds' : 'milliseconds';
+	if (!DIGITS.test(timestamp)) return fail(`${scheme.timestampHeader} header must be whole ${unit} (digits only)`);
+	const usable = Number.isFinite(toleranceSeconds) && toleranceSeconds >= 0;
+	const toleranceMs = (usable ? toleranceSeconds : DEFAULT_TOLERANCE_SECONDS) * 1000;
+	const timestampMs = Number(timestamp) * scheme.unitMs;
+	if (Math.abs(nowMs - timestampMs) > toleranceMs) {
+		const fitsOtherUnit = Math.abs(nowMs - Number(timestamp) * (1000 / scheme.unitMs)) <= toleranceMs;
+		const hint = configured && fitsOtherUnit ? scheme.unitHint : undefined;
+		return fail(hint ?? `${scheme.timestampHeader} is outside the tolerance window`);
+	}
+
+	// Every key against every offered digest, no early exit: timing does not tell which matched.
+	const signedPrefix = scheme.signedPrefix(id, timestamp);
+	let matched: Key | undefined;
+	for (const key of keys) {
+		const digest = createHmac('sha256', key.bytes).update(signedPrefix, 'latin1').update(input.rawBody as Buffer).digest();
+		for (const candidate of offered) {
+			if (timingSafeEqual(candidate, digest) && matched === undefined) matched = key;
+		}
+	}
+	if (matched === undefined) return fail(scheme.mismatch);
+	const verdict: Verdict = { ok: true, version: scheme.version, id, timestamp: Math.floor(timestampMs / 1000) };
+	if (scheme.legacy) verdict.legacy = true;
+	if (scheme.version === 'V1') verdict.signingKey = matched.form;
+	if (rotating) verdict.signingSecret = matched.slot;
+	return verdict;
+}
+
+/** The scheme a delivery is checked with, or why it cannot be checked. */
+function schemeFor(input: VerifyInput): Scheme | string {
+	if (input.version === 'V2') return SCHEMES.V2;
+	const signature = header(input.headers, 'webhook-signature');
+	if (signature !== undefined) {
+		return signature.length <= MAX_SIGNATURE_HEADER_LENGTH && V2_ENTRY.test(signature) ? SCHEMES.V2 : SCHEMES.V1;
+	}
+	const legacy = header(input.headers, 'x-service-signature') !== undefined;
+	const none = 'missing webhook-signature header (and no legacy x-service-signature)';
+	if (input.acceptBodyOnlySignature === true) return legacy ? SCHEMES.legacy : none;
+	const only = ' (only the legacy body-only x-service-signature is present and it is not accepted)';
+	return `missing webhook-signature header${legacy ? only : ''}`;
+}
+
+function inputProblem(input: VerifyInput): string | undefined {
+	if (typeof input !== 'object' || input === null) return 'invalid verification input';
+	const { rawBody, headers, secret, version, nowMs } = input;
+	if (version !== 'V1' && version !== 'V2') return 'unknown signature version (expected V1 or V2)';
+	if (rawBody === undefined || rawBody === null) return 'raw body unavailable: the exact received bytes are needed to verify';
+	if (!(rawBody instanceof Uint8Array)) return 'raw body must be a Buffer of the received bytes';
+	if (typeof headers !== 'object' || headers === null) return 'request headers unavailable';
+	if (typeof secret !== 'string' || secret.length === 0) return 'signing secret is not configured';
+	if (typeof nowMs !== 'number' || !Number.isFinite(nowMs)) return 'receiver clock is invalid';
 	return undefined;
 }
 
-/** Ids are plain tokens (msg_..., whk_.../job): printable ASCII, no space, bounded. */
-function isValidId(id: string): boolean {
-	const length = id.length;
-	if (length > MAX_ID) {
-		return false;
-	}
-	for (let i = 0; i < length; i++) {
-		const code = id.charCodeAt(i);
-		if (code < 0x21 || code > 0x7e) {
-			return false;
-		}
-	}
-	return true;
-}
-
-/** Digits only (no sign, space or decimal point), 1 to 15 of them; -1 otherwise. */
-function parseDigits(text: string): number {
-	const length = text.length;
-	if (length === 0 || length > 15) {
-		return -1;
-	}
-	let value = 0;
-	for (let i = 0; i < length; i++) {
-		const digit = text.charCodeAt(i) - 0x30;
-		if (digit < 0 || digit > 9) {
-			return -1;
-		}
-		value = value * 10 + digit;
-	}
-	return value;
-}
-
-function withinWindow(timestampMs: number, nowMs: number, toleranceMs: number): boolean {
-	const delta = nowMs - timestampMs;
-	return delta <= toleranceMs && delta >= -toleranceMs;
-}
-
-/**
- * Decodes the 44 symbols at text[start..start+44) as canonical padded base64 of 32
- * bytes into `out`. Anything else (other symbols, missing '=', non-zero trailing
- * bits that a lenient decoder would drop) is not a match: false.
- */
-function decodeBase64Digest(text: string, start: number, out: Buffer): boolean {
-	let o = 0;
-	for (let i = start; i < start + 40; i += 4) {
-		const a = text.charCodeAt(i);
-		const b = text.charCodeAt(i + 1);
-		const c = text.charCodeAt(i + 2);
-		const d = text.charCodeAt(i + 3);
-		if ((a | b | c | d) > 0x7f) {
-			return false;
-		}
-		const word =
-			(BASE64_VALUES[a] << 18) | (BASE64_VALUES[b] << 12) | (BASE64_VALUES[c] << 6) | BASE64_VALUES[d];
-		if (word < 0) {
-			return false;
-		}
-		out[o++] = word >>> 16;
-		out[o++] = (word >>> 8) & 0xff;
-		out[o++] = word & 0xff;
-	}
-	const a = text.charCodeAt(start + 40);
-	const b = text.charCodeAt(start + 41);
-	const c = text.charCodeAt(start + 42);
-	if ((a | b | c) > 0x7f || text.charCodeAt(start + 43) !== CHAR_EQUALS) {
-		return false;
-	}
-	const va = BASE64_VALUES[a];
-	const vb = BASE64_VALUES[b];
-	const vc = BASE64_VALUES[c];
-	if ((va | vb | vc) < 0 || (vc & 0x03) !== 0) {
-		return false;
-	}
-	out[o++] = (va << 2) | (vb >>> 4);
-	out[o] = ((vb & 0x0f) << 4) | (vc >>> 2);
-	return true;
-}
-
-/**
- * Verifies one delivery. Never throws: any unexpected input yields `{ ok: false }`.
- */
+/** Verifies one delivery. Never throws: any unexpected input yields `{ ok: false }`. */
 export function verifySignature(input: VerifyInput): Verdict {
 	try {
-		if (typeof input !== 'object' || input === null) {
-			return fail('invalid verification input');
-		}
-		const { rawBody, headers, secret, version, nowMs } = input;
-		if (version !== 'V1' && version !== 'V2') {
-			return fail('unknown signature version (expected V1 or V2)');
-		}
-		if (rawBody === undefined || rawBody === null) {
-			return fail('raw body unavailable: the exact received bytes are needed to verify');
-		}
-		if (!(rawBody instanceof Uint8Array)) {
-			return fail('raw body must be a Buffer of the received bytes');
-		}
-		if (typeof headers !== 'object' || headers === null) {
-			return fail('request headers unavailable');
-		}
-		if (typeof secret !== 'string' || secret.length === 0) {
-			return fail('signing secret is not configured');
-		}
-		if (typeof nowMs !== 'number' || !Number.isFinite(nowMs)) {
-			return fail('receiver clock is invalid');
-		}
-		const tolerance = input.toleranceSeconds;
-		const toleranceMs =
-			(typeof tolerance === 'number' && Number.isFinite(tolerance) && tolerance >= 0
-				? tolerance
-				: DEFAULT_TOLERANCE_SECONDS) * 1000;
-		if (version === 'V2') {
-			return verifyV2(rawBody, headers, secret, nowMs, toleranceMs);
-		}
-		return verifyV1(rawBody, headers, secret, nowMs, toleranceMs, input.acceptBodyOnlySignature === true);
+		const problem = inputProblem(input);
+		if (problem !== undefined) return fail(problem);
+		const scheme = schemeFor(input);
+		if (typeof scheme === 'string') return fail(scheme);
+		const configured = scheme.version === input.version;
+		const verdict = verifyWith(scheme, input, configured);
+		if (verdict.ok || configured) return verdict;
+		return fail(`signature is in V2 format but did not verify for this V1 endpoint: ${verdict.reason}`);
 	} catch {
 		return fail('verification failed on unexpected input');
 	}
-}
-
-/** The id and timestamp headers both versions need, or why they are unusable. */
-function idAndTimestamp(headers: VerifyInput['headers']): { id: string; timestamp: string } | Verdict {
-	const id = header(headers, 'webhook-id');
-	if (id === undefined) {
-		return fail('missing webhook-id header');
-	}
-	const timestamp = header(headers, 'webhook-timestamp');
-	if (timestamp === undefined) {
-		return fail('missing webhook-timestamp header');
-	}
-	if (!isValidId(id)) {
-		return fail('webhook-id header is malformed');
-	}
-	return { id, timestamp };
-}
-
-function verifyV2(
-	rawBody: Uint8Array,
-	headers: VerifyInput['headers'],
-	secret: string,
-	nowMs: number,
-	toleranceMs: number,
-): Verdict {
-	const key = v2Key(secret);
-	if (typeof key === 'string') {
-		return fail(key);
-	}
-	const delivery = idAndTimestamp(headers);
-	if ('ok' in delivery) {
-		return delivery;
-	}
-	const { id, timestamp } = delivery;
-	const signature = header(headers, 'webhook-signature');
-	if (signature === undefined) {
-		return fail('missing webhook-signature header');
-	}
-	const length = signature.length;
-	if (length > MAX_HEADER) {
-		return fail('webhook-signature header is too large');
-	}
-
-	// Entries are separated by spaces; empty tokens and other versions are ignored.
-	// Record where the "v1," entries of the right size start (at most MAX_ENTRIES).
-	const candidates: number[] = [];
-	let entries = 0;
-	let v1Entries = 0;
-	let position = 0;
-	while (position < length) {
-		if (signature.charCodeAt(position) === CHAR_SPACE) {
-			position++;
-			continue;
-		}
-		let end = signature.indexOf(' ', position);
-		if (end === -1) {
-			end = length;
-		}
-		if (++entries > MAX_ENTRIES) {
-			return fail('webhook-signature header has too many entries');
-		}
-		if (
-			signature.charCodeAt(position) === CHAR_V &&
-			signature.charCodeAt(position + 1) === CHAR_1 &&
-			signature.charCodeAt(position + 2) === CHAR_COMMA
-		) {
-			v1Entries++;
-			if (end - position - 3 === BASE64_DIGEST_LENGTH) {
-				candidates.push(position + 3);
-			}
-		}
-		position = end;
-	}
-	if (v1Entries === 0) {
-		if (HEX_DIGEST_PATTERN.test(signature)) {
-			return fail('signature is bare hex (V1 format) but this endpoint is set to V2: check its signature version');
-		}
-		return fail('webhook-signature header has no v1 entries');
-	}
-
-	const seconds = parseDigits(timestamp);
-	if (seconds < 0) {
-		return fail('webhook-timestamp header must be whole seconds (digits only)');
-	}
-	if (!withinWindow(seconds * 1000, nowMs, toleranceMs)) {
-		if (withinWindow(seconds, nowMs, toleranceMs)) {
-			return fail('timestamp looks like milliseconds: is this endpoint set to V1?');
-		}
-		return fail('webhook-timestamp is outside the tolerance window');
-	}
-
-	// id is printable ASCII and timestamp digits: latin1 is their exact byte form.
-	const digest = hmacSha256(key, `${id}.${timestamp}.`, rawBody);
-	for (let i = 0; i < candidates.length; i++) {
-		if (
-			decodeBase64Digest(signature, candidates[i], candidateBytes) &&
-			timingSafeEqual(candidateBytes, digest)
-		) {
-			return { ok: true, version: 'V2', id, timestamp: seconds };
-		}
-	}
-	return fail('no signature entry matched (wrong secret, or body, id or timestamp altered)');
-}
-
-function verifyV1(
-	rawBody: Uint8Array,
-	headers: VerifyInput['headers'],
-	secret: string,
-	nowMs: number,
-	toleranceMs: number,
-	acceptBodyOnly: boolean,
-): Verdict {
-	const signature = header(headers, 'webhook-signature');
-	if (signature === undefined) {
-		if (acceptBodyOnly) {
-			return verifyLegacy(rawBody, headers, secret, nowMs, toleranceMs);
-		}
-		if (header(headers, 'x-service-signature') !== undefined) {
-			return fail(
-				'missing webhook-signature header (only the legacy body-only x-service-signature is present and it is not accepted)',
-			);
-		}
-		return fail('missing webhook-signature header');
-	}
-	const delivery = idAndTimestamp(headers);
-	if ('ok' in delivery) {
-		return delivery;
-	}
-	const { id, timestamp } = delivery;
-	if (signature.length > MAX_HEADER) {
-		return fail('webhook-signature header is too large');
-	}
-	if (!HEX_DIGEST_PATTERN.test(signature)) {
-		if (V2_ENTRY_PATTERN.test(signature)) {
-			return fail('signature has v1, entries (V2 format) but this endpoint is set to V1: check its signature version');
-		}
-		return fail('webhook-signature header must be a lower-case hex digest for V1');
-	}
-	const millis = parseDigits(timestamp);
-	if (millis < 0) {
-		return fail('webhook-timestamp header must be whole milliseconds (digits only)');
-	}
-	if (!withinWindow(millis, nowMs, toleranceMs)) {
-		if (withinWindow(millis * 1000, nowMs, toleranceMs)) {
-			return fail('timestamp looks like seconds: is this endpoint set to V2?');
-		}
-		return fail('webhook-timestamp is outside the tolerance window');
-	}
-	const digest = hmacSha256(v1Key(secret), `${timestamp}.`, rawBody);
-	if (!timingSafeEqual(Buffer.from(signature, 'hex'), digest)) {
-		return fail('signature did not match (wrong secret, or body or timestamp altered)');
-	}
-	return { ok: true, version: 'V1', id, timestamp: Math.floor(millis / 1000) };
-}
-
-function verifyLegacy(
-	rawBody: Uint8Array,
-	headers: VerifyInput['headers'],
-	secret: string,
-	nowMs: number,
-	toleranceMs: number,
-): Verdict {
-	const signature = header(headers, 'x-service-signature');
-	if (signature === undefined) {
-		return fail('missing webhook-signature header (and no legacy x-service-signature)');
-	}
-	const timestamp = header(headers, 'x-service-timestamp');
-	if (timestamp === undefined) {
-		return fail('missing x-service-timestamp header');
-	}
-	const id = header(headers, 'webhook-id') ?? header(headers, 'x-service-idempotency');
-	if (id === undefined) {
-		return fail('missing webhook-id (or x-service-idempotency) header');
-	}
-	if (!isValidId(id)) {
-		return fail('webhook-id header is malformed');
-	}
-	if (signature.length > MAX_HEADER || !HEX_DIGEST_PATTERN.test(signature)) {
-		return fail('x-service-signature header must be a lower-case hex digest');
-	}
-	const millis = parseDigits(timestamp);
-	if (millis < 0) {
-		return fail('x-service-timestamp header must be whole milliseconds (digits only)');
-	}
-	if (!withinWindow(millis, nowMs, toleranceMs)) {
-		return fail('x-service-timestamp is outside the tolerance window');
-	}
-	const digest = hmacSha256(v1Key(secret), '', rawBody);
-	if (!timingSafeEqual(Buffer.from(signature, 'hex'), digest)) {
-		return fail('legacy body-only signature did not match (wrong secret or body altered)');
-	}
-	return { ok: true, version: 'V1', id, timestamp: Math.floor(millis / 1000), legacy: true };
 }

@@ -16,5 +16,13 @@ export const WEBHOOK_EVENT_TYPES = [
 
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
+/** Events an endpoint only receives when it lists them. */
+export const OPT_IN_EVENT_TYPES: readonly WebhookEventType[] = ['PAYMENT_DISPUTE_PREVENTED'];
+
+/** Every PAYMENT_* and SUBSCRIPTION_* event except the opt-in ones: what "All Events" stands for. */
+export const ALL_STANDARD_EVENT_TYPES: readonly WebhookEventType[] = WEBHOOK_EVENT_TYPES.filter(
+	(event) => /^(PAYMENT|SUBSCRIPTION)_/.test(event) && !OPT_IN_EVENT_TYPES.includes(event),
+);
+
 /** Webhook signature versions an endpoint can use. */
 export const SIGNATURE_VERSIONS = ['V1', 'V2'] as const;

@@ -192,7 +192,8 @@ async function triggerChecks({ inst, sb, t, rest, example }) {
 		['V1 signed with another secret', v1Headers(nowMs(), deliveriesMod.hmacHex('not-the-secret', `${nowMs()}.${v1Body}`)), v1Body],
 		['V1 stale: correctly signed, timestamp 10 minutes old', (() => { const ts = String(Date.now() - 600_000); return v1Headers(ts, deliveriesMod.hmacHex(secret, `${ts}.${v1Body}`)); })(), v1Body],
 		['V1 tampered body', (() => { const ts = nowMs(); return v1Headers(ts, deliveriesMod.hmacHex(secret, `${ts}.${v1Body}`)); })(), v1Body.replace('ord_', 'ord_x')],
-		['V2-signed delivery to the V1 endpoint', signedV2('msg_e2ev2tov1000', fresh(), v1Body), v1Body],
+		// A valid V2 delivery is accepted by a V1 trigger (a migrated endpoint); one signed with another secret is not.
+		['V2 delivery signed with another secret to the V1 endpoint', (() => { const ts = fresh(); return { ...signedV2('msg_e2ev2tov1000', ts, v1Body), 'webhook-signature': deliveriesMod.signV2(wrongKey, 'msg_e2ev2tov1000', ts, v1Body) }; })(), v1Body],
 	];
 	for (const [label, h, body] of v1Cases) {
 		const r = await post(v1Url, h, body);
