@@ -599,3 +599,29 @@ describe('trigger lifecycle against a sandbox that requires https', () => {
 		expect(error?.message).not.toMatch(/may have registered it anyway/); // a 4xx: the service did not register it
 	});
 });
+
+describe('listening for a test event in the editor', () => {
+	const testUrlBase = 'https://n8n.example.test/webhook-test';
+
+	test('registering the test URL asks the service for one signed test delivery of the first selected event', async () => {
+		const t = await createTrigger({ parameters: { events: ['SUBSCRIPTION_RENEWING', 'PAYMENT_COMPLETED'], signatureVersion: 'V2', options: {} }, credentials: f.credentials, webhookBaseUrl: testUrlBase });
+		f.sb.clearRequests();
+		await t.create();
+		const id = t.staticData().webhookId as string;
+		const tests = f.requests().filter((r) => r.method === 'POST' && r.path.endsWith(`/webhooks/${id}/test`));
+		expect(tests).toHaveLength(1);
+		expect(tests[0].body).toEqual({ eventType: 'SUBSCRIPTION_RENEWING' });
+		await t.delete();
+	});
+
+	test('no test delivery for the active workflow, nor when the option is off', async () => {
+		const live = await createTrigger({ parameters: { events: ['PAYMENT_COMPLETED'], signatureVersion: 'V2', options: {} }, credentials: f.credentials });
+		const off = await createTrigger({ parameters: { events: ['PAYMENT_COMPLETED'], signatureVersion: 'V2', options: { sendTestEvent: false } }, credentials: f.credentials, webhookBaseUrl: testUrlBase });
+		f.sb.clearRequests();
+		await live.create();
+		await off.create();
+		expect(f.requests().filter((r) => r.path.endsWith('/test'))).toHaveLength(0);
+		await live.delete();
+		await off.delete();
+	});
+});

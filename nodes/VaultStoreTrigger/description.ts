@@ -61,7 +61,7 @@ export const TOLERANCE_FIELD = 'Timestamp Tolerance (Seconds)';
 export const triggerProperties: INodeProperties[] = [
 	{
 		displayName:
-			'The service only delivers to public https:// addresses. If n8n runs locally, set the WEBHOOK_URL environment variable of n8n to a public https address (for example a tunnel) before activating.',
+			"Activating registers this workflow's webhook URL at the service. A live account delivers only to public https:// addresses: if n8n runs on your own machine, set n8n's WEBHOOK_URL to a public https address (for example a tunnel). The local sandbox also delivers to http:// on this machine. While you listen for a test event, the node asks the service for a signed test delivery (option Send Test Event When Listening).",
 		name: 'httpsNotice',
 		type: 'notice',
 		default: '',
@@ -145,6 +145,14 @@ export const triggerProperties: INodeProperties[] = [
 					'Whether a delivery already accepted recently is answered with 200 without starting the workflow (retries and replays). V2 deliveries are matched by their signed ID; V1 ones, whose ID is not signed, by their signed timestamp and body or the ID in the body. Each n8n webhook process remembers deliveries on its own.',
 			},
 			{
+				displayName: 'Send Test Event When Listening',
+				name: 'sendTestEvent',
+				type: 'boolean',
+				default: true,
+				description:
+					'Whether clicking "Listen for test event" in the editor also asks the service to send one signed test delivery of the first selected payment or subscription event, so the node fires without waiting for a real event. Never used for the active workflow.',
+			},
+			{
 				displayName: 'Timestamp Tolerance (Seconds)',
 				name: 'toleranceSeconds',
 				type: 'number',
@@ -163,6 +171,7 @@ export interface TriggerOptions {
 	rejectDuplicates: boolean;
 	acceptBodyOnlySignature: boolean;
 	includeHeaders: boolean;
+	sendTestEvent: boolean;
 }
 
 /** Only the Manage Endpoint option: never throws, so deactivation works whatever else is set. */
@@ -197,6 +206,7 @@ export function readOptions(node: INode, raw: IDataObject | undefined): TriggerO
 		rejectDuplicates: o.rejectDuplicates !== false,
 		acceptBodyOnlySignature: o.acceptBodyOnlySignature === true,
 		includeHeaders: o.includeHeaders === true,
+		sendTestEvent: o.sendTestEvent !== false,
 	};
 }
 

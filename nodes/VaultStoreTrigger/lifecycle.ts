@@ -405,7 +405,31 @@ export async function createEndpoint(ctx: IHookFunctions): Promise<boolean> {
 	data.webhookId = webhookId;
 	if (returned !== undefined) data.signingSecret = returned;
 	else delete data.signingSecret;
+	if (s.options.sendTestEvent && isListeningForTest(ctx, s.url)) await requestTestDelivery(ctx, transport, webhookId, s.events);
 	return true;
+}
+
+/** "Listen for test event" in the editor: n8n registers its test URL (…/webhook-test/…) in manual mode. */
+function isListeningForTest(ctx: IHookFunctions, url: string): boolean {
+	const mode = (ctx as IHookFunctions & { getMode?: () => string }).getMode?.();
+	return mode === 'manual' || /\/webhook-test\//.test(url);
+}
+
+/**
+ * Asks the service for one signed test delivery to the endpoint just registered for
+ * listening, so the editor gets an event at once. A failure only logs: listening goes on.
+ */
+async function requestTestDelivery(ctx: IHookFunctions, transport: Transport, webhookId: string, events: string[]): Promise<void> {
+	const eventType = events.find((event) => /^(PAYMENT|SUBSCRIPTION)_/.test(event));
+	if (eventType === undefined) return;
+	try {
+		await transport.request({ family: 'stores', method: 'POST', path: `${endpointPath(webhookId)}/test`, body: { eventType } });
+	} catch (error) {
+		ctx.logger.warn(
+			`Vault Store Trigger: the service did not send a test event (${error instanceof Error ? error.message : 'unknown error'}); send one from the service, or use Vault Store → Webhook → Send Test`,
+			{ workflowId: ctx.getWorkflow().id, node: ctx.getNode().name },
+		);
+	}
 }
 
 /**
