@@ -593,7 +593,8 @@ async function loadSandbox({ build = true } = {}) {
  * Installs the tarball into <userFolder>/.n8n/nodes the way n8n 2.8's community-nodes panel does
  * (CommunityPackagesService.downloadPackage): package.json "installed-nodes", the tarball unpacked
  * into node_modules/<name> without dev/peer/optional dependencies, `npm install` there with the
- * panel's flags, the dependency recorded in nodes/package.json.
+ * panel's flags, the dependency recorded in nodes/package.json. n8n 2.41's panel does the same
+ * steps with the same npm flags.
  */
 async function installPackage(userFolder, tgz) {
 	const nodesDir = path.join(userFolder, '.n8n', 'nodes');
