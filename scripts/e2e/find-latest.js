@@ -48,15 +48,15 @@ async function main() {
 			const secs = Math.round((Date.now() - t) / 1000);
 			const out = r.stdout + r.stderr;
 			if (r.code !== 0) {
-				const why = (out.match(/npm error (notarget No matching version found for \S+|code \S+)/) ?? [])[1] ?? `exit ${r.code}`;
-				lib.log(`n8n ${v}: does not install (${secs} s): ${why.replace(/^notarget /, '')}`);
+				const why = (out.match(/npm error notarget (No matching version found for \S+)/) ?? out.match(/npm error (code \S+)/) ?? [])[1] ?? `exit ${r.code}`;
+				lib.log(`n8n ${v}: does not install (${secs} s): ${why.replace(/\.$/, "")}`);
 				continue;
 			}
 			const range = String((await view(`n8n@${v}`, 'engines.node')) ?? '');
 			const fits = nodeVersions.filter((n) => lib.nodeSatisfies(n, range)).sort(cmp);
 			const added = (out.match(/added (\d+) packages/) ?? [])[1];
 			lib.log(`n8n ${v}: whole tree resolves (${added ?? '?'} packages, ${secs} s); engines.node ${range || '(none)'}; system Node ${process.version} ${range && !lib.nodeSatisfies(process.version, range) ? 'does not meet it' : 'meets it'}; registry node releases that do: ${fits.length ? `${fits[0]} … ${fits[fits.length - 1]}` : 'none'}`);
-			lib.log(`pin: lib.N8N_LATEST = '${v}' and NODE_PINS['${v}'] (now ${lib.N8N_LATEST} on ${lib.NODE_PINS[lib.N8N_LATEST]})`);
+			lib.log(`pin: lib.N8N_LATEST = '${v}', NODE_PINS['${v}'] = '${await lib.nodeFor(v)}' (now ${lib.N8N_LATEST} on ${lib.NODE_PINS[lib.N8N_LATEST]})`);
 			return;
 		} finally {
 			fs.rmSync(dir, { recursive: true, force: true });

@@ -310,9 +310,13 @@ function nodeBin() {
 	return nodeRuntime?.bin ?? process.execPath;
 }
 
-/** `PATH` with the selected node's folder first (n8n's task runners and install scripts call `node`). */
-function pathWithNode(env = process.env) {
-	const dir = path.dirname(nodeBin());
+/**
+ * `PATH` with the folder of a node binary first (n8n's task runners and install scripts call
+ * `node`); unchanged for the Node running this script.
+ */
+function pathWithNode(env = process.env, node = nodeBin()) {
+	if (node === process.execPath) return env.PATH;
+	const dir = path.dirname(node);
 	return [dir, ...(env.PATH ?? '').split(path.delimiter).filter((p) => p && p !== dir)].join(path.delimiter);
 }
 
@@ -630,7 +634,7 @@ function makeInstance({ userFolder, logDir, home, encryptionKey = crypto.randomB
 		for (const [k, v] of Object.entries(process.env)) if (!/^(N8N_|DB_|WEBHOOK_URL$|QUEUE_|EXECUTIONS_)/.test(k)) env[k] = v;
 		return {
 			...env,
-			PATH: [path.dirname(node), ...(env.PATH ?? '').split(path.delimiter).filter((p) => p && p !== path.dirname(node))].join(path.delimiter),
+			PATH: pathWithNode(env, node),
 			N8N_USER_FOLDER: userFolder,
 			N8N_ENCRYPTION_KEY: encryptionKey,
 			DB_TYPE: 'sqlite',
