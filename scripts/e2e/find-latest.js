@@ -49,7 +49,7 @@ async function main() {
 			const out = r.stdout + r.stderr;
 			if (r.code !== 0) {
 				const why = (out.match(/npm error notarget (No matching version found for \S+)/) ?? out.match(/npm error (code \S+)/) ?? [])[1] ?? `exit ${r.code}`;
-				lib.log(`n8n ${v}: does not install (${secs} s): ${why.replace(/\.$/, "")}`);
+				lib.log(`n8n ${v}: does not install (${secs} s): ${why.replace(/\.$/, '')}`);
 				continue;
 			}
 			const range = String((await view(`n8n@${v}`, 'engines.node')) ?? '');
