@@ -15,6 +15,8 @@ class Checks {
 		this.phase = '';
 		/** @type {{phase: string, ms: number, ok: boolean, skipped?: string}[]} */
 		this.phases = [];
+		/** Shown in the summary's heading (the n8n and Node the run used). */
+		this.title = '';
 	}
 
 	/** Records one assertion; never throws. Returns the condition. */
@@ -64,7 +66,7 @@ class Checks {
 	}
 
 	summary() {
-		const lines = ['', '=== end-to-end summary'];
+		const lines = ['', `=== end-to-end summary${this.title ? ` (${this.title})` : ''}`];
 		for (const p of this.phases) {
 			const inPhase = this.results.filter((r) => r.phase === p.phase);
 			const passed = inPhase.filter((r) => r.ok).length;

@@ -9,7 +9,9 @@
  *   Ctrl-C stops both.
  *
  * Options: --port N (n8n), --sandbox-port N, --no-build (reuse dist/ and out/), --keep (keep the
- * n8n data in .e2e/demo between runs; by default it is made anew each time).
+ * n8n data in .e2e/demo between runs; by default it is made anew each time), --n8n <version> or
+ * --latest (another n8n than 2.8.4, e.g. the newest line the e2e suite tests; installed with the
+ * Node it needs, see lib.js).
  */
 'use strict';
 
@@ -35,6 +37,7 @@ async function portOr(preferred) {
 }
 
 async function main() {
+	lib.selectN8n(lib.n8nFromArgs());
 	const build = !process.argv.includes('--no-build');
 	const demoDir = path.join(ROOT, '.e2e', 'demo');
 	const userFolder = path.join(demoDir, 'n8n');

@@ -1,8 +1,12 @@
 #!/usr/bin/env node
 // @ts-check
 /**
- * npm run test:e2e — this package in a real n8n 2.8.4:
- *   1. n8n installed once into a cache folder (VS_N8N_HOME, default ~/.cache/n8n-nodes-vault-store/n8n-2.8.4)
+ * npm run test:e2e — this package in a real n8n 2.8.4 (on the system Node);
+ * npm run test:e2e:latest (= `npm run test:e2e -- --latest`) — the same in the newest n8n line that
+ * installs from the registry (lib.N8N_LATEST, on the Node it needs from the registry package `node`);
+ * `npm run test:e2e -- --n8n <version>` — any other n8n version:
+ *   1. n8n installed once into a cache folder (VS_N8N_HOME, default ~/.cache/n8n-nodes-vault-store/n8n-<version>),
+ *      with a Node from the registry beside it when that n8n needs a newer one (node-<version>)
  *   2. npm run build, npm pack, the tarball installed into a fresh N8N_USER_FOLDER/.n8n/nodes
  *      (under .e2e/) the way the community-nodes panel does
  *   3. the sandbox started in this process (its request log is read directly), credentials and
@@ -16,7 +20,7 @@
  * Everything listens on 127.0.0.1; every child runs in its own process group and is killed on
  * exit, failure, Ctrl-C or the overall timeout (VS_E2E_TIMEOUT_MS, default 20 minutes).
  *
- * Options (environment): VS_N8N_HOME, VS_E2E_SKIP_BUILD=1 (reuse dist/ and out/),
+ * Options: --n8n <version> | --latest (or VS_N8N_VERSION); environment: VS_N8N_HOME, VS_E2E_SKIP_BUILD=1 (reuse dist/ and out/),
  * VS_E2E_SKIP_BROWSER=1, VS_E2E_KEEP=1 (keep the run folder under .e2e/),
  * VS_E2E_ONLY=actions,trigger,load,dispute,editor (any subset)
  */
@@ -29,6 +33,8 @@ const lib = require('./lib');
 const { Checks } = require('./checks');
 const { log, ROOT } = lib;
 
+lib.selectN8n(lib.n8nFromArgs());
+
 const TIMEOUT_MS = Number(process.env.VS_E2E_TIMEOUT_MS || 20 * 60_000);
 const only = process.env.VS_E2E_ONLY ? new Set(process.env.VS_E2E_ONLY.split(',')) : undefined;
 const wants = (phase) => !only || only.has(phase);
@@ -36,6 +42,7 @@ const wants = (phase) => !only || only.has(phase);
 async function main() {
 	const started = Date.now();
 	const t = new Checks();
+	t.title = `n8n ${lib.N8N_VERSION}`;
 	lib.installCleanup();
 	const overall = setTimeout(() => {
 		log(`overall timeout of ${TIMEOUT_MS / 1000} s reached: killing everything`);
@@ -45,11 +52,11 @@ async function main() {
 	}, TIMEOUT_MS);
 	overall.unref();
 
-	const runDir = path.join(ROOT, '.e2e', `run-${new Date().toISOString().replace(/[:.]/g, '-')}-${process.pid}`);
+	const runDir = path.join(ROOT, '.e2e', `run-n8n-${lib.N8N_VERSION}-${new Date().toISOString().replace(/[:.]/g, '-')}-${process.pid}`);
 	const userFolder = path.join(runDir, 'n8n');
 	const logDir = path.join(runDir, 'logs');
 	fs.mkdirSync(userFolder, { recursive: true });
-	log(`run folder ${path.relative(ROOT, runDir)} (logs in logs/)`);
+	log(`n8n ${lib.N8N_VERSION}; run folder ${path.relative(ROOT, runDir)} (logs in logs/)`);
 
 	/** @type {any} */
 	let sb;
@@ -61,6 +68,7 @@ async function main() {
 
 	await t.runPhase('setup', async () => {
 		const [home, tgz] = await Promise.all([lib.ensureN8n(), lib.buildAndPack(path.join(runDir, 'pack'), { build })]);
+		t.title = `n8n ${lib.N8N_VERSION} on node ${(await lib.ensureNode()).version}`;
 		const { startSandbox } = await lib.loadSandbox({ build });
 		sb = await startSandbox({ allowHttpWebhooks: true, seed: 1 });
 		log(`sandbox on ${sb.baseUrl}`);

@@ -1,7 +1,7 @@
 // @ts-check
 /**
- * examples/dispute-evidence.json end to end in a running n8n 2.8.4 (`n8n start`) against the
- * in-process sandbox:
+ * examples/dispute-evidence.json end to end in a running n8n (`n8n start`; 2.8.4, or the newest
+ * line with --latest) against the in-process sandbox:
  *   - activating it over the public API registers one endpoint for PAYMENT_DISPUTED
  *   - the sandbox's dev route POST /__dev/disputes {orderId} opens a dispute on a paid order and
  *     sends a signed PAYMENT_DISPUTED delivery to that endpoint; n8n answers 2xx
@@ -14,7 +14,7 @@
 'use strict';
 
 const { PKG_NAME, log } = require('../../scripts/e2e/lib');
-const { webhookUrl } = require('./trigger');
+const { webhookUrl, routedStatus } = require('./trigger');
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 /** @param {() => any} fn */
@@ -43,7 +43,9 @@ async function disputeChecks({ inst, sb, t, rest, example }) {
 	// ---------------------------------------------------------------- publish
 	const act = /** @type {any} */ (await rest.request('POST', `/api/v1/workflows/${example.id}/activate`, undefined, H));
 	t.must('dispute: the example workflow activated over the public API', act.status === 200, JSON.stringify(act).slice(0, 300));
-	await waitUntil(() => endpoints().length > 0, 15_000);
+	await waitUntil(() => endpoints().length > 0, 30_000);
+	// n8n 2.41 activates after the API call returns (publication outbox): the route too, before the event.
+	t.equal('dispute: the workflow URL is routed to the node (401 to an unsigned POST)', await routedStatus(url, 401), 401);
 	t.equal('dispute: one endpoint for PAYMENT_DISPUTED (V2) registered for its URL', endpoints().map((/** @type {any} */ w) => [w.eventTypes, w.signatureVersion]), [[['PAYMENT_DISPUTED'], 'V2']]);
 	const listRuns = async () => (await rest.api(`/executions?workflowId=${example.id}&limit=50`)).data ?? [];
 	const runsBefore = (await listRuns()).length;

@@ -9,7 +9,8 @@
  *     describes (and every one the README's operations table documents)
  *   - the credential dialog shows the credential's fields
  *   - the node picker finds "Vault Store" and "Vault Store Trigger" with our icon
- * Screenshots go to test/screenshots/ (git-ignored), in light and dark theme.
+ * Screenshots go to test/screenshots/ (git-ignored), in light and dark theme, named after the
+ * n8n version (canvas-light-n8n-2.8.4.png).
  * The browser may only reach 127.0.0.1: every other request is aborted.
  */
 'use strict';
@@ -18,7 +19,8 @@ const crypto = require('node:crypto');
 const fs = require('node:fs');
 const path = require('node:path');
 
-const { ROOT, PKG_NAME, OWNER, ensureChromium, log } = require('../../scripts/e2e/lib');
+const lib = require('../../scripts/e2e/lib');
+const { ROOT, PKG_NAME, OWNER, ensureChromium, log } = lib;
 
 const SHOTS = path.join(ROOT, 'test', 'screenshots');
 const CHROMIUM_ARGS = [
@@ -66,7 +68,8 @@ async function editorChecks({ inst, sb, t, rest }) {
 	const exe = await ensureChromium();
 	const { chromium } = require('playwright-core');
 	fs.mkdirSync(SHOTS, { recursive: true });
-	const shot = (name) => path.join(SHOTS, `${name}.png`);
+	// One set per n8n line: canvas-light-n8n-2.8.4.png, canvas-light-n8n-2.41.1.png, ...
+	const shot = (name) => path.join(SHOTS, `${name}-n8n-${lib.N8N_VERSION}.png`);
 
 	// A workflow with both nodes (the examples hold one each).
 	const wf = {

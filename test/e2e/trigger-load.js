@@ -1,6 +1,7 @@
 // @ts-check
 /**
- * The Vault Store Trigger under load in a running n8n 2.8.4 (`n8n start`, regular mode, SQLite):
+ * The Vault Store Trigger under load in a running n8n (`n8n start`, regular mode, SQLite; 2.8.4, or
+ * the newest line with --latest):
  * a fresh V2 copy of the trigger example (its own webhook id, created and activated over the
  * public API) receives, straight at its production webhook URL,
  *   - 500 valid deliveries, each with its own message id, signed here with the store's signing
@@ -21,7 +22,7 @@
 const crypto = require('node:crypto');
 
 const { PKG_NAME, log } = require('../../scripts/e2e/lib');
-const { webhookUrl } = require('./trigger');
+const { webhookUrl, routedStatus } = require('./trigger');
 
 const VALID = 500;
 const FORGED_KINDS = ['wrong secret', 'tampered body byte', 'stale (10 min old)', 'missing header', 'V1 format on V2'];
@@ -65,6 +66,9 @@ async function loadChecks({ inst, sb, t, rest, example }) {
 	t.must('load: V2 workflow activated over the public API', act.status === 200, JSON.stringify(act).slice(0, 300));
 	const url = webhookUrl(inst.url, node);
 	const endpoints = () => sb.state.webhooks.filter((/** @type {any} */ w) => w.url === url);
+	// n8n 2.41 activates after the API call returns (publication outbox): wait for the endpoint and the route.
+	for (const end = Date.now() + 30_000; !endpoints().length && Date.now() < end; ) await sleep(200);
+	t.must('load: the webhook URL is routed to the node before sending (401 to an unsigned POST)', (await routedStatus(url, 401)) === 401, 'not routed within 30 s');
 	t.equal('load: one V2 endpoint registered at the sandbox for its URL', endpoints().map((/** @type {any} */ w) => w.signatureVersion), ['V2']);
 
 	// ---------------------------------------------------------------- the deliveries
