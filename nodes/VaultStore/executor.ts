@@ -4,7 +4,12 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import type { Operation, Resource } from './operation';
 import { Params } from './operation';
 import { secretParameterNames, withRedactedNode } from './redactNode';
-import { mapLimit } from '../shared/transport/concurrency';
+import {
+	AdaptiveConcurrency,
+	DEFAULT_MAX_CONCURRENCY,
+	mapLimit,
+	MAX_CONCURRENCY,
+} from '../shared/transport/concurrency';
 import { IdempotencyKeys } from '../shared/transport/idempotency';
 import { checkRecords, DEFAULT_MAX_ITEMS, paginate, readPage, UnexpectedAnswerError } from '../shared/transport/paginate';
 import type { Redactor } from '../shared/transport/redact';
@@ -12,9 +17,8 @@ import type { ApiRequest } from '../shared/transport/request';
 import { DEFAULT_TRANSPORT_OPTIONS, Transport } from '../shared/transport/request';
 import { compact } from './validate';
 
-export const DEFAULT_CONCURRENCY = 5;
-
 interface RunOptions {
+	/** Ceiling of requests in flight; the adaptive pool decides how many below it. */
 	concurrency: number;
 	maxRetries: number;
 	timeoutMs: number;
@@ -27,8 +31,8 @@ function readOptions(p: Params): RunOptions {
 	return {
 		concurrency:
 			o.concurrency === undefined
-				? DEFAULT_CONCURRENCY
-				: p.v.number('Concurrency', o.concurrency, { min: 1, max: 20, integer: true }),
+				? DEFAULT_MAX_CONCURRENCY
+				: p.v.number('Concurrency', o.concurrency, { min: 1, max: MAX_CONCURRENCY, integer: true }),
 		maxRetries:
 			o.maxRetries === undefined
 				? DEFAULT_TRANSPORT_OPTIONS.maxRetries
@@ -90,8 +94,9 @@ function secretValues(p: Params, names: Set<string>): unknown[] {
 
 /**
  * Runs the operation row the node's resource/operation selects, for every
- * input item, with bounded concurrency. Output order and pairedItem follow
- * the input order whatever the concurrency.
+ * input item. Up to the Concurrency ceiling of items are in progress at once;
+ * how many of their requests are in flight is up to the run's adaptive pool.
+ * Output order and pairedItem follow the input order whatever the concurrency.
  */
 export async function executeOperation(
 	ctx: IExecuteFunctions,
@@ -124,11 +129,14 @@ async function runOperation(
 	const secretNames = secretParameterNames(resources);
 	const first = new Params(ctx, 0);
 	const options = readOptions(first);
-	const transport = new Transport(ctx, resource.credential, {
-		...DEFAULT_TRANSPORT_OPTIONS,
-		maxRetries: options.maxRetries,
-		timeoutMs: options.timeoutMs,
-	});
+	// One pool for the whole run: every item's requests and every page of Return All.
+	const pool = new AdaptiveConcurrency({ max: options.concurrency });
+	const transport = new Transport(
+		ctx,
+		resource.credential,
+		{ ...DEFAULT_TRANSPORT_OPTIONS, maxRetries: options.maxRetries, timeoutMs: options.timeoutMs },
+		pool,
+	);
 	const keys = new IdempotencyKeys({
 		workflowId: ctx.getWorkflow().id,
 		executionId: ctx.getExecutionId(),
