@@ -6,7 +6,7 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 
 import type { AdaptiveConcurrencyOptions } from '../nodes/shared/transport/concurrency';
-import { AdaptiveConcurrency, mapLimit } from '../nodes/shared/transport/concurrency';
+import { AdaptiveConcurrency, DEFAULT_MAX_CONCURRENCY, mapLimit } from '../nodes/shared/transport/concurrency';
 import { paginate } from '../nodes/shared/transport/paginate';
 import { Transport } from '../nodes/shared/transport/request';
 import { FakeClock } from './fake-clock';
@@ -258,10 +258,10 @@ describe('adaptive concurrency: against a rate limit', () => {
 		};
 	}
 
-	test('1,000 requests against 50 requests/s (burst 50), ceiling 50: all succeed, few 429s, close to the ideal time', async () => {
+	test('1,000 requests against 50 requests/s (burst 50), default ceiling: all succeed, few 429s, close to the ideal time', async () => {
 		const clock = new FakeClock();
 		const bucket = tokenBucket(50, 50, clock.now);
-		const pool = new AdaptiveConcurrency({ max: 50, now: clock.now, sleep: clock.sleep });
+		const pool = new AdaptiveConcurrency({ max: DEFAULT_MAX_CONCURRENCY, now: clock.now, sleep: clock.sleep });
 		let r429 = 0;
 		const one = async (n: number): Promise<number> => {
 			for (let attempt = 0; ; attempt++) {
@@ -279,7 +279,7 @@ describe('adaptive concurrency: against a rate limit', () => {
 				if (attempt === 3) throw new Error(`request ${n} failed after 4 attempts`);
 			}
 		};
-		const results = await clock.run(mapLimit(Array.from({ length: 1000 }, (_, n) => n), 50, one));
+		const results = await clock.run(mapLimit(Array.from({ length: 1000 }, (_, n) => n), pool.max, one));
 		expect(results).toEqual(Array.from({ length: 1000 }, (_, n) => n));
 		const ideal = (1000 / 50) * 1000;
 		expect(clock.now()).toBeLessThanOrEqual(1.3 * ideal);

@@ -66,7 +66,7 @@ async function runOrders(peer: Peer, options: Record<string, unknown>) {
 
 describe('concurrency option', () => {
 	test.each([
-		['default (ceiling 50)', {}, 50],
+		['default (ceiling 64)', {}, 64],
 		['1: one at a time', { concurrency: 1 }, 1],
 		['12', { concurrency: 12 }, 12],
 	])('%s: never more in flight than the ceiling, order and pairedItem kept', async (_, options, ceiling) => {

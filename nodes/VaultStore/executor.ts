@@ -146,7 +146,6 @@ async function runOperation(
 
 	const runItem = async (itemIndex: number): Promise<INodeExecutionData[]> => {
 		const p = itemIndex === 0 ? first : new Params(ctx, itemIndex);
-		const itemOptions = itemIndex === 0 ? options : readOptions(p);
 		const request: ApiRequest = {
 			family: op.family,
 			method: op.method,
@@ -160,6 +159,8 @@ async function runOperation(
 		const body = op.body?.(p);
 		if (body !== undefined) request.body = Array.isArray(body) ? body : compact(body);
 		if (op.idempotent) {
+			// Only the key may differ per item (an expression); the other options are the run's.
+			const itemOptions = itemIndex === 0 ? options : readOptions(p);
 			request.idempotencyKey =
 				itemOptions.idempotencyKey !== undefined
 					? p.v.idempotencyKey(itemOptions.idempotencyKey)

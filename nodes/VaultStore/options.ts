@@ -13,7 +13,7 @@ export const optionsProperty: INodeProperties = {
 			name: 'concurrency',
 			type: 'number',
 			typeOptions: { minValue: 1, maxValue: 100 },
-			default: 50,
+			default: 64,
 			description:
 				'Most requests in flight at once (1 to 100). The node starts with 5, adds more while answers stay fast, and halves on a rate limit (429) or 503, waiting out Retry-After for every item; 1 sends one request at a time. Output order does not change.',
 		},

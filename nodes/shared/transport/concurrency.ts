@@ -31,7 +31,7 @@ export async function mapLimit<T, R>(
 }
 
 /** Ceiling of requests in flight when the node's "Concurrency" option is not set. */
-export const DEFAULT_MAX_CONCURRENCY = 50;
+export const DEFAULT_MAX_CONCURRENCY = 64;
 /** Highest value the "Concurrency" option accepts. */
 export const MAX_CONCURRENCY = 100;
 /** Requests in flight at the start of a node run (fewer when the ceiling is lower). */
