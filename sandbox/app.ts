@@ -138,6 +138,10 @@ export interface ResolvedOptions {
 	latencyMs: number;
 	allowHttpWebhooks: boolean;
 	webhookTimeScale: number;
+	/** Requests per second per API key; 0 when off. */
+	rateLimit: number;
+	/** Requests a key may send at once after a quiet spell. */
+	rateBurst: number;
 }
 
 export const CORE = '/v2/core/stores/:storeId';

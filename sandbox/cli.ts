@@ -1,11 +1,12 @@
 /**
  * Runs the sandbox until Ctrl-C:
  *   tsc -p tsconfig.dev.json && node out/sandbox/cli.js [--port 5858] [--seed 1] [--orders 250]
- *     [--latency-ms 0] [--allow-http-webhooks] [--webhook-time-scale 1]
+ *     [--latency-ms 0] [--allow-http-webhooks] [--webhook-time-scale 1] [--rate-limit 50 [--rate-burst 50]]
  */
 import { SandboxOptions, startSandbox } from './server';
 
-const USAGE = 'usage: cli [--port N] [--seed N] [--orders N] [--latency-ms N] [--allow-http-webhooks] [--webhook-time-scale X]';
+const USAGE =
+	'usage: cli [--port N] [--seed N] [--orders N] [--latency-ms N] [--allow-http-webhooks] [--webhook-time-scale X] [--rate-limit PER_SECOND] [--rate-burst N]';
 
 export function parseArgs(argv: string[]): SandboxOptions {
 	const opts: SandboxOptions = { port: 5858 };
@@ -15,6 +16,8 @@ export function parseArgs(argv: string[]): SandboxOptions {
 		'--orders': 'orders',
 		'--latency-ms': 'latencyMs',
 		'--webhook-time-scale': 'webhookTimeScale',
+		'--rate-limit': 'rateLimit',
+		'--rate-burst': 'rateBurst',
 	};
 	for (let i = 0; i < argv.length; i++) {
 		const [flag, inline] = argv[i].split('=', 2);
@@ -39,6 +42,8 @@ async function main(): Promise<void> {
 	const sandbox = await startSandbox(parseArgs(process.argv.slice(2)));
 	const { vaultStoreStoreApi, vaultStoreVaultApi } = sandbox.credentials();
 	console.log(`Vault & Store sandbox listening on ${sandbox.baseUrl}\n`);
+	const { rateLimit, rateBurst } = sandbox.app.options;
+	if (rateLimit > 0) console.log(`Rate limit: ${rateLimit} requests/s per key, burst ${rateBurst} (429 with Retry-After above it)\n`);
 	console.log('Store API credential (vaultStoreStoreApi):');
 	console.log(JSON.stringify(vaultStoreStoreApi, null, 2));
 	console.log(`  read-only store token (stk_): ${sandbox.store.storeTokenKey}\n`);

@@ -22,6 +22,7 @@ import {
 import { DeliveryAttempt, Deliveries } from './deliveries';
 import { FaultSpec, Faults } from './faults';
 import { IdempotencyStore } from './idempotency';
+import { TokenBucketLimiter } from './ratelimit';
 import { ErrorStyle, errorReply, forbidden, HttpError, internalError, notFound, Reply, tooLarge, unauthorized } from './reply';
 import { SandboxState, seedState } from './state';
 import { Clock, isPlainObject, parseQuery, Rng, sha256, Timers } from './util';
@@ -40,6 +41,13 @@ export interface SandboxOptions {
 	allowHttpWebhooks?: boolean;
 	/** Multiplies webhook retry delays (e.g. 0.001 in tests). Default 1. */
 	webhookTimeScale?: number;
+	/**
+	 * Requests per second each API key may send to /v2 routes (a token bucket); above it the
+	 * answer is 429 with Retry-After in whole seconds. Default 0: no limit.
+	 */
+	rateLimit?: number;
+	/** Bucket size of `rateLimit`: requests a key may send at once. Default one second's worth. */
+	rateBurst?: number;
 }
 
 export interface RequestLogEntry {
@@ -98,6 +106,8 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
 		latencyMs: opts.latencyMs ?? 0,
 		allowHttpWebhooks: opts.allowHttpWebhooks ?? false,
 		webhookTimeScale: opts.webhookTimeScale ?? 1,
+		rateLimit: opts.rateLimit ?? 0,
+		rateBurst: opts.rateBurst ?? Math.max(1, Math.ceil(opts.rateLimit ?? 0)),
 	};
 	const { state, secrets } = seedState(options.seed, options.orders);
 	const clock = new Clock();
@@ -109,6 +119,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
 	const faults = new Faults();
 	const idempotency = new IdempotencyStore(clock);
 	const router = new Router();
+	const rateLimiter = options.rateLimit > 0 ? new TokenBucketLimiter(options.rateLimit, options.rateBurst, clock) : undefined;
 
 	// Credentials: key -> what it may do. Only hashes of keys ever leave this map (keyId).
 	const keys = new Map<string, Auth>([
@@ -167,6 +178,13 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
 		if (auth.kind === 'store' && 'storeId' in params && (params.storeId !== state.store.id || auth.storeId !== params.storeId)) throw notFound('Store');
 		if (auth.kind === 'vault' && (params.workspaceId !== auth.workspaceId || params.vaultId !== auth.vaultId)) throw notFound('Vault');
 		return auth;
+	};
+
+	/** The service-wide rate limit, per API key (unknown or missing keys share one bucket). */
+	const checkRateLimit = (req: IncomingMessage, path: string): void => {
+		if (!rateLimiter || !path.startsWith('/v2/')) return;
+		const m = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
+		rateLimiter.take((m && keys.get(m[1])?.keyId) || 'anonymous');
 	};
 
 	/** Everything after the body is read: routing, auth, JSON, idempotency, handler. */
@@ -251,6 +269,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
 			if (fault?.kind === 'drop') return drop(res, entry);
 			if (fault?.kind === '429') throw new HttpError(429, 'rate_limited', 'Too many requests (injected)', undefined, { 'Retry-After': String(fault.retryAfter ?? 0) });
 			if (fault?.kind === '500') throw new HttpError(500, 'internal_error', 'Internal server error (injected)');
+			checkRateLimit(req, entry.path);
 			const hostile = fault ? hostileReply(fault, req, raw, entry) : undefined;
 			reply = hostile ?? (await dispatch(req, entry, raw, fault));
 			if (fault?.kind === 'commit-then-500') reply = errorReply(new HttpError(500, 'internal_error', 'Internal server error (injected after commit)'), style);

@@ -4,7 +4,12 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import type { Operation, Resource } from './operation';
 import { Params } from './operation';
 import { secretParameterNames, withRedactedNode } from './redactNode';
-import { mapLimit } from '../shared/transport/concurrency';
+import {
+	AdaptiveConcurrency,
+	DEFAULT_MAX_CONCURRENCY,
+	mapLimit,
+	MAX_CONCURRENCY,
+} from '../shared/transport/concurrency';
 import type { EventOrigin, KeySource } from '../shared/transport/idempotency';
 import { IdempotencyKeys } from '../shared/transport/idempotency';
 import { checkRecords, DEFAULT_MAX_ITEMS, paginate, readPage, UnexpectedAnswerError, walkCursor } from '../shared/transport/paginate';
@@ -13,9 +18,8 @@ import type { ApiRequest } from '../shared/transport/request';
 import { DEFAULT_TRANSPORT_OPTIONS, Transport } from '../shared/transport/request';
 import { compact } from '../shared/validate';
 
-export const DEFAULT_CONCURRENCY = 5;
-
 interface RunOptions {
+	/** Ceiling of requests in flight; the adaptive pool decides how many below it. */
 	concurrency: number;
 	maxRetries: number;
 	timeoutMs: number;
@@ -29,8 +33,8 @@ function readOptions(p: Params): RunOptions {
 	return {
 		concurrency:
 			o.concurrency === undefined
-				? DEFAULT_CONCURRENCY
-				: p.v.number('Concurrency', o.concurrency, { min: 1, max: 20, integer: true }),
+				? DEFAULT_MAX_CONCURRENCY
+				: p.v.number('Concurrency', o.concurrency, { min: 1, max: MAX_CONCURRENCY, integer: true }),
 		maxRetries:
 			o.maxRetries === undefined
 				? DEFAULT_TRANSPORT_OPTIONS.maxRetries
@@ -213,8 +217,9 @@ function secretValues(p: Params, names: Set<string>): unknown[] {
 
 /**
  * Runs the operation row the node's resource/operation selects, for every
- * input item, with bounded concurrency. Output order and pairedItem follow
- * the input order whatever the concurrency.
+ * input item. Up to the Concurrency ceiling of items are in progress at once;
+ * how many of their requests are in flight is up to the run's adaptive pool.
+ * Output order and pairedItem follow the input order whatever the concurrency.
  */
 export async function executeOperation(
 	ctx: IExecuteFunctions,
@@ -247,11 +252,14 @@ async function runOperation(
 	const secretNames = secretParameterNames(resources);
 	const first = new Params(ctx, 0);
 	const options = readOptions(first);
-	const transport = new Transport(ctx, resource.credential, {
-		...DEFAULT_TRANSPORT_OPTIONS,
-		maxRetries: options.maxRetries,
-		timeoutMs: options.timeoutMs,
-	});
+	// One pool for the whole run: every item's requests and every page of Return All.
+	const pool = new AdaptiveConcurrency({ max: options.concurrency });
+	const transport = new Transport(
+		ctx,
+		resource.credential,
+		{ ...DEFAULT_TRANSPORT_OPTIONS, maxRetries: options.maxRetries, timeoutMs: options.timeoutMs },
+		pool,
+	);
 	const keys = new IdempotencyKeys({
 		workflowId: ctx.getWorkflow().id,
 		executionId: ctx.getExecutionId(),
@@ -263,8 +271,8 @@ async function runOperation(
 	let origins: (EventOrigin | undefined)[] | undefined;
 	const runItem = async (itemIndex: number): Promise<INodeExecutionData[]> => {
 		const p = itemIndex === 0 ? first : new Params(ctx, itemIndex);
-		const itemOptions = itemIndex === 0 ? options : readOptions(p);
-		checkAgentLimits(p, op, itemOptions, tool);
+		// The run's options (the first item's) apply to every item; only the key may differ per item.
+		checkAgentLimits(p, op, options, tool);
 		const request: ApiRequest = {
 			family: op.family,
 			method: op.method,
@@ -287,6 +295,8 @@ async function runOperation(
 		}
 		let keySource: KeySource | undefined;
 		if (op.idempotent) {
+			// Only the key may differ per item (an expression); the other options are the run's.
+			const itemOptions = itemIndex === 0 ? options : readOptions(p);
 			origins ??= eventOrigins(ctx, items.length);
 			const origin = origins[itemIndex];
 			if (itemOptions.idempotencyKey !== undefined) {

@@ -12,10 +12,10 @@ export const optionsProperty: INodeProperties = {
 			displayName: 'Concurrency',
 			name: 'concurrency',
 			type: 'number',
-			typeOptions: { minValue: 1, maxValue: 20 },
-			default: 5,
+			typeOptions: { minValue: 1, maxValue: 100 },
+			default: 64,
 			description:
-				'How many requests may be in flight at once (1 to 20). Output order does not change; a rate-limit answer slows every request of the node down.',
+				'Most requests in flight at once (1 to 100). The node starts with 5, adds more while answers stay fast, and halves on a rate limit (429) or 503, waiting out Retry-After for every item; 1 sends one request at a time. Output order does not change.',
 		},
 		{
 			displayName: 'Idempotency Key',

@@ -1,3 +1,5 @@
+import { sleep as waitMs } from 'n8n-workflow';
+
 /**
  * Runs `fn` over `inputs` with at most `limit` calls in flight and returns the
  * results in input order. After a failure no new call starts; the first error
@@ -26,4 +28,266 @@ export async function mapLimit<T, R>(
 	await Promise.all(workers);
 	if (failure) throw failure.error;
 	return results;
+}
+
+/** Ceiling of requests in flight when the node's "Concurrency" option is not set. */
+export const DEFAULT_MAX_CONCURRENCY = 64;
+/** Highest value the "Concurrency" option accepts. */
+export const MAX_CONCURRENCY = 100;
+/** Requests in flight at the start of a node run (fewer when the ceiling is lower). */
+export const INITIAL_CONCURRENCY = 5;
+
+/**
+ * How a request ended, for the limit:
+ * - `ok`: the service answered (2xx-4xx other than 429); counts for growth.
+ * - `overload`: 429 or 503, the service asks for less; the limit shrinks.
+ * - `neutral`: anything else (other 5xx, network errors); no change.
+ */
+export type RequestOutcome = 'ok' | 'overload' | 'neutral';
+
+/** A slot held by one request attempt, from `acquire()` to `release()`. */
+export interface Permit {
+	/** When the request was sent (after any pause), on the controller's clock. */
+	readonly sentAt: number;
+	/** The limit's generation when it was sent: answers to older sends do not move the limit. */
+	readonly generation: number;
+}
+
+export interface AdaptiveConcurrencyOptions {
+	/** Ceiling: never more requests in flight than this (the "Concurrency" option). 1 means one at a time. */
+	max: number;
+	/** Where the limit starts; default INITIAL_CONCURRENCY, at most `max`. */
+	initial?: number;
+	/** A success grows the limit only while its latency is at most this many times the fastest answer seen... */
+	latencyFactor?: number;
+	/** ...plus this many milliseconds (so a 1 ms local service is not held by scheduling noise). */
+	latencySlackMs?: number;
+	/** Factor the limit is multiplied by on a 429 or 503. */
+	backoffFactor?: number;
+	/** After a back-off the limit grows by one at most this often, counted from the end of any pause. */
+	probeIntervalMs?: number;
+	/** How far back successes count when a back-off asks what the service let through; 0 turns that cap off. */
+	throughputWindowMs?: number;
+	/** Clock in milliseconds; tests pass a fake one. */
+	now?: () => number;
+	/** Waits the given milliseconds; tests pass one that advances their fake clock. */
+	sleep?: (ms: number) => Promise<void>;
+}
+
+/**
+ * One per node run, shared by every item and every page of Return All: how
+ * many requests may be in flight now (the limit), and until when nobody may
+ * send (a Retry-After pause).
+ *
+ * Rules:
+ * - Start at `initial` requests in flight; never more than `max`.
+ * - Growth: a success whose latency holds (at most `latencyFactor` × the
+ *   fastest answer seen + `latencySlackMs`) adds one, so the limit doubles every
+ *   round trip. A slower success holds the limit.
+ * - Back-off: a 429 or 503 multiplies the limit by `backoffFactor`, and caps it
+ *   at what the service let through, by Little's law: successes per second over
+ *   the last `throughputWindowMs` × the usual latency (at least 1). Once per
+ *   round: answers to requests sent before the last back-off do not count again.
+ * - After a back-off, growth is one step per `probeIntervalMs` at most,
+ *   counted from the end of the pause: a rate limit is measured in seconds, not
+ *   in round trips.
+ * - `pause(ms)` (a Retry-After) stops every request of the pool, including those
+ *   already holding a slot, until it has passed.
+ * - Slots are handed out first come, first served; retries of requests already
+ *   sent come before requests not sent yet.
+ */
+export class AdaptiveConcurrency {
+	readonly max: number;
+	private value: number;
+	private active = 0;
+	private readonly queue: Array<() => void> = [];
+	private readonly retryQueue: Array<() => void> = [];
+	private pausedUntil = 0;
+	private generation = 0;
+	private backedOff = false;
+	/** After a back-off: no growth before this time. */
+	private growAfter = 0;
+	private fastestMs = Infinity;
+	/** Smoothed latency of successes. */
+	private usualMs: number | undefined;
+	/** Completion times of recent successes, oldest first, from `successesFrom` on. */
+	private successTimes: number[] = [];
+	private successesFrom = 0;
+	/** When the first request was sent. */
+	private firstSentAt: number | undefined;
+	private readonly latencyFactor: number;
+	private readonly latencySlackMs: number;
+	private readonly backoffFactor: number;
+	private readonly probeIntervalMs: number;
+	private readonly throughputWindowMs: number;
+	private readonly now: () => number;
+	private readonly wait: (ms: number) => Promise<void>;
+	/** Most requests that were in flight at once. */
+	peakInFlight = 0;
+	/** Highest limit reached. */
+	peakLimit: number;
+	/** How many times the limit was cut. */
+	backoffs = 0;
+
+	constructor(options: AdaptiveConcurrencyOptions) {
+		this.max = Math.max(1, Math.floor(options.max));
+		this.value = Math.min(this.max, Math.max(1, Math.floor(options.initial ?? INITIAL_CONCURRENCY)));
+		this.peakLimit = this.value;
+		this.latencyFactor = options.latencyFactor ?? 2;
+		this.latencySlackMs = options.latencySlackMs ?? 5;
+		this.backoffFactor = options.backoffFactor ?? 0.5;
+		this.probeIntervalMs = options.probeIntervalMs ?? 1000;
+		this.throughputWindowMs = options.throughputWindowMs ?? 1000;
+		this.now = options.now ?? (() => Date.now());
+		this.wait = options.sleep ?? (async (ms) => await waitMs(ms));
+	}
+
+	/** Requests that may be in flight now. */
+	get limit(): number {
+		return Math.max(1, Math.floor(this.value));
+	}
+
+	/** Requests holding a slot now (sending, or waiting for a pause to end). */
+	get inFlight(): number {
+		return this.active;
+	}
+
+	/** Requests waiting for a slot. */
+	get waiting(): number {
+		return this.queue.length + this.retryQueue.length;
+	}
+
+	/** The fastest answer seen, in milliseconds (Infinity before the first). */
+	get fastest(): number {
+		return this.fastestMs;
+	}
+
+	/** Until when (on the controller's clock) nothing is sent. */
+	get pauseEnds(): number {
+		return this.pausedUntil;
+	}
+
+	/**
+	 * Waits for a slot, then for any pause to end; the caller sends and then
+	 * calls `release`. A `retry` goes before requests that have not been sent yet.
+	 */
+	async acquire(retry = false): Promise<Permit> {
+		if (this.waiting === 0 && this.active < this.limit) {
+			this.take();
+		} else {
+			// The slot is taken for us in `dispatch`, in arrival order (retries first).
+			await new Promise<void>((resolve) => (retry ? this.retryQueue : this.queue).push(resolve));
+		}
+		return await this.ready();
+	}
+
+	/**
+	 * Gives the slot back with what the answer said. `pauseMs` (a Retry-After)
+	 * is applied before the slot passes on, so the next request already waits.
+	 */
+	release(permit: Permit, outcome: RequestOutcome, pauseMs?: number): void {
+		if (pauseMs !== undefined && pauseMs > 0) this.pause(pauseMs);
+		const now = this.now();
+		if (outcome === 'overload') {
+			if (permit.generation === this.generation) this.backOff(now);
+		} else if (outcome === 'ok') {
+			this.succeeded(permit, now);
+		}
+		this.active--;
+		this.dispatch();
+	}
+
+	/** Nobody sends for `ms` from now (a longer pause already set stays). */
+	pause(ms: number): void {
+		this.pausedUntil = Math.max(this.pausedUntil, this.now() + ms);
+	}
+
+	/**
+	 * Sends `send` through a slot (`held`, or one it waits for) and releases it
+	 * with `classify`'s verdict on the answer; a thrown error releases it as neutral.
+	 */
+	async run<R>(
+		send: () => Promise<R>,
+		classify: (result: R) => { outcome: RequestOutcome; pauseMs?: number },
+		{ held, retry = false }: { held?: Permit; retry?: boolean } = {},
+	): Promise<R> {
+		// A slot held for a while may have run into a pause meanwhile.
+		const permit = held ? await this.ready() : await this.acquire(retry);
+		let outcome: RequestOutcome = 'neutral';
+		let pauseMs: number | undefined;
+		try {
+			const result = await send();
+			({ outcome, pauseMs } = classify(result));
+			return result;
+		} finally {
+			this.release(permit, outcome, pauseMs);
+		}
+	}
+
+	/** Waits (holding the slot) until no pause is set; the permit says when the request went out. */
+	private async ready(): Promise<Permit> {
+		for (;;) {
+			const wait = this.pausedUntil - this.now();
+			if (wait <= 0) break;
+			await this.wait(wait);
+		}
+		const sentAt = this.now();
+		this.firstSentAt ??= sentAt;
+		return { sentAt, generation: this.generation };
+	}
+
+	private succeeded(permit: Permit, now: number): void {
+		const latency = now - permit.sentAt;
+		this.fastestMs = Math.min(this.fastestMs, latency);
+		this.usualMs = this.usualMs === undefined ? latency : this.usualMs + 0.2 * (latency - this.usualMs);
+		this.successTimes.push(now);
+		this.forgetSuccessesBefore(now - this.throughputWindowMs);
+		const holds = latency <= this.fastestMs * this.latencyFactor + this.latencySlackMs;
+		if (!holds || permit.generation !== this.generation || this.value >= this.max) return;
+		if (!this.backedOff) {
+			this.value += 1;
+		} else if (now >= this.growAfter) {
+			this.value += 1;
+			this.growAfter = now + this.probeIntervalMs;
+		}
+		this.peakLimit = Math.max(this.peakLimit, this.limit);
+	}
+
+	private backOff(now: number): void {
+		let next = Math.floor(this.limit * this.backoffFactor);
+		// Early in the run the window is only as long as the run.
+		const windowMs = Math.min(this.throughputWindowMs, now - (this.firstSentAt ?? now));
+		if (this.usualMs !== undefined && windowMs > 0) {
+			this.forgetSuccessesBefore(now - this.throughputWindowMs);
+			const perMs = (this.successTimes.length - this.successesFrom) / windowMs;
+			next = Math.min(next, Math.round(perMs * this.usualMs));
+		}
+		this.value = Math.max(1, next);
+		this.backedOff = true;
+		this.generation++;
+		this.backoffs++;
+		this.growAfter = Math.max(now, this.pausedUntil) + this.probeIntervalMs;
+	}
+
+	private forgetSuccessesBefore(time: number): void {
+		while (this.successesFrom < this.successTimes.length && this.successTimes[this.successesFrom] < time) {
+			this.successesFrom++;
+		}
+		if (this.successesFrom > 1024) {
+			this.successTimes = this.successTimes.slice(this.successesFrom);
+			this.successesFrom = 0;
+		}
+	}
+
+	private take(): void {
+		this.active++;
+		this.peakInFlight = Math.max(this.peakInFlight, this.active);
+	}
+
+	private dispatch(): void {
+		while (this.waiting > 0 && this.active < this.limit) {
+			this.take();
+			(this.retryQueue.shift() ?? this.queue.shift())!();
+		}
+	}
 }

@@ -1,5 +1,6 @@
 import type { IDataObject } from 'n8n-workflow';
 
+import type { AdaptiveConcurrency, Permit } from './concurrency';
 import type { ApiRequest, Transport } from './request';
 
 /** The store API's page size bounds. */
@@ -11,6 +12,7 @@ export const DEFAULT_MAX_ITEMS = 100_000;
 export interface PageRequest {
 	returnAll: boolean;
 	limit: number;
+	/** Most pages in flight at once (the node's ceiling); the transport's pool sets the pace below it. */
 	concurrency: number;
 	/** Return All fails rather than read more than this many items. */
 	maxItems?: number;
@@ -84,8 +86,9 @@ function signature(items: IDataObject[]): string {
 
 /**
  * Walks `page`/`limit` pages. Return All asks for the largest pages and, once
- * the first page tells how many there are, fetches the rest with bounded
- * concurrency, keeping page order. Limit N asks for no more than it needs.
+ * the first page tells how many there are, fetches the rest through the
+ * transport's adaptive pool (shared with every other request of the node
+ * run), keeping page order. Limit N asks for no more than it needs.
  *
  * Every walk ends: on an empty or short page, once `total` items are read, on a
  * page the service already sent (an error), and past `maxItems` (an error that
@@ -99,8 +102,8 @@ export async function paginate(
 ): Promise<IDataObject[]> {
 	const wanted = returnAll ? maxItems : limit;
 	const pageSize = returnAll ? MAX_PAGE_SIZE : Math.min(MAX_PAGE_SIZE, Math.max(1, limit));
-	const fetchPage = async (page: number): Promise<Page> => {
-		const res = await transport.request({ ...req, query: { ...req.query, page, limit: pageSize } });
+	const fetchPage = async (page: number, permit?: Permit): Promise<Page> => {
+		const res = await transport.request({ ...req, query: { ...req.query, page, limit: pageSize } }, permit);
 		return readPage(res.data);
 	};
 	const tooMany = (): PaginationError =>
@@ -131,7 +134,7 @@ export async function paginate(
 		const pagesForWanted = Math.ceil(wanted / pageSize) + (returnAll ? 1 : 0);
 		const lastPage = first.totalPages !== undefined ? Math.min(first.totalPages, pagesForWanted) : pagesForWanted;
 		if (first.totalPages !== undefined) {
-			const pages = await fetchPages(2, lastPage, concurrency, fetchPage, (page) => page.items.length < pageSize);
+			const pages = await fetchPages(2, lastPage, transport.pool, concurrency, fetchPage, (page) => page.items.length < pageSize);
 			for (let i = 0; i < pages.length; i++) {
 				if (pages[i].items.length === 0) break;
 				add(pages[i], i + 2);
@@ -151,26 +154,35 @@ export async function paginate(
 }
 
 /**
- * Fetches pages `from`..`to` with at most `concurrency` in flight, in page
- * order. Once a page says it is the last (`isLast`), no further page starts;
- * the result ends at the first page not fetched.
+ * Fetches pages `from`..`to` in page order, at most `concurrency` at once and
+ * no faster than `pool` allows: a page number is picked only once the pool
+ * grants a slot, so when a page says it is the last (`isLast`) nothing beyond
+ * it has been committed but the requests already in flight. The result ends
+ * at the first page not fetched.
  */
 async function fetchPages(
 	from: number,
 	to: number,
+	pool: AdaptiveConcurrency,
 	concurrency: number,
-	fetchPage: (page: number) => Promise<Page>,
+	fetchPage: (page: number, permit: Permit) => Promise<Page>,
 	isLast: (page: Page) => boolean,
 ): Promise<Page[]> {
 	const results: Page[] = [];
 	let next = from;
 	let stopAt = to;
 	let failure: { error: unknown } | undefined;
+	const more = (): boolean => next <= stopAt && !failure;
 	const worker = async (): Promise<void> => {
-		while (next <= stopAt && !failure) {
+		while (more()) {
+			const permit = await pool.acquire();
+			if (!more()) {
+				pool.release(permit, 'neutral');
+				return;
+			}
 			const number = next++;
 			try {
-				const page = await fetchPage(number);
+				const page = await fetchPage(number, permit);
 				results[number - from] = page;
 				if (isLast(page)) stopAt = Math.min(stopAt, number);
 			} catch (error) {

@@ -13,6 +13,8 @@ import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
 
 import type { CredentialName } from '../credentials';
 import { STORE_CREDENTIAL } from '../credentials';
+import type { Permit, RequestOutcome } from './concurrency';
+import { AdaptiveConcurrency, DEFAULT_MAX_CONCURRENCY } from './concurrency';
 import { Redactor } from './redact';
 
 /**
@@ -182,8 +184,9 @@ interface Outcome {
 }
 
 /**
- * One instance per node run: credentials are read once, the backoff gate is
- * shared by every item so a 429 slows the whole node down.
+ * One instance per node run: credentials are read once, and every request
+ * goes through one adaptive concurrency pool shared by every item, so a 429
+ * or 503 slows the whole node down and a Retry-After pauses all of it.
  */
 export class Transport {
 	private readonly credentials = new Map<CredentialName, Promise<ResolvedCredential>>();
@@ -191,12 +194,12 @@ export class Transport {
 	/** Secrets of every credential read, kept even when a credential fails its checks. */
 	private readonly secrets = new Set<string>();
 
-	private pauseUntil = 0;
-
 	constructor(
 		private readonly ctx: HttpContext,
 		private readonly credentialName: CredentialName,
 		readonly options: TransportOptions = DEFAULT_TRANSPORT_OPTIONS,
+		/** How many requests may be in flight, and the Retry-After pause; one per node run. */
+		readonly pool: AdaptiveConcurrency = new AdaptiveConcurrency({ max: DEFAULT_MAX_CONCURRENCY }),
 	) {}
 
 	private async resolve(name: CredentialName): Promise<ResolvedCredential> {
@@ -272,16 +275,20 @@ export class Transport {
 		return redactor;
 	}
 
-	private async waitForGate(): Promise<void> {
-		for (;;) {
-			const wait = this.pauseUntil - Date.now();
-			if (wait <= 0) return;
-			await sleep(wait);
+	/**
+	 * What an answer tells the pool: 429 and 503 ask for less (and a Retry-After
+	 * the node accepts pauses every request; a 429 without one pauses for the
+	 * backoff), other 5xx say nothing, any other answer is a success.
+	 */
+	private verdict(response: RawResponse, attempt: number): { outcome: RequestOutcome; pauseMs?: number } {
+		const status = response.statusCode;
+		if (status === 429 || status === 503) {
+			const after = parseRetryAfter(headerValue(response.headers ?? {}, 'retry-after'), Date.now());
+			let pauseMs = after !== undefined && after <= this.options.maxRetryAfterMs ? after : undefined;
+			if (status === 429 && after === undefined) pauseMs = backoffMs(attempt, 1000, 30_000);
+			return { outcome: 'overload', pauseMs };
 		}
-	}
-
-	private slowDown(ms: number): void {
-		this.pauseUntil = Math.max(this.pauseUntil, Date.now() + ms);
+		return { outcome: status >= 500 ? 'neutral' : 'ok' };
 	}
 
 	async url(family: Family, path: string): Promise<string> {
@@ -295,9 +302,18 @@ export class Transport {
 	 * dropped connection or a timeout only for GET/HEAD/DELETE and requests that
 	 * carry an Idempotency-Key. Redirects are followed only within the origin of
 	 * the credential's Base URL, so the key never goes anywhere else.
+	 *
+	 * Every attempt holds a slot of the pool while it is sent; `permit` is a slot
+	 * the caller already holds (Return All takes one before it picks a page).
 	 */
-	async request(req: ApiRequest): Promise<ApiResponse> {
-		const cred = await this.resolve(this.credentialName);
+	async request(req: ApiRequest, permit?: Permit): Promise<ApiResponse> {
+		let cred: ResolvedCredential | undefined;
+		try {
+			cred = await this.resolve(this.credentialName);
+		} finally {
+			// The credential failed its checks: give back the slot the caller held.
+			if (cred === undefined && permit) this.pool.release(permit, 'neutral');
+		}
 		const url = `${cred.roots[req.family]}${req.path}`;
 		const origin = new URL(url).origin;
 		const headers: IDataObject = {};
@@ -320,14 +336,17 @@ export class Transport {
 		const outcome: Outcome = { attempts: 0 };
 		/** An earlier attempt may have reached the service (its answer was lost or a 5xx). */
 		let mayHaveReached = false;
+		const send = async (): Promise<RawResponse> => (await this.ctx.helpers.httpRequest(options)) as RawResponse;
+		let held = permit;
 
 		for (let attempt = 0, redirects = 0; ; attempt++) {
-			await this.waitForGate();
 			const retriesLeft = attempt < this.options.maxRetries;
 			outcome.attempts++;
 			let response: RawResponse;
+			const slot = held;
+			held = undefined;
 			try {
-				response = (await this.ctx.helpers.httpRequest(options)) as RawResponse;
+				response = await this.pool.run(send, (r) => this.verdict(r, attempt), { held: slot, retry: attempt > 0 });
 			} catch (error) {
 				const code = networkCode(error);
 				const notSent = code !== undefined && NOT_SENT_CODES.has(code);
@@ -381,7 +400,7 @@ export class Transport {
 				if (after !== undefined && after > maxWait) {
 					outcome.refusedRetryAfterMs = after;
 				} else if (retriesLeft) {
-					this.slowDown(after ?? backoffMs(attempt, 1000, 30_000));
+					// The pool is paused already (see verdict); the next attempt waits for it.
 					continue;
 				}
 			} else if (status >= 500) {
