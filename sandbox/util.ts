@@ -71,11 +71,16 @@ export function isPlainObject(v: unknown): v is Record<string, unknown> {
 	return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-/** Wall clock plus an offset that tests move forward with advance(ms). */
+/** Wall clock plus an offset that tests move forward with advance(ms); freeze() stops it at now. */
 export class Clock {
 	private offset = 0;
+	private frozenAt: number | undefined;
 	now(): number {
-		return Date.now() + this.offset;
+		return (this.frozenAt ?? Date.now()) + this.offset;
+	}
+	/** Stops the wall-clock part (tests whose outcome must not depend on how fast the machine is). */
+	freeze(): void {
+		this.frozenAt = Date.now();
 	}
 	iso(ms = this.now()): string {
 		return new Date(ms).toISOString();

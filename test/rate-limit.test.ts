@@ -14,6 +14,8 @@ const http = axios.create({ validateStatus: () => true });
 describe('sandbox rate limit', () => {
 	test('a bucket per key: the burst at once, then 429 with Retry-After in whole seconds; it refills with time', async () => {
 		const sb = await startSandbox({ rateLimit: 5, rateBurst: 3 });
+		// Refills follow the sandbox clock: frozen, a slow machine cannot refill the bucket between requests.
+		sb.clock.freeze();
 		try {
 			const url = `${sb.baseUrl}/v2/core/stores/${sb.store.storeId}`;
 			const as = (key: string) => ({ headers: { Authorization: `Bearer ${key}` } });
