@@ -40,6 +40,15 @@ const CORRECTIONS: Record<string, Record<string, (old: Record<string, unknown>) 
 	// New options inside existing collections (category Top Level, token Metadata (JSON)) need no entry: additions are allowed.
 };
 
+/** Corrections of a node-wide parameter, shown for every operation. */
+const EVERY_OPERATION: Record<string, (old: Record<string, unknown>) => Record<string, unknown>> = {
+	// Concurrency became the ceiling of an adaptive pool: default 64, up to 100 (was a fixed 5, up to 20).
+	options: (old) => {
+		const children = old.children as Record<string, Record<string, unknown>>;
+		return { ...old, children: { ...children, concurrency: { ...children.concurrency, default: 64, maxValue: 100 } } };
+	},
+};
+
 function current(): Canon {
 	return canonical(new VaultStore().description as INodeTypeDescription);
 }
@@ -52,7 +61,7 @@ test('the 0.1.0 parameters of every resource and operation are unchanged (but fo
 	for (const [key, params] of Object.entries(old)) {
 		const corrected: Record<string, unknown> = {};
 		for (const [name, shape] of Object.entries(params)) {
-			const fix = CORRECTIONS[key]?.[name];
+			const fix = CORRECTIONS[key]?.[name] ?? EVERY_OPERATION[name];
 			corrected[name] = fix ? fix(shape as Record<string, unknown>) : shape;
 		}
 		// New options inside an existing collection are as harmless as new parameters.
