@@ -319,8 +319,6 @@ async function editorChecks({ inst, sb, t, rest }) {
 		}
 		await search.fill('Vault Store');
 		await page.waitForTimeout(800);
-		const itemDesc = await page.locator('[data-test-id=item-iterator-item]', { hasText: 'Vault Store' }).first().innerText();
-		t.check('editor: the search result shows the entry\'s description (names actions and events)', itemDesc.includes(entryDescription), itemDesc.slice(0, 300));
 		await page.locator('[data-test-id=node-creator-item-name]', { hasText: /^Vault Store$/ }).first().click();
 		await page.waitForTimeout(1200);
 		await page.screenshot({ path: shot('actions-panel-light') });
