@@ -28,7 +28,11 @@ export class VaultStoreTrigger implements INodeType {
 		group: ['trigger'],
 		version: 1,
 		subtitle: '={{($parameter["events"] || []).join(", ")}}',
-		description: 'Starts the workflow on signed Vault & Store payment and subscription events',
+		// n8n's node picker merges this trigger and the Vault Store node into one "Vault Store" entry and
+		// shows this description on it (generateMergedNodesAndActions: app.description = trigger.description),
+		// above both the trigger's events and the node's actions. So it names both.
+		description:
+			'Manage Vault & Store orders, refunds, subscriptions, payouts, reports and vault tokens, or start a workflow on its signed payment and subscription events',
 		defaults: { name: 'Vault Store Trigger' },
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],

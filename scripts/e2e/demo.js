@@ -48,10 +48,12 @@ async function main() {
 	let sb;
 	/** @type {ReturnType<typeof lib.makeInstance> | undefined} */
 	let inst;
+	let stopping = false;
 	lib.installCleanup(async () => {
+		stopping = true;
 		await inst?.stop();
 		await sb?.close();
-		log('stopped n8n and the sandbox');
+		log('demo stopped: n8n and the sandbox shut down cleanly. `npm run demo` starts it again with the example workflows as shipped.');
 	});
 
 	const [home, tgz] = await Promise.all([lib.ensureN8n(), lib.buildAndPack(path.join(demoDir, 'pack'), { build })]);
@@ -70,7 +72,8 @@ async function main() {
 	const importDir = path.join(demoDir, 'import');
 	fs.rmSync(importDir, { recursive: true, force: true });
 	fs.mkdirSync(importDir);
-	const examples = lib.exampleWorkflows().filter((e) => ['list-and-refund.json', 'tokenize-card.json', 'report-download.json', 'trigger-events.json'].includes(e.name));
+	// Every example in examples/; the two with a Vault Store Trigger are published (listening).
+	const examples = lib.exampleWorkflows();
 	const ready = [];
 	for (const e of examples) {
 		const missing = lib.missingInBuild(ROOT, e.workflow);
@@ -83,6 +86,8 @@ async function main() {
 	await inst.importWorkflows(importDir);
 	const trigger = ready.find((e) => e.name === 'trigger-events.json');
 	if (trigger) await inst.cli(['publish:workflow', `--id=${trigger.id}`]);
+	const dispute = ready.find((e) => e.name === 'dispute-evidence.json');
+	if (dispute) await inst.cli(['publish:workflow', `--id=${dispute.id}`]);
 
 	const port = Number(arg('--port')) || (await portOr(5678));
 	log('starting n8n ...');
@@ -128,7 +133,18 @@ async function main() {
 			`      or send one: curl -X POST ${sb.baseUrl}/__dev/events -H 'content-type: application/json' \\`,
 			`                     -d '{"eventType":"PAYMENT_FAILED","data":{"orderId":"ord_demo"}}'`,
 		);
+	if (byName['dispute-evidence.json'])
+		lines.push(
+			`  - "${byName['dispute-evidence.json'].title}" (published, listening)`,
+			`      ${wfUrl(byName['dispute-evidence.json'])}  -> Executions tab`,
+			`      Open a dispute on a paid order: curl -X POST ${sb.baseUrl}/__dev/disputes -H 'content-type: application/json' \\`,
+			`                     -d '{"orderId":"${sb.state.orders.find((/** @type {any} */ o) => o.payment?.status === 'COMPLETED')?.id ?? '<paid order id>'}"}'`,
+		);
+	if (byName['nightly-licenses-payouts.json'])
+		lines.push(`  - "${byName['nightly-licenses-payouts.json'].title}"`, `      ${wfUrl(byName['nightly-licenses-payouts.json'])}`, '      Scheduled (not published); Execute workflow runs it now: licenses and payouts in one list.');
 	lines.push(
+		'  - n8n autosaves your edits to these workflows; restarting the demo restores them as shipped',
+		'    (unless --keep).',
 		'  - Credentials: Overview -> Credentials: "Vault Store account" (store API) and "Vault Store vault".',
 		'  - Node picker: open any workflow, press Tab, type "Vault Store".',
 		'',
@@ -141,6 +157,7 @@ async function main() {
 
 	const server = /** @type {NonNullable<typeof inst.server>} */ (inst.server);
 	const ended = await server.exited;
+	if (stopping) return; // Ctrl-C: the cleanup handler reports and exits
 	log(`n8n exited (${ended.code ?? ended.signal}); see ${path.join(demoDir, 'logs', 'n8n-start.log')}`);
 	await sb.close();
 	process.exit(ended.code === 0 ? 0 : 1);

@@ -184,6 +184,7 @@ async function editorChecks({ inst, sb, t, rest }) {
 					const options = await openOptions(page, 'resource');
 					await page.screenshot({ path: shot('resource-options-light') });
 					t.equal('editor: Resource dropdown lists every resource of the node, in order', options, resourceNames);
+					t.equal('editor: Resource dropdown has exactly one "Custom API Call" (the node\'s own)', options.filter((o) => o === 'Custom API Call').length, 1);
 					const missingDocs = [...docs.keys()].filter((r) => !options.includes(r));
 					t.check('editor: Resource dropdown has every resource the README documents', docs.size > 0 && missingDocs.length === 0, `missing ${missingDocs.join(', ')}`);
 					await page.keyboard.press('Escape');
@@ -192,9 +193,9 @@ async function editorChecks({ inst, sb, t, rest }) {
 				t.equal('editor: Operation shows "Get Many"', opValue, 'Get Many');
 				const ops = await openOptions(page, 'operation');
 				await page.screenshot({ path: shot('operation-options-light') });
-				// n8n adds its own "Custom API Call" (an HTTP Request with this credential) to the operations of
-				// nodes whose credentials authenticate generically.
-				t.equal('editor: Operation dropdown lists the order operations of the node (plus n8n\'s Custom API Call)', ops.filter((o) => o !== 'Custom API Call'), orderOps);
+				// n8n adds its own "Custom API Call" to every resource and operation list of a node whose
+				// credentials authenticate generically; these have no authenticate block, so it must not.
+				t.equal('editor: Operation dropdown lists exactly the order operations of the node (no n8n "Custom API Call")', ops, orderOps);
 				const documentedOps = docs.get('Order') ?? [];
 				t.check('editor: Operation dropdown has every order operation the README documents', documentedOps.length > 0 && documentedOps.every((o) => ops.includes(o)), `README: ${documentedOps.join(', ')}; dropdown: ${ops.join(', ')}`);
 				await page.keyboard.press('Escape');
@@ -212,6 +213,49 @@ async function editorChecks({ inst, sb, t, rest }) {
 				t.check('editor: the credential dialog names the credential type', /Vault Store Store API|Vault Store account/.test(dialogText), dialogText.slice(0, 200));
 				const secretShown = dialogText.includes(sb.store.secretKey);
 				t.check('editor: the credential dialog does not show the secret key', !secretShown, 'secret key visible in the dialog');
+				await page.keyboard.press('Escape');
+				await page.waitForTimeout(300);
+
+				// ------------------------------------------------------------ resources: read first, no "spec", one Custom API Call
+				// Escape on the credential dialog closes the panel too: open it again.
+				if (!(await page.locator('[data-test-id=parameter-input-operation]').count())) {
+					await page.dblclick('[data-test-id=canvas-node][data-node-name="Vault Store"]');
+					await page.waitForSelector('[data-test-id=parameter-input-operation]');
+					await page.waitForTimeout(500);
+				}
+				let customCalls = 0;
+				const scan = async (where) => {
+					const text = await page.locator('[data-test-id=node-parameters]').first().innerText();
+					const bad = text.split('\n').filter((l) => BAD_WORDS.test(l));
+					t.check(`editor: no displayed string of the panel says "spec" or "inferred" (${where})`, text.length > 0 && bad.length === 0, JSON.stringify(bad.slice(0, 3)));
+				};
+				await scan('Order → Get Many');
+				for (const [resource, read] of /** @type {const} */ ([
+					['Subscription', true],
+					['Payout', true],
+					['Token', true],
+					['Webhook', true],
+					['Meter', true],
+					['Dispute', false],
+					['Case', false],
+				])) {
+					await selectOption(page, 'resource', resource);
+					const op = await page.locator('[data-test-id=parameter-input-operation] input').first().inputValue();
+					if (read) t.check(`editor: choosing ${resource} opens on a read operation`, op === 'Get' || op === 'Get Many', `opens on "${op}"`);
+					await scan(`${resource} → ${op}`);
+					const opTexts = await openOptions(page, 'operation', true);
+					await page.keyboard.press('Escape');
+					const names = opTexts.map((o) => o.name);
+					customCalls += names.filter((o) => o === 'Custom API Call').length;
+					const bad = opTexts.filter((o) => BAD_WORDS.test(o.text)).map((o) => o.text);
+					t.check(`editor: ${resource} Operation dropdown has no "Custom API Call" and no "spec"/"inferred" in its options`, names.length > 0 && !names.includes('Custom API Call') && bad.length === 0, JSON.stringify({ names, bad }));
+				}
+				await selectOption(page, 'resource', 'Token');
+				await selectOption(page, 'operation', 'Get Many');
+				await page.waitForTimeout(300);
+				await page.screenshot({ path: shot('operation-panel-token-get-many-light') });
+				await scan('Token → Get Many');
+				t.equal('editor: the Vault Store node shows exactly one "Custom API Call" (the Resource entry; none in Order, Subscription, Payout, Token, Webhook, Meter, Dispute, Case operations)', 1 + customCalls, 1);
 				await page.keyboard.press('Escape');
 				await page.waitForTimeout(300);
 			}
@@ -256,6 +300,38 @@ async function editorChecks({ inst, sb, t, rest }) {
 			}
 			await page.keyboard.press('Escape');
 		}
+		// ------------------------------------------------------------ regular node picker: aliases, actions panel
+		// The app entry merges trigger and node; n8n shows the trigger's description on it, above the actions.
+		const trig = require(path.join(ROOT, 'dist', 'nodes', 'VaultStoreTrigger', 'VaultStoreTrigger.node.js'));
+		const entryDescription = new trig.VaultStoreTrigger().description.description;
+		await page.goto(`${inst.url}/workflow/${wfId}`);
+		await page.waitForSelector('[data-test-id=canvas-node]', { timeout: 60_000 });
+		await page.waitForTimeout(800);
+		await page.locator('[data-test-id=node-creator-plus-button]').first().click();
+		const search = page.locator('[data-test-id=node-creator-search-bar] input, input[data-test-id=node-creator-search-bar]').first();
+		await search.waitFor({ state: 'visible' });
+		for (const alias of ['refund', 'tokenize card', 'chargeback']) {
+			await search.fill(alias);
+			await page.waitForTimeout(800);
+			const names = (await page.locator('[data-test-id=node-creator-item-name]').allInnerTexts()).map((s) => s.trim());
+			if (alias === 'tokenize card') await page.screenshot({ path: shot('node-picker-search-light') });
+			t.check(`editor: the node picker finds Vault Store for "${alias}"`, names.includes('Vault Store'), JSON.stringify(names.slice(0, 10)));
+		}
+		await search.fill('Vault Store');
+		await page.waitForTimeout(800);
+		await page.locator('[data-test-id=node-creator-item-name]', { hasText: /^Vault Store$/ }).first().click();
+		await page.waitForTimeout(1200);
+		await page.screenshot({ path: shot('actions-panel-light') });
+		const creatorText = await page.locator('[data-test-id=node-creator]').first().innerText();
+		const navIds = await page.locator('[data-keyboard-nav-id]').evaluateAll((els) => els.map((e) => e.getAttribute('data-keyboard-nav-id') ?? ''));
+		const actionCount = navIds.filter((id) => id.startsWith(`${PKG_NAME}.vaultStore-`)).length;
+		t.check(
+			`editor: the actions panel (${actionCount} actions) shows the entry's description, not a trigger-only "Starts the workflow ..."`,
+			actionCount > 0 && creatorText.includes(entryDescription) && !/Starts the workflow/.test(creatorText),
+			creatorText.slice(0, 400),
+		);
+		await page.keyboard.press('Escape');
+
 		// ------------------------------------------------------------ run an example from the editor
 		const refundsBefore = sb.ledger.filter((/** @type {any} */ e) => e.kind === 'refund').length;
 		await page.goto(`${inst.url}/workflow/vsExListRefund01`);
@@ -278,11 +354,26 @@ async function editorChecks({ inst, sb, t, rest }) {
 	}
 }
 
+const BAD_WORDS = /\bspec\b|\binferred\b/i;
+
 /**
- * Opens an options parameter's dropdown and returns the option names shown.
- * @param {import('playwright-core').Page} page @param {string} name
+ * Chooses an option of an options parameter by its shown name.
+ * @param {import('playwright-core').Page} page @param {string} name @param {string} option
  */
-async function openOptions(page, name) {
+async function selectOption(page, name, option) {
+	const shown = await openOptions(page, name);
+	const i = shown.indexOf(option);
+	if (i < 0) throw new Error(`${name}: no option "${option}" in ${JSON.stringify(shown)}`);
+	await page.locator('.el-select-dropdown:visible, .el-popper:visible [role=listbox]').last().locator('.el-select-dropdown__item, [role=option]').nth(i).click();
+	await page.waitForTimeout(500);
+}
+
+/**
+ * Opens an options parameter's dropdown and returns the option names shown (with full: names and full texts).
+ * @param {import('playwright-core').Page} page @param {string} name @param {boolean} [full]
+ * @returns {Promise<any[]>}
+ */
+async function openOptions(page, name, full = false) {
 	await page.locator(`[data-test-id=parameter-input-${name}]`).first().click();
 	const list = page.locator('.el-select-dropdown:visible, .el-popper:visible [role=listbox]').last();
 	await list.waitFor({ state: 'visible' });
@@ -291,10 +382,10 @@ async function openOptions(page, name) {
 	const texts = await items.evaluateAll((els) =>
 		els.map((e) => {
 			const title = e.querySelector('.option-headline, [class*=headline], [class*=title], span');
-			return ((title ?? e).textContent ?? '').trim();
+			return { name: ((title ?? e).textContent ?? '').trim(), text: (e.textContent ?? '').trim() };
 		}),
 	);
-	return texts;
+	return full ? texts : texts.map((x) => x.name);
 }
 
 module.exports = { editorChecks };
