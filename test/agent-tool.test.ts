@@ -72,3 +72,23 @@ test('payout create: the cap also applies to normal runs when it is set', async 
 	expect(r.error()?.message).toBe('Refused: the amount 20 is above the maximum of 10 set for this node ("Maximum Amount")');
 	expect(f.requests()).toHaveLength(0);
 });
+
+test('what an agent reads: n8n describes each operation tool as "<action> in Vault Store", one distinct sentence per operation', async () => {
+	const { NodeHelpers } = await import('n8n-workflow');
+	const { VaultStore } = await import('../nodes/VaultStore/VaultStore.node');
+	const { resources } = await import('../nodes/VaultStore/resources');
+	const description = new VaultStore().description;
+	const seen = new Set<string>();
+	for (const resource of resources) {
+		for (const op of resource.operations) {
+			const text = NodeHelpers.getToolDescriptionForNode(
+				{ parameters: { resource: resource.value, operation: op.value } } as never,
+				{ description } as never,
+			);
+			expect([resource.value, op.value, text]).toEqual([resource.value, op.value, `${op.action} in Vault Store`]);
+			expect(text).toMatch(/^[A-Z][a-z]+ /);
+			seen.add(text);
+		}
+	}
+	expect(seen.size).toBe(resources.reduce((n, r) => n + r.operations.length, 0));
+});

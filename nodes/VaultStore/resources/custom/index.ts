@@ -135,7 +135,7 @@ const request: Operation = {
 	name: 'Make a Request',
 	action: 'Make a custom API call',
 	description:
-		'Call any route of the store API with the store credential: the escape hatch for routes the node has no operation for (meters, refund and dispute lists and evidence, tax details, monthly revenue analytics, credit/debit payouts). Path starts with /v2/ and may use {storeId}; the response is unwrapped from {ok, data}.',
+		"Call any route of the store API with the store credential: for a route the node has no operation for, or when your account's API reference gives another path or body than an operation sends. Path starts with /v2/ and may use {storeId}; the response is unwrapped from {ok, data}.",
 	method: 'GET',
 	family: 'base',
 	path: '',
