@@ -285,8 +285,10 @@ async function eventKeyChecks({ inst, sb, t, rest, node, executions }) {
 	const act = /** @type {any} */ (await rest.request('POST', `/api/v1/workflows/${wfId}/activate`, undefined, H));
 	t.must('event key: activated', act.status === 200, JSON.stringify(act).slice(0, 300));
 	const url = webhookUrl(inst.url, trigger);
-	const ep = sb.state.webhooks.find((/** @type {any} */ w) => w.url === url);
+	// Newer n8n lines finish activating after the API call returns: wait for the endpoint and the route.
+	const ep = /** @type {any} */ (await waitUntil(() => sb.state.webhooks.find((/** @type {any} */ w) => w.url === url), 30_000));
 	t.must('event key: its endpoint is registered at the sandbox', ep, JSON.stringify(sb.state.webhooks.map((/** @type {any} */ w) => w.url)));
+	t.equal('event key: the workflow URL is routed to the node (401 to an unsigned POST)', await routedStatus(url, 401), 401);
 
 	// The service commits the refund, then answers 500 to the first attempt and to every retry.
 	const attempts = 1 + DEFAULT_TRANSPORT_OPTIONS.maxRetries;
