@@ -303,9 +303,9 @@ const FINDING =
 	`Concurrency ceiling (default ${DEFAULT_MAX_CONCURRENCY}); on a 429 or 503 it halves, further capped at the successes per second the service let through × latency, ` +
 	'waits out Retry-After for every item, and then grows by at most one a second. That removes the latency bound: at 20 ms the run is CPU-bound, like the HTTP Request ' +
 	"node's, and both spend that CPU in the same n8n code, per item one expression evaluation (`{{ $json.id }}`, with n8n's data proxy) and one call of n8n-core's request " +
-	'helper (axios, with a new TCP connection per request: the helper takes no keep-alive agent, so neither node can reuse connections). This node spends less CPU ' +
-	"per run (CPU column), but its CPU time is its wall time, one thread, while the HTTP Request node's CPU time exceeds its wall time: part of its work (garbage " +
-	'collection with 1,000 requests in flight) runs on V8\'s helper threads. The wall times end up about even, short of the 1.2x target. The earlier version of this ' +
+	'helper (axios, with a new TCP connection per request: the helper takes no keep-alive agent, so neither node can reuse connections). This node spends somewhat ' +
+	"less CPU per run (CPU column), yet the wall times end up about even, short of the 1.2x target: the HTTP Request node's CPU time is close to or above its wall " +
+	"time, so part of its work runs on V8's helper threads (garbage collection with 1,000 requests in flight). The earlier version of this " +
 	'bench timed the HTTP Request node\'s module load (the "load" column) as part of its run; counted that way (the row under the target) the default is ahead. ' +
 	'Against the rate limit the node settles near one request per latency, the rate the service allows, while the HTTP Request node sends everything at once and ' +
 	'most items fail unless batching is tuned to the limit by hand.';
