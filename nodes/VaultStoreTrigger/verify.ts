@@ -1,13 +1,12 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
 /**
- * Webhook signature verification in the style of the Standard Webhooks reference library
- * (createHmac, Buffer base64, timingSafeEqual): pure, never throws, bounded inputs, and reasons
- * that never contain a secret, signature or header value. One pipeline (headers, digits, window,
- * HMAC, compare) runs a row of SCHEMES. V1 signs no id and its key encoding is not documented:
- * the secret's UTF-8 bytes and its decoded whsec_ form are both tried and reported. A V2 endpoint
- * takes V2 only (no downgrade); a V1 endpoint also takes V2 deliveries (V2 signs strictly more:
- * the endpoint was migrated). With a previous secret, the keys of both are computed and compared.
+ * Webhook signature verification in the style of the Standard Webhooks reference library (createHmac,
+ * timingSafeEqual): pure, never throws, bounded inputs, reasons without secrets, signatures or header
+ * values. One pipeline (headers, digits, window, HMAC, compare) runs a row of SCHEMES. V1 signs no id
+ * and its key encoding is not documented: the secret's UTF-8 bytes and its decoded whsec_ form are both
+ * tried and reported. A V2 endpoint takes V2 only; a V1 endpoint also takes V2 (V2 signs strictly more:
+ * the endpoint was migrated). With a previous secret, the keys of both are tried.
  */
 
 export type SignatureVersion = 'V1' | 'V2';
@@ -38,10 +37,8 @@ export interface VerifyInput {
  * previous secret was given): which secret matched.
  */
 export type Verdict =
-	| {
-			ok: true; version: SignatureVersion; id: string; timestamp: number; legacy?: boolean;
-			signingKey?: SigningKeyForm; signingSecret?: SigningSecretSlot;
-	  }
+	| { ok: true; version: SignatureVersion; id: string; timestamp: number; legacy?: boolean;
+			signingKey?: SigningKeyForm; signingSecret?: SigningSecretSlot }
 	| { ok: false; reason: string };
 
 export const DEFAULT_TOLERANCE_SECONDS = 300;
@@ -60,6 +57,14 @@ interface Scheme {
 	signedPrefix: (id: string, timestamp: string) => string; unitHint?: string; mismatch: string;
 }
 
+const V1: Scheme = {
+	version: 'V1', legacy: false, format: 'hex', keyForms: ['secret-text', 'decoded-key'], unitMs: 1,
+	idHeaders: ['webhook-id'], timestampHeader: 'webhook-timestamp', signatureHeader: 'webhook-signature',
+	signedPrefix: (_id, timestamp) => `${timestamp}.`,
+	unitHint: 'timestamp looks like seconds: is this endpoint set to V2?',
+	mismatch: 'signature did not match (wrong secret, or body or timestamp altered)',
+};
+
 const SCHEMES: Record<'V2' | 'V1' | 'legacy', Scheme> = {
 	V2: {
 		version: 'V2', legacy: false, format: 'entries', keyForms: ['decoded-key'], unitMs: 1000,
@@ -68,45 +73,36 @@ const SCHEMES: Record<'V2' | 'V1' | 'legacy', Scheme> = {
 		unitHint: 'timestamp looks like milliseconds: is this endpoint set to V1?',
 		mismatch: 'no signature entry matched (wrong secret, or body, id or timestamp altered)',
 	},
-	V1: {
-		version: 'V1', legacy: false, format: 'hex', keyForms: ['secret-text', 'decoded-key'], unitMs: 1,
-		idHeaders: ['webhook-id'], timestampHeader: 'webhook-timestamp', signatureHeader: 'webhook-signature',
-		signedPrefix: (_id, timestamp) => `${timestamp}.`,
-		unitHint: 'timestamp looks like seconds: is this endpoint set to V2?',
-		mismatch: 'signature did not match (wrong secret, or body or timestamp altered)',
-	},
+	V1,
 	legacy: {
-		version: 'V1', legacy: true, format: 'hex', keyForms: ['secret-text', 'decoded-key'], unitMs: 1,
-		idHeaders: ['webhook-id', 'x-service-idempotency'], timestampHeader: 'x-service-timestamp',
-		signatureHeader: 'x-service-signature', signedPrefix: () => '',
+		...V1, legacy: true, idHeaders: ['webhook-id', 'x-service-idempotency'], timestampHeader: 'x-service-timestamp',
+		signatureHeader: 'x-service-signature', signedPrefix: () => '', unitHint: undefined,
 		mismatch: 'legacy body-only signature did not match (wrong secret or body altered)',
 	},
 };
 
-/** base64, padded or not (a wrong or partial padding is refused). */
-const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}(?:==)?|[A-Za-z0-9+/]{3}=?)?$/;
+/** base64 symbols, up to two "=" at the end; base64Problem adds the length rule (unpadded, no last group of one symbol; padded, whole groups). */
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 const HEX_DIGEST = /^[0-9a-fA-F]{64}$/;
-/** Canonical padded base64 of 32 bytes: the symbol before "=" has its 2 unused bits at zero. */
-const BASE64_DIGEST = /^[A-Za-z0-9+/]{42}[AEIMQUYcgkosw048]=$/;
 const V2_ENTRY = /(?:^| )v1,/;
 const PLAIN_ID = /^[\x21-\x7e]+$/;
 const DIGITS = /^[0-9]{1,15}$/;
 
 const fail = (reason: string): Verdict => ({ ok: false, reason });
-const withoutPrefix = (secret: string): string => (secret.startsWith('whsec_') ? secret.slice(6) : secret);
 
 /** Why the text after "whsec_" is not a usable base64 key; undefined when it is. */
 function base64Problem(encoded: string): string | undefined {
 	if (encoded.length === 0) return 'it is empty';
-	if (BASE64.test(encoded)) return undefined;
+	const lengthFits = encoded.endsWith('=') ? encoded.length % 4 === 0 : encoded.length % 4 !== 1;
+	if (lengthFits && BASE64.test(encoded)) return undefined;
 	if (/\s/.test(encoded)) return 'it contains whitespace';
 	if (/[^A-Za-z0-9+/=]/.test(encoded)) return 'it contains characters outside the base64 alphabet';
 	return 'wrong length or padding';
 }
 
-/** The decoded key of a secret, or why it has none. */
+/** The decoded key of a secret (base64 after an optional "whsec_"), or why it has none. */
 function decodedKey(secret: string): Buffer | string {
-	const encoded = withoutPrefix(secret);
+	const encoded = secret.startsWith('whsec_') ? secret.slice(6) : secret;
 	const problem = base64Problem(encoded);
 	return problem === undefined ? Buffer.from(encoded, 'base64') : problem;
 }
@@ -139,12 +135,15 @@ function header(headers: VerifyInput['headers'], name: string): string | undefin
 	return typeof value === 'string' && value.length > 0 ? value : undefined;
 }
 
-/** The 32-byte digests a signature header offers, or why it offers none. */
-function offeredDigests(scheme: Scheme, signature: string): Buffer[] | string {
+/**
+ * The signatures a header offers, as text in the scheme's digest encoding (hex in lower case), or
+ * why it offers none. They are compared with the expected text: only the canonical spelling matches.
+ */
+function offeredSignatures(scheme: Scheme, signature: string): string[] | string {
 	const name = scheme.signatureHeader;
 	if (signature.length > MAX_SIGNATURE_HEADER_LENGTH) return `${name} header is too large`;
 	if (scheme.format === 'hex') {
-		if (HEX_DIGEST.test(signature)) return [Buffer.from(signature, 'hex')];
+		if (HEX_DIGEST.test(signature)) return [signature.toLowerCase()];
 		return `${name} header must be 64 hex digits (lower-case hex as the service sends it; upper case is accepted too)`;
 	}
 	const entries = signature.includes(' ') ? signature.split(' ').filter((entry) => entry !== '') : [signature];
@@ -154,8 +153,7 @@ function offeredDigests(scheme: Scheme, signature: string): Buffer[] | string {
 		return 'signature is bare hex (V1 format) but this endpoint is set to V2: check its signature version';
 	}
 	if (v1.length === 0) return `${name} header has no v1 entries`;
-	// Canonical base64 only: a lenient decoder would also take other spellings of the digest.
-	return v1.filter((text) => BASE64_DIGEST.test(text)).map((text) => Buffer.from(text, 'base64'));
+	return v1;
 }
 
 /** The pipeline, for any scheme. `configured` is false for a V2 delivery to a V1 endpoint. */
@@ -164,8 +162,8 @@ function verifyWith(scheme: Scheme, input: VerifyInput, configured: boolean): Ve
 	const keys = keysOf(scheme, input.secret, 'current');
 	if (typeof keys === 'string') return fail(keys);
 	const rotating = typeof input.previousSecret === 'string' && input.previousSecret !== '';
-	const previous = rotating ? keysOf(scheme, input.previousSecret as string, 'previous') : [];
-	if (typeof previous !== 'string') keys.push(...previous);
+	const previous = rotating ? keysOf(scheme, input.previousSecret as string, 'previous') : undefined;
+	if (typeof previous === 'object') keys.push(...previous);
 
 	const idHeader = scheme.idHeaders.find((name) => header(headers, name) !== undefined);
 	if (idHeader === undefined) return fail(`missing ${scheme.idHeaders.join(' (or ')}${scheme.idHeaders.length > 1 ? ')' : ''} header`);
@@ -175,27 +173,28 @@ function verifyWith(scheme: Scheme, input: VerifyInput, configured: boolean): Ve
 	if (id.length > MAX_ID_LENGTH || !PLAIN_ID.test(id)) return fail(`${idHeader} header is malformed`);
 	const signature = header(headers, scheme.signatureHeader);
 	if (signature === undefined) return fail(`missing ${scheme.signatureHeader} header`);
-	const offered = offeredDigests(scheme, signature);
+	const offered = offeredSignatures(scheme, signature);
 	if (typeof offered === 'string') return fail(offered);
 
 	const unit = scheme.unitMs === 1000 ? 'seconds' : 'milliseconds';
 	if (!DIGITS.test(timestamp)) return fail(`${scheme.timestampHeader} header must be whole ${unit} (digits only)`);
-	const usable = Number.isFinite(toleranceSeconds) && toleranceSeconds >= 0;
-	const toleranceMs = (usable ? toleranceSeconds : DEFAULT_TOLERANCE_SECONDS) * 1000;
+	const toleranceMs = (Number.isFinite(toleranceSeconds) && toleranceSeconds >= 0 ? toleranceSeconds : DEFAULT_TOLERANCE_SECONDS) * 1000;
 	const timestampMs = Number(timestamp) * scheme.unitMs;
 	if (Math.abs(nowMs - timestampMs) > toleranceMs) {
 		const fitsOtherUnit = Math.abs(nowMs - Number(timestamp) * (1000 / scheme.unitMs)) <= toleranceMs;
-		const hint = configured && fitsOtherUnit ? scheme.unitHint : undefined;
-		return fail(hint ?? `${scheme.timestampHeader} is outside the tolerance window`);
+		return fail((configured && fitsOtherUnit && scheme.unitHint) || `${scheme.timestampHeader} is outside the tolerance window`);
 	}
 
-	// Every key against every offered digest, no early exit: timing does not tell which matched.
+	// Every key against every offered text, no early exit: timing does not tell which matched. Texts
+	// compare as UTF-8 bytes (latin1 would keep only the low byte of other characters).
 	const signedPrefix = scheme.signedPrefix(id, timestamp);
 	let matched: Key | undefined;
 	for (const key of keys) {
-		const digest = createHmac('sha256', key.bytes).update(signedPrefix, 'latin1').update(input.rawBody as Buffer).digest();
-		for (const candidate of offered) {
-			if (timingSafeEqual(candidate, digest) && matched === undefined) matched = key;
+		const hmac = createHmac('sha256', key.bytes).update(signedPrefix, 'latin1').update(input.rawBody as Buffer);
+		const expected = Buffer.from(hmac.digest(scheme.format === 'hex' ? 'hex' : 'base64'), 'utf8');
+		for (const text of offered) {
+			const candidate = Buffer.from(text, 'utf8');
+			if (candidate.length === expected.length && timingSafeEqual(candidate, expected) && matched === undefined) matched = key;
 		}
 	}
 	if (matched === undefined) return fail(scheme.mismatch);
