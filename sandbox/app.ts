@@ -221,13 +221,17 @@ export interface Page<T> {
 	pagination: { page: number; limit: number; total: number; totalPages: number };
 }
 
-/** Store list wrapper. `page` >= 1 (default 1), `limit` 1..100 (default 25); 400 otherwise. */
-export function paginate<T>(items: readonly T[], query: Record<string, unknown>): Page<T> {
+/**
+ * Store list wrapper. `page` >= 1 (default 1), `limit` 1..100 (default 25); 400 otherwise.
+ * `view` shapes the records of the page only, so a page costs its own size, not the list's.
+ */
+export function paginate<T, V = T>(items: readonly T[], query: Record<string, unknown>, view?: (item: T) => V): Page<V> {
 	const page = v.queryInt(query.page, 'page', { min: 1 }) ?? 1;
 	const limit = v.queryInt(query.limit, 'limit', { min: 1, max: 100 }) ?? 25;
 	const start = (page - 1) * limit;
+	const slice = items.slice(start, start + limit);
 	return {
-		items: items.slice(start, start + limit),
+		items: view ? slice.map(view) : (slice as unknown as V[]),
 		pagination: { page, limit, total: items.length, totalPages: Math.ceil(items.length / limit) },
 	};
 }

@@ -141,3 +141,22 @@ export function parseQuery(search: string): Record<string, unknown> {
 	}
 	return out;
 }
+
+/** Code-unit order of two strings (ISO timestamps sort by it), without locale rules. */
+export function compareText(a: string, b: string): number {
+	return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/**
+ * `items` in the order of `key` (descending when `descending`), sorted in place. A list already in
+ * that order (the seeded orders are kept newest first) is returned as it is after one pass.
+ */
+export function sortByText<T>(items: T[], key: (item: T) => string, descending: boolean): T[] {
+	const sign = descending ? -1 : 1;
+	for (let i = 1; i < items.length; i++) {
+		if (sign * compareText(key(items[i - 1]), key(items[i])) > 0) {
+			return items.sort((a, b) => sign * compareText(key(a), key(b)));
+		}
+	}
+	return items;
+}

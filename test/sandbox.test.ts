@@ -129,6 +129,16 @@ describe('lists', () => {
 		expect(asc).toEqual([...asc].sort());
 		const desc = (await get(core('/orders'))).data.data.items.map((o: { createdAt: string }) => o.createdAt);
 		expect(desc).toEqual([...desc].sort().reverse());
+		// The first page is the oldest (asc) or newest (desc) of all orders, whatever order the state keeps them in.
+		const all = sb.state.orders.map((o) => o.createdAt).sort();
+		expect([asc[0], desc[0]]).toEqual([all[0], all[all.length - 1]]);
+		sb.state.orders.reverse();
+		try {
+			const again = (await get(core('/orders'))).data.data.items.map((o: { createdAt: string }) => o.createdAt);
+			expect(again).toEqual(desc);
+		} finally {
+			sb.state.orders.reverse();
+		}
 		expect((await get(core(`/orders?search=${'x'.repeat(129)}`))).status).toBe(400);
 	});
 

@@ -114,7 +114,7 @@ export function register(app: SandboxApp): void {
 	app.route('GET', core('/cases'), (ctx) => {
 		const status = v.str(single(ctx.query.status, 'status'), 'status');
 		const found = casesOf(app).filter((c) => !status || c.status === status);
-		return ok(paginate(found.map(listItem), ctx.query));
+		return ok(paginate(found, ctx.query, listItem));
 	});
 
 	app.route('GET', core('/cases/:caseId'), (ctx) => ok(findCase(ctx)));

@@ -17,7 +17,7 @@ export function register(app: SandboxApp): void {
 		const found = textFilter(ctx.state.customers, single(q.search, 'search'), 'search', (c) => [c.email, c.firstName, c.lastName, `${c.firstName} ${c.lastName}`]);
 		const sign = direction === 'asc' ? 1 : -1;
 		found.sort((a, b) => sign * compare(a[sort], b[sort]) || (a.id < b.id ? -1 : 1));
-		return ok(paginate(found.map(customerView), q));
+		return ok(paginate(found, q, customerView));
 	});
 }
 

@@ -216,7 +216,7 @@ export function register(app: SandboxApp): void {
 		const found = disputesOf(app)
 			.filter((d) => (!status || d.status === status) && (!orderId || d.orderId === orderId))
 			.sort((a, b) => b.createdAt.localeCompare(a.createdAt));
-		return ok(paginate(found.map(disputeView), q));
+		return ok(paginate(found, q, disputeView));
 	}, { scope: 'DISPUTES_READ' });
 
 	app.route('GET', both('/disputes/:disputeId'), (ctx) => ok(disputeView(find(ctx))), { scope: 'DISPUTES_READ' });

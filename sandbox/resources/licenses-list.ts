@@ -16,6 +16,6 @@ export function register(app: SandboxApp): void {
 		const found = allLicenses(app, ctx.state)
 			.filter((l) => (!status || l.status === status) && (!productId || l.productId === productId))
 			.sort((a, b) => b.createdAt.localeCompare(a.createdAt) || b.id.localeCompare(a.id));
-		return ok(paginate(found.map(licenseView), ctx.query));
+		return ok(paginate(found, ctx.query, licenseView));
 	});
 }

@@ -78,7 +78,7 @@ export function register(app: SandboxApp): void {
 
 	app.route('GET', both('/products/:productId/meters'), (ctx) => {
 		const p = product(ctx);
-		return ok(paginate(metersOf(app).filter((m) => m.productId === p.id).map(view), ctx.query));
+		return ok(paginate(metersOf(app).filter((m) => m.productId === p.id), ctx.query, view));
 	}, read);
 
 	app.route('POST', both('/products/:productId/meters'), (ctx) => {

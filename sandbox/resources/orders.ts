@@ -12,7 +12,7 @@
  */
 import { both, core, Ctx, notFound, ok, paginate, SandboxApp, single, textFilter, unprocessable, badRequest, v } from '../app';
 import { Order, Refund, SandboxState } from '../state';
-import { round2 } from '../util';
+import { round2, sortByText } from '../util';
 
 export function register(app: SandboxApp): void {
 	app.route('GET', core('/orders/'), (ctx) => {
@@ -20,10 +20,9 @@ export function register(app: SandboxApp): void {
 		const status = v.str(single(q.status, 'status'), 'status');
 		const direction = v.str(single(q.sortDirection, 'sortDirection'), 'sortDirection') ?? 'desc';
 		const email = (o: Order) => customerOf(ctx.state, o)?.email;
-		const found = textFilter(ctx.state.orders, single(q.search, 'search'), 'search', (o) => [o.orderNumber, email(o)])
-			.filter((o) => !status || o.status === status)
-			.sort((a, b) => (direction === 'asc' ? 1 : -1) * a.createdAt.localeCompare(b.createdAt));
-		return ok(paginate(found.map((o) => orderListItem(ctx.state, o)), q));
+		const matching = textFilter(ctx.state.orders, single(q.search, 'search'), 'search', (o) => [o.orderNumber, email(o)]);
+		const found = sortByText(status ? matching.filter((o) => o.status === status) : matching, (o) => o.createdAt, direction !== 'asc');
+		return ok(paginate(found, q, (o) => orderListItem(ctx.state, o)));
 	});
 
 	app.route('GET', core('/orders/:orderId'), (ctx) => ok(orderDetail(ctx.state, findOrder(ctx))));

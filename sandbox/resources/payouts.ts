@@ -127,7 +127,7 @@ export function register(app: SandboxApp): void {
 		};
 	};
 
-	app.route('GET', core('/payouts'), (ctx) => ok(paginate(payouts().map(view), ctx.query)));
+	app.route('GET', core('/payouts'), (ctx) => ok(paginate(payouts(), ctx.query, view)));
 
 	app.route('GET', core('/payouts/bank-accounts'), () => ok(accounts().map((a) => ({ ...a }))));
 

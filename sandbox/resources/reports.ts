@@ -162,7 +162,7 @@ export function register(app: SandboxApp): void {
 		const found = reports()
 			.map((r) => advance(r, now))
 			.filter((r) => (!status || r.status === status) && (!type || r.type === type));
-		return ok(paginate(found.map(view), ctx.query));
+		return ok(paginate(found, ctx.query, view));
 	}, read);
 
 	app.route('GET', both('/reports/:reportId'), (ctx) => {

@@ -244,7 +244,7 @@ export function register(app: SandboxApp): void {
 		const found = all()
 			.map((s) => settle(s, now))
 			.filter((s) => !status || s.status === status);
-		return ok(paginate(found.map(view), ctx.query));
+		return ok(paginate(found, ctx.query, view));
 	}, READ);
 
 	app.route('GET', core('/subscriptions/:subscriptionId'), (ctx) => ok(view(find(ctx))), READ);

@@ -32,7 +32,7 @@ export function register(app: SandboxApp): void {
 		return ok(view(endpoint), 201);
 	});
 
-	app.route('GET', core('/webhooks'), (ctx) => ok(paginate(state.webhooks.map(view), ctx.query)));
+	app.route('GET', core('/webhooks'), (ctx) => ok(paginate(state.webhooks, ctx.query, view)));
 
 	app.route('GET', both('/webhooks/:webhookId'), (ctx) => ok(view(find(ctx))));
 
