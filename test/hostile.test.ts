@@ -26,6 +26,7 @@ import {
 	credentialRefs,
 	ensureBinaryData,
 	loadPackage,
+	logLines,
 	makeAdditionalData,
 	NODE_TYPE,
 	PackageNodeTypes,
@@ -154,6 +155,30 @@ describe('1. no credential is sent to another origin', () => {
 		f.sb.faults.add({ ...redirectTo(302), match: { method: 'GET', path: /\/webhooks\// } });
 		await expect(t.checkExists()).rejects.toThrow(/redirect \(HTTP 302\) to another host/);
 		expect(other.hits).toHaveLength(0);
+		await t.delete();
+	});
+
+	test.each([
+		['a 500', { kind: '500' as const }],
+		['an error that echoes the request (key included)', { kind: 'echo' as const, status: 400 }],
+		['a redirect to another host', { kind: 'redirect' as const, status: 307, location: '' }],
+	])('trigger listening in the editor: the test-event request answered with %s still registers, logs one warning without secrets, sends nothing elsewhere', async (_label, fault) => {
+		const t = await createTrigger({
+			parameters: { events: ['PAYMENT_COMPLETED'], signatureVersion: 'V2', options: {} },
+			credentials: f.credentials,
+			webhookBaseUrl: 'https://n8n.example.test/webhook-test',
+		});
+		f.sb.faults.add({ ...fault, ...(fault.kind === 'redirect' ? { location: `${other.url}/steal` } : {}), count: 10, match: { method: 'POST', path: /\/webhooks\/[^/]+\/test$/ } });
+		const start = logLines.length;
+		expect(await t.create()).toBe(true);
+		const id = t.staticData().webhookId as string;
+		expect(f.sb.state.webhooks.some((w) => w.id === id)).toBe(true);
+		const warnings = logLines.slice(start).filter((l) => l.startsWith('warn '));
+		expect(warnings).toHaveLength(1);
+		expect(warnings[0]).toContain('did not send a test event');
+		expect(leaks(warnings[0])).toEqual([]);
+		expect(other.hits).toHaveLength(0);
+		f.sb.faults.clear();
 		await t.delete();
 	});
 

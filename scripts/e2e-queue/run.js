@@ -71,43 +71,51 @@ async function waitUntil(fn, timeoutMs = 30_000, intervalMs = 300) {
 }
 const secs = (/** @type {number} */ ms) => `${(ms / 1000).toFixed(1)} s`;
 
-/** Refund workflow: n8n Webhook node (POST /webhook/<path>) -> Vault Store order refund of 1.00. */
-function refundWorkflow(/** @type {{id: string, name: string, path: string, keyExpr?: string}} */ o) {
+/** The Vault Store node both refund workflows use: order refund of 1.00 of the order `orderExpr` names. */
+function refundNode(/** @type {{orderExpr: string, reason: string, keyExpr?: string}} */ o) {
+	return {
+		id: crypto.randomUUID(),
+		name: 'Refund 1.00',
+		type: `${lib.PKG_NAME}.vaultStore`,
+		typeVersion: 1,
+		position: [240, 0],
+		parameters: {
+			resource: 'order',
+			operation: 'refund',
+			orderId: { __rl: true, mode: 'id', value: o.orderExpr },
+			additionalFields: { amount: 1, reason: o.reason },
+			...(o.keyExpr ? { options: { idempotencyKey: o.keyExpr } } : {}),
+		},
+		credentials: { vaultStoreStoreApi: { id: lib.CREDENTIALS.store.id, name: lib.CREDENTIALS.store.name } },
+	};
+}
+
+/** A two-node workflow: `first` feeds the refund node. */
+function refundFlow(/** @type {{id: string, name: string}} */ o, /** @type {any} */ first, /** @type {any} */ refund) {
 	return {
 		id: o.id,
 		name: o.name,
-		nodes: [
-			{
-				id: crypto.randomUUID(),
-				name: 'Refund request',
-				type: 'n8n-nodes-base.webhook',
-				typeVersion: 2,
-				position: [0, 0],
-				webhookId: crypto.randomUUID(),
-				parameters: { httpMethod: 'POST', path: o.path, responseMode: 'onReceived', options: {} },
-			},
-			{
-				id: crypto.randomUUID(),
-				name: 'Refund 1.00',
-				type: `${lib.PKG_NAME}.vaultStore`,
-				typeVersion: 1,
-				position: [240, 0],
-				parameters: {
-					resource: 'order',
-					operation: 'refund',
-					orderId: { __rl: true, mode: 'id', value: '={{ $json.body.orderId }}' },
-					additionalFields: { amount: 1, reason: 'queue-mode e2e' },
-					...(o.keyExpr ? { options: { idempotencyKey: o.keyExpr } } : {}),
-				},
-				credentials: { vaultStoreStoreApi: { id: lib.CREDENTIALS.store.id, name: lib.CREDENTIALS.store.name } },
-			},
-		],
-		connections: { 'Refund request': { main: [[{ node: 'Refund 1.00', type: 'main', index: 0 }]] } },
+		nodes: [first, refund],
+		connections: { [first.name]: { main: [[{ node: refund.name, type: 'main', index: 0 }]] } },
 		settings: { executionOrder: 'v1' },
 		pinData: {},
 		active: false,
 		tags: [],
 	};
+}
+
+/** Refund workflow: n8n Webhook node (POST /webhook/<path>) -> Vault Store order refund of 1.00. */
+function refundWorkflow(/** @type {{id: string, name: string, path: string, keyExpr?: string}} */ o) {
+	const webhook = {
+		id: crypto.randomUUID(),
+		name: 'Refund request',
+		type: 'n8n-nodes-base.webhook',
+		typeVersion: 2,
+		position: [0, 0],
+		webhookId: crypto.randomUUID(),
+		parameters: { httpMethod: 'POST', path: o.path, responseMode: 'onReceived', options: {} },
+	};
+	return refundFlow(o, webhook, refundNode({ orderExpr: '={{ $json.body.orderId }}', reason: 'queue-mode e2e', keyExpr: o.keyExpr }));
 }
 
 const REFUND_EXEC = { id: 'vsQueueRefExec01', name: 'Queue e2e: refund (key from the execution)', path: 'vs-queue-refund-exec' };
@@ -116,41 +124,17 @@ const REFUND_KEY = { id: 'vsQueueRefKey001', name: 'Queue e2e: refund (key from 
 /** Event workflow: Vault Store Trigger (PAYMENT_COMPLETED, V2) -> refund 1.00 of the event's order, default key (from the event). */
 const EVENT_REFUND = { id: 'vsQueueRefEvt001', name: 'Queue e2e: 1.00 back on each completed payment (Vault Store Trigger, key from the event)', webhookId: crypto.randomUUID() };
 function eventRefundWorkflow() {
-	return {
-		id: EVENT_REFUND.id,
-		name: EVENT_REFUND.name,
-		nodes: [
-			{
-				id: crypto.randomUUID(),
-				name: 'Vault Store Trigger',
-				type: `${lib.PKG_NAME}.vaultStoreTrigger`,
-				typeVersion: 1,
-				position: [0, 0],
-				webhookId: EVENT_REFUND.webhookId,
-				parameters: { events: ['PAYMENT_COMPLETED'], signatureVersion: 'V2', options: {} },
-				credentials: { vaultStoreStoreApi: { id: lib.CREDENTIALS.store.id, name: lib.CREDENTIALS.store.name } },
-			},
-			{
-				id: crypto.randomUUID(),
-				name: 'Refund 1.00',
-				type: `${lib.PKG_NAME}.vaultStore`,
-				typeVersion: 1,
-				position: [240, 0],
-				parameters: {
-					resource: 'order',
-					operation: 'refund',
-					orderId: { __rl: true, mode: 'id', value: '={{ $json.data.orderId }}' },
-					additionalFields: { amount: 1, reason: 'queue-mode e2e (event)' },
-				},
-				credentials: { vaultStoreStoreApi: { id: lib.CREDENTIALS.store.id, name: lib.CREDENTIALS.store.name } },
-			},
-		],
-		connections: { 'Vault Store Trigger': { main: [[{ node: 'Refund 1.00', type: 'main', index: 0 }]] } },
-		settings: { executionOrder: 'v1' },
-		pinData: {},
-		active: false,
-		tags: [],
+	const trigger = {
+		id: crypto.randomUUID(),
+		name: 'Vault Store Trigger',
+		type: `${lib.PKG_NAME}.vaultStoreTrigger`,
+		typeVersion: 1,
+		position: [0, 0],
+		webhookId: EVENT_REFUND.webhookId,
+		parameters: { events: ['PAYMENT_COMPLETED'], signatureVersion: 'V2', options: {} },
+		credentials: { vaultStoreStoreApi: { id: lib.CREDENTIALS.store.id, name: lib.CREDENTIALS.store.name } },
 	};
+	return refundFlow(EVENT_REFUND, trigger, refundNode({ orderExpr: '={{ $json.data.orderId }}', reason: 'queue-mode e2e (event)' }));
 }
 
 async function main() {
