@@ -142,8 +142,8 @@ export function parseQuery(search: string): Record<string, unknown> {
 	return out;
 }
 
-/** Code-unit order of two strings (ISO timestamps sort by it), without locale rules. */
-export function compareText(a: string, b: string): number {
+/** Ascending order of two numbers, or of two strings by code unit (ISO timestamps sort by it), without locale rules. */
+export function compare(a: string | number, b: string | number): number {
 	return a < b ? -1 : a > b ? 1 : 0;
 }
 
@@ -154,8 +154,8 @@ export function compareText(a: string, b: string): number {
 export function sortByText<T>(items: T[], key: (item: T) => string, descending: boolean): T[] {
 	const sign = descending ? -1 : 1;
 	for (let i = 1; i < items.length; i++) {
-		if (sign * compareText(key(items[i - 1]), key(items[i])) > 0) {
-			return items.sort((a, b) => sign * compareText(key(a), key(b)));
+		if (sign * compare(key(items[i - 1]), key(items[i])) > 0) {
+			return items.sort((a, b) => sign * compare(key(a), key(b)));
 		}
 	}
 	return items;

@@ -162,8 +162,8 @@ function verifyWith(scheme: Scheme, input: VerifyInput, configured: boolean): Ve
 	const keys = keysOf(scheme, input.secret, 'current');
 	if (typeof keys === 'string') return fail(keys);
 	const rotating = typeof input.previousSecret === 'string' && input.previousSecret !== '';
-	const previous = rotating ? keysOf(scheme, input.previousSecret as string, 'previous') : undefined;
-	if (typeof previous === 'object') keys.push(...previous);
+	const previous = rotating ? keysOf(scheme, input.previousSecret as string, 'previous') : [];
+	if (typeof previous !== 'string') keys.push(...previous);
 
 	const idHeader = scheme.idHeaders.find((name) => header(headers, name) !== undefined);
 	if (idHeader === undefined) return fail(`missing ${scheme.idHeaders.join(' (or ')}${scheme.idHeaders.length > 1 ? ')' : ''} header`);

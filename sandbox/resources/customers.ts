@@ -6,6 +6,7 @@
  */
 import { core, ok, paginate, SandboxApp, single, textFilter, v } from '../app';
 import type { Customer } from '../state';
+import { compare } from '../util';
 
 const SORTS = ['email', 'totalSpent', 'orderCount', 'createdAt'] as const;
 
@@ -21,7 +22,6 @@ export function register(app: SandboxApp): void {
 	});
 }
 
-export const compare = (a: string | number, b: string | number) => (a < b ? -1 : a > b ? 1 : 0);
 
 export const customerView = (c: Customer) => ({
 	id: c.id,
