@@ -3,7 +3,7 @@
  * Webhook.verify and a bare node:crypto HMAC-SHA256 of the same signed content.
  *
  * Compiled by `tsc -p tsconfig.dev.json` to out/bench/verify.js; run with
- * `node out/bench/verify.js`. A bench runner can import `runVerifyBench()`.
+ * `node out/bench/verify.js`; `npm run bench` runs it so, in a process of its own.
  *
  * Method: for each body size, the three candidates run in interleaved rounds of a
  * fixed time budget; the best round of each counts (least disturbed by the machine).

@@ -188,12 +188,12 @@ function verifyWith(scheme: Scheme, input: VerifyInput, configured: boolean): Ve
 	// Every key against every offered text, no early exit: timing does not tell which matched. Texts
 	// compare as UTF-8 bytes (latin1 would keep only the low byte of other characters).
 	const signedPrefix = scheme.signedPrefix(id, timestamp);
+	const candidates = offered.map((text) => Buffer.from(text, 'utf8'));
 	let matched: Key | undefined;
 	for (const key of keys) {
 		const hmac = createHmac('sha256', key.bytes).update(signedPrefix, 'latin1').update(input.rawBody as Buffer);
 		const expected = Buffer.from(hmac.digest(scheme.format === 'hex' ? 'hex' : 'base64'), 'utf8');
-		for (const text of offered) {
-			const candidate = Buffer.from(text, 'utf8');
+		for (const candidate of candidates) {
 			if (candidate.length === expected.length && timingSafeEqual(candidate, expected) && matched === undefined) matched = key;
 		}
 	}
