@@ -1,40 +1,38 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
 /**
- * Webhook signature verification in the style of the Standard Webhooks reference library (createHmac,
- * timingSafeEqual): pure, never throws, bounded inputs, reasons without secrets, signatures or header
- * values. One pipeline (headers, digits, window, HMAC, compare) runs a row of SCHEMES. V1 signs no id
- * and its key encoding is not documented: the secret's UTF-8 bytes and its decoded whsec_ form are both
- * tried and reported. A V2 endpoint takes V2 only; a V1 endpoint also takes V2 (V2 signs strictly more:
- * the endpoint was migrated). With a previous secret, the keys of both are tried.
+ * Webhook signature verification in the style of the Standard Webhooks reference library (createHmac, timingSafeEqual,
+ * keys derived once per verifier): pure, never throws, bounded inputs, reasons without secrets, signatures or header
+ * values. One pipeline (headers, digits, window, HMAC, compare) runs a row of SCHEMES. V1 signs no id and its key
+ * encoding is not documented: the secret's UTF-8 bytes and its decoded whsec_ form are both tried and reported. A V2
+ * endpoint takes V2 only; a V1 endpoint also takes V2 (V2 signs strictly more: the endpoint was migrated). With a
+ * previous secret, the keys of both are tried.
  */
 
 export type SignatureVersion = 'V1' | 'V2';
 export type SigningKeyForm = 'secret-text' | 'decoded-key';
 export type SigningSecretSlot = 'current' | 'previous';
 
-export interface VerifyInput {
-	/** Exact bytes received; undefined => reject. */
-	rawBody: Buffer | undefined;
-	/** Lower-case names as Node gives them; an array counts by its first value. */
-	headers: Record<string, string | string[] | undefined>;
+/** An endpoint's settings: what a verifier is made from. */
+export interface VerifierOptions {
 	secret: string;
-	/** Rotation: the secret being replaced; deliveries signed with it are accepted too. */
-	previousSecret?: string;
-	/** The endpoint's configured version. */
-	version: SignatureVersion;
-	/** Receiver clock (ms), and the difference allowed either way (s, default 300). */
-	nowMs: number;
-	toleranceSeconds: number;
-	/** V1 only: accept the legacy body-only x-service-signature. Default false. */
-	acceptBodyOnlySignature?: boolean;
+	previousSecret?: string; // rotation: the secret being replaced; deliveries signed with it are accepted too
+	version: SignatureVersion; // the endpoint's configured version
+	toleranceSeconds: number; // allowed difference either way between receiver clock and timestamp (s, default 300)
+	acceptBodyOnlySignature?: boolean; // V1 only: accept the legacy body-only x-service-signature (default false)
+}
+export interface Delivery {
+	rawBody: Buffer | undefined; // the exact bytes received; undefined => reject
+	headers: Record<string, string | string[] | undefined>; // lower-case names as Node gives them; an array counts by its first value
+	nowMs: number; // receiver clock (ms)
 }
 
+export type VerifyInput = VerifierOptions & Delivery;
+
 /**
- * Accepted: version is the scheme that verified (V2 also for a V2 delivery to a V1 endpoint); id
- * is webhook-id (unsigned for V1; legacy: or x-service-idempotency); timestamp is in seconds;
- * signingKey (V1, legacy): the form of the secret that matched; signingSecret (only when a
- * previous secret was given): which secret matched.
+ * Accepted: version is the scheme that verified (V2 also for a V2 delivery to a V1 endpoint); id is webhook-id
+ * (unsigned for V1; legacy: or x-service-idempotency); timestamp is in seconds; signingKey (V1, legacy): the
+ * form of the secret that matched; signingSecret (only when a previous secret was given): which one matched.
  */
 export type Verdict =
 	| { ok: true; version: SignatureVersion; id: string; timestamp: number; legacy?: boolean;
@@ -47,18 +45,16 @@ export const MAX_SIGNATURE_HEADER_LENGTH = 8192;
 export const MAX_SIGNATURE_ENTRIES = 20;
 export const MAX_ID_LENGTH = 256;
 
-/**
- * A scheme: the first of idHeaders present carries the id; signedPrefix is signed before the raw
- * body; unitHint is the reason (configured scheme only) when the timestamp fits the other unit.
- */
+/** A scheme: the first of idHeaders present carries the id; signedPrefix is signed before the raw body; textKey: the
+ * secret's UTF-8 bytes are a key too; unitHint is the reason (configured scheme only) when the timestamp fits the other unit. */
 interface Scheme {
-	version: SignatureVersion; legacy: boolean; format: 'entries' | 'hex'; keyForms: SigningKeyForm[];
+	version: SignatureVersion; legacy: boolean; format: 'entries' | 'hex'; textKey: boolean;
 	idHeaders: string[]; timestampHeader: string; signatureHeader: string; unitMs: 1 | 1000;
 	signedPrefix: (id: string, timestamp: string) => string; unitHint?: string; mismatch: string;
 }
 
 const V1: Scheme = {
-	version: 'V1', legacy: false, format: 'hex', keyForms: ['secret-text', 'decoded-key'], unitMs: 1,
+	version: 'V1', legacy: false, format: 'hex', textKey: true, unitMs: 1,
 	idHeaders: ['webhook-id'], timestampHeader: 'webhook-timestamp', signatureHeader: 'webhook-signature',
 	signedPrefix: (_id, timestamp) => `${timestamp}.`,
 	unitHint: 'timestamp looks like seconds: is this endpoint set to V2?',
@@ -67,7 +63,7 @@ const V1: Scheme = {
 
 const SCHEMES: Record<'V2' | 'V1' | 'legacy', Scheme> = {
 	V2: {
-		version: 'V2', legacy: false, format: 'entries', keyForms: ['decoded-key'], unitMs: 1000,
+		version: 'V2', legacy: false, format: 'entries', textKey: false, unitMs: 1000,
 		idHeaders: ['webhook-id'], timestampHeader: 'webhook-timestamp', signatureHeader: 'webhook-signature',
 		signedPrefix: (id, timestamp) => `${id}.${timestamp}.`,
 		unitHint: 'timestamp looks like milliseconds: is this endpoint set to V1?',
@@ -81,7 +77,7 @@ const SCHEMES: Record<'V2' | 'V1' | 'legacy', Scheme> = {
 	},
 };
 
-/** base64 symbols, up to two "=" at the end; base64Problem adds the length rule (unpadded, no last group of one symbol; padded, whole groups). */
+/** base64 symbols, up to two "=" at the end; decodedKey adds the length rule (unpadded, no last group of one symbol; padded, whole groups). */
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 const HEX_DIGEST = /^[0-9a-fA-F]{64}$/;
 const V2_ENTRY = /(?:^| )v1,/;
@@ -90,21 +86,15 @@ const DIGITS = /^[0-9]{1,15}$/;
 
 const fail = (reason: string): Verdict => ({ ok: false, reason });
 
-/** Why the text after "whsec_" is not a usable base64 key; undefined when it is. */
-function base64Problem(encoded: string): string | undefined {
-	if (encoded.length === 0) return 'it is empty';
-	const lengthFits = encoded.endsWith('=') ? encoded.length % 4 === 0 : encoded.length % 4 !== 1;
-	if (lengthFits && BASE64.test(encoded)) return undefined;
-	if (/\s/.test(encoded)) return 'it contains whitespace';
-	if (/[^A-Za-z0-9+/=]/.test(encoded)) return 'it contains characters outside the base64 alphabet';
-	return 'wrong length or padding';
-}
-
 /** The decoded key of a secret (base64 after an optional "whsec_"), or why it has none. */
 function decodedKey(secret: string): Buffer | string {
 	const encoded = secret.startsWith('whsec_') ? secret.slice(6) : secret;
-	const problem = base64Problem(encoded);
-	return problem === undefined ? Buffer.from(encoded, 'base64') : problem;
+	if (encoded.length === 0) return 'it is empty';
+	const lengthFits = encoded.endsWith('=') ? encoded.length % 4 === 0 : encoded.length % 4 !== 1;
+	if (lengthFits && BASE64.test(encoded)) return Buffer.from(encoded, 'base64');
+	if (/\s/.test(encoded)) return 'it contains whitespace';
+	if (/[^A-Za-z0-9+/=]/.test(encoded)) return 'it contains characters outside the base64 alphabet';
+	return 'wrong length or padding';
 }
 
 /** The V2 key: base64 (padding optional) after an optional "whsec_". Errors never contain the secret. */
@@ -118,27 +108,34 @@ export function decodeSigningSecret(secret: string): Buffer {
 
 type Key = { slot: SigningSecretSlot; form: SigningKeyForm; bytes: Buffer };
 
-/** The scheme's keys derived from one secret, or why there is none. */
-function keysOf(scheme: Scheme, secret: string, slot: SigningSecretSlot): Key[] | string {
+/** Adds a secret's keys for the scheme (text form: only if the scheme uses it); why it has no decoded key, if so. */
+function addKeys(keys: Key[], scheme: Scheme, secret: string, slot: SigningSecretSlot): string | undefined {
+	if (scheme.textKey) keys.push({ slot, form: 'secret-text', bytes: Buffer.from(secret, 'utf8') });
 	const decoded = decodedKey(secret);
-	const keys: Key[] = [];
-	for (const form of scheme.keyForms) {
-		if (form === 'secret-text') keys.push({ slot, form, bytes: Buffer.from(secret, 'utf8') });
-		else if (typeof decoded !== 'string') keys.push({ slot, form, bytes: decoded });
-	}
-	return keys.length > 0 ? keys : `signing secret is not valid base64 (${decoded as string})`;
+	if (typeof decoded === 'string') return decoded;
+	keys.push({ slot, form: 'decoded-key', bytes: decoded });
+	return undefined;
 }
 
-function header(headers: VerifyInput['headers'], name: string): string | undefined {
+/** The keys a scheme tries, the current secret's first, or why the current secret gives none. */
+function keysOf(scheme: Scheme, options: VerifierOptions): Key[] | string {
+	const keys: Key[] = [];
+	const problem = addKeys(keys, scheme, options.secret, 'current');
+	if (keys.length === 0) return `signing secret is not valid base64 (${problem as string})`;
+	if (rotating(options)) addKeys(keys, scheme, options.previousSecret as string, 'previous');
+	return keys;
+}
+
+const rotating = (options: VerifierOptions): boolean => typeof options.previousSecret === 'string' && options.previousSecret !== '';
+
+function header(headers: Delivery['headers'], name: string): string | undefined {
 	const raw: unknown = headers[name];
 	const value: unknown = Array.isArray(raw) ? raw[0] : raw;
 	return typeof value === 'string' && value.length > 0 ? value : undefined;
 }
 
-/**
- * The signatures a header offers, as text in the scheme's digest encoding (hex in lower case), or
- * why it offers none. They are compared with the expected text: only the canonical spelling matches.
- */
+/** The signatures a header offers, as text in the scheme's digest encoding (hex in lower case), or why it offers
+ * none. They are compared with the expected text: only the canonical spelling matches. */
 function offeredSignatures(scheme: Scheme, signature: string): string[] | string {
 	const name = scheme.signatureHeader;
 	if (signature.length > MAX_SIGNATURE_HEADER_LENGTH) return `${name} header is too large`;
@@ -157,14 +154,9 @@ function offeredSignatures(scheme: Scheme, signature: string): string[] | string
 }
 
 /** The pipeline, for any scheme. `configured` is false for a V2 delivery to a V1 endpoint. */
-function verifyWith(scheme: Scheme, input: VerifyInput, configured: boolean): Verdict {
-	const { headers, nowMs, toleranceSeconds } = input;
-	const keys = keysOf(scheme, input.secret, 'current');
+function verifyWith(scheme: Scheme, keys: Key[] | string, options: VerifierOptions, delivery: Delivery, configured: boolean): Verdict {
+	const { headers, nowMs } = delivery;
 	if (typeof keys === 'string') return fail(keys);
-	const rotating = typeof input.previousSecret === 'string' && input.previousSecret !== '';
-	const previous = rotating ? keysOf(scheme, input.previousSecret as string, 'previous') : [];
-	if (typeof previous !== 'string') keys.push(...previous);
-
 	const idHeader = scheme.idHeaders.find((name) => header(headers, name) !== undefined);
 	if (idHeader === undefined) return fail(`missing ${scheme.idHeaders.join(' (or ')}${scheme.idHeaders.length > 1 ? ')' : ''} header`);
 	const id = header(headers, idHeader) as string;
@@ -175,23 +167,21 @@ function verifyWith(scheme: Scheme, input: VerifyInput, configured: boolean): Ve
 	if (signature === undefined) return fail(`missing ${scheme.signatureHeader} header`);
 	const offered = offeredSignatures(scheme, signature);
 	if (typeof offered === 'string') return fail(offered);
-
 	const unit = scheme.unitMs === 1000 ? 'seconds' : 'milliseconds';
 	if (!DIGITS.test(timestamp)) return fail(`${scheme.timestampHeader} header must be whole ${unit} (digits only)`);
-	const toleranceMs = (Number.isFinite(toleranceSeconds) && toleranceSeconds >= 0 ? toleranceSeconds : DEFAULT_TOLERANCE_SECONDS) * 1000;
+	const toleranceMs = (Number.isFinite(options.toleranceSeconds) && options.toleranceSeconds >= 0 ? options.toleranceSeconds : DEFAULT_TOLERANCE_SECONDS) * 1000;
 	const timestampMs = Number(timestamp) * scheme.unitMs;
 	if (Math.abs(nowMs - timestampMs) > toleranceMs) {
 		const fitsOtherUnit = Math.abs(nowMs - Number(timestamp) * (1000 / scheme.unitMs)) <= toleranceMs;
 		return fail((configured && fitsOtherUnit && scheme.unitHint) || `${scheme.timestampHeader} is outside the tolerance window`);
 	}
-
 	// Every key against every offered text, no early exit: timing does not tell which matched. Texts
 	// compare as UTF-8 bytes (latin1 would keep only the low byte of other characters).
 	const signedPrefix = scheme.signedPrefix(id, timestamp);
 	const candidates = offered.map((text) => Buffer.from(text, 'utf8'));
 	let matched: Key | undefined;
 	for (const key of keys) {
-		const hmac = createHmac('sha256', key.bytes).update(signedPrefix, 'latin1').update(input.rawBody as Buffer);
+		const hmac = createHmac('sha256', key.bytes).update(signedPrefix, 'latin1').update(delivery.rawBody as Buffer);
 		const expected = Buffer.from(hmac.digest(scheme.format === 'hex' ? 'hex' : 'base64'), 'utf8');
 		for (const candidate of candidates) {
 			if (candidate.length === expected.length && timingSafeEqual(candidate, expected) && matched === undefined) matched = key;
@@ -201,27 +191,24 @@ function verifyWith(scheme: Scheme, input: VerifyInput, configured: boolean): Ve
 	const verdict: Verdict = { ok: true, version: scheme.version, id, timestamp: Math.floor(timestampMs / 1000) };
 	if (scheme.legacy) verdict.legacy = true;
 	if (scheme.version === 'V1') verdict.signingKey = matched.form;
-	if (rotating) verdict.signingSecret = matched.slot;
+	if (rotating(options)) verdict.signingSecret = matched.slot;
 	return verdict;
 }
 
 /** The scheme a delivery is checked with, or why it cannot be checked. */
-function schemeFor(input: VerifyInput): Scheme | string {
-	if (input.version === 'V2') return SCHEMES.V2;
-	const signature = header(input.headers, 'webhook-signature');
-	if (signature !== undefined) {
-		return signature.length <= MAX_SIGNATURE_HEADER_LENGTH && V2_ENTRY.test(signature) ? SCHEMES.V2 : SCHEMES.V1;
-	}
-	const legacy = header(input.headers, 'x-service-signature') !== undefined;
-	const none = 'missing webhook-signature header (and no legacy x-service-signature)';
-	if (input.acceptBodyOnlySignature === true) return legacy ? SCHEMES.legacy : none;
-	const only = ' (only the legacy body-only x-service-signature is present and it is not accepted)';
-	return `missing webhook-signature header${legacy ? only : ''}`;
+function schemeFor(options: VerifierOptions, headers: Delivery['headers']): Scheme | string {
+	if (options.version === 'V2') return SCHEMES.V2;
+	const signature = header(headers, 'webhook-signature');
+	if (signature !== undefined) return signature.length <= MAX_SIGNATURE_HEADER_LENGTH && V2_ENTRY.test(signature) ? SCHEMES.V2 : SCHEMES.V1;
+	const legacy = header(headers, 'x-service-signature') !== undefined;
+	if (options.acceptBodyOnlySignature === true) return legacy ? SCHEMES.legacy : 'missing webhook-signature header (and no legacy x-service-signature)';
+	return `missing webhook-signature header${legacy ? ' (only the legacy body-only x-service-signature is present and it is not accepted)' : ''}`;
 }
 
-function inputProblem(input: VerifyInput): string | undefined {
-	if (typeof input !== 'object' || input === null) return 'invalid verification input';
-	const { rawBody, headers, secret, version, nowMs } = input;
+function inputProblem(options: VerifierOptions, delivery: Delivery): string | undefined {
+	if (typeof options !== 'object' || options === null || typeof delivery !== 'object' || delivery === null) return 'invalid verification input';
+	const { rawBody, headers, nowMs } = delivery;
+	const { secret, version } = options;
 	if (version !== 'V1' && version !== 'V2') return 'unknown signature version (expected V1 or V2)';
 	if (rawBody === undefined || rawBody === null) return 'raw body unavailable: the exact received bytes are needed to verify';
 	if (!(rawBody instanceof Uint8Array)) return 'raw body must be a Buffer of the received bytes';
@@ -231,18 +218,31 @@ function inputProblem(input: VerifyInput): string | undefined {
 	return undefined;
 }
 
-/** Verifies one delivery. Never throws: any unexpected input yields `{ ok: false }`. */
-export function verifySignature(input: VerifyInput): Verdict {
+/** The whole check of one delivery; keysFor gives a scheme's keys. Never throws. */
+function check(options: VerifierOptions, delivery: Delivery, keysFor: (scheme: Scheme) => Key[] | string): Verdict {
 	try {
-		const problem = inputProblem(input);
+		const problem = inputProblem(options, delivery);
 		if (problem !== undefined) return fail(problem);
-		const scheme = schemeFor(input);
+		const scheme = schemeFor(options, delivery.headers);
 		if (typeof scheme === 'string') return fail(scheme);
-		const configured = scheme.version === input.version;
-		const verdict = verifyWith(scheme, input, configured);
+		const configured = scheme.version === options.version;
+		const verdict = verifyWith(scheme, keysFor(scheme), options, delivery, configured);
 		if (verdict.ok || configured) return verdict;
 		return fail(`signature is in V2 format but did not verify for this V1 endpoint: ${verdict.reason}`);
 	} catch {
 		return fail('verification failed on unexpected input');
 	}
+}
+
+/** A verifier for one endpoint, like the reference library's Webhook: a scheme's keys are derived once (at its first
+ * delivery, inside check's guard), each call checks one delivery. Never throws: bad options yield `{ ok: false }`. */
+export function createVerifier(options: VerifierOptions): (delivery: Delivery) => Verdict {
+	const keys = new Map<Scheme, Key[] | string>();
+	const keysFor = (scheme: Scheme): Key[] | string => keys.get(scheme) ?? (keys.set(scheme, keysOf(scheme, options)).get(scheme) as Key[] | string);
+	return (delivery) => check(options, delivery, keysFor);
+}
+
+/** Verifies one delivery, deriving the keys for it (the trigger's path: n8n calls it once per request). */
+export function verifySignature(input: VerifyInput): Verdict {
+	return check(input, input, (scheme) => keysOf(scheme, input));
 }
