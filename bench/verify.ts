@@ -171,9 +171,9 @@ export function runVerifyBench(options: { roundMs?: number; rounds?: number; pas
 		'',
 		'At small bodies the fixed cost of `createHmac` (its key setup in OpenSSL, about 2 µs) is most of the time of every column; the bare HMAC is ' +
 			'`createHmac(key).update(content).digest(\'base64\')` with the key and content prepared before the clock. ' +
-			'Measured in a fresh process of its own (`npm run bench` runs `node out/bench/verify.js`): `standardwebhooks` allocates more per call, ' +
-			'so inside a process with a larger heap (such as n8n) it slows more than the verifier and the ratios come out higher; ' +
-			'the fresh process is the conservative figure. At 256 B the ratios move by about 0.2x from run to run.',
+			'Every candidate runs in fresh processes of its own (`npm run bench` runs `node out/bench/verify.js`, which starts them): ' +
+			'`standardwebhooks` allocates more per call, so inside a process with a larger heap (such as n8n) it slows more than the verifier ' +
+			'and the ratios come out higher; fresh processes give the conservative figure. At 256 B the ratios move by about 0.2x from run to run.',
 	].join('\n');
 }
 
