@@ -1,18 +1,23 @@
 /**
- * Exactly one effect per event: an item that descends from a Vault Store
- * Trigger delivery gets an Idempotency-Key derived from the delivery's event id
- * (plus node, operation and the item's position within that delivery), so
- * running the same event again (a re-delivery, n8n's Retry, a second webhook
- * process) refunds once. Items without a delivery keep the per-execution key;
- * the Idempotency Key option still wins. Runs in n8n-core: the trigger node
- * passes the delivery items on, the action node resolves paired items.
+ * Exactly one effect per event. An item that descends from a Vault Store
+ * Trigger delivery gets an Idempotency-Key that names the write (event,
+ * workflow, node, method, route and body, and how many identical writes came
+ * before in the execution), and a money-moving write is remembered in the
+ * workflow's static data for 84 hours, longer than the service retries a
+ * delivery (about 75 hours) and far longer than it keeps a key's result
+ * (24 hours). Runs in n8n-core against the sandbox; the sandbox clock is moved
+ * forward to make the service forget its keys. Static data is handed from one
+ * run to the next as n8n saves it after every production execution,
+ * successful or failed (its hook saves before it looks at the status).
  */
-import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
+import type { IConnections, IDataObject, IExecuteFunctions, INodeExecutionData, INodeType } from 'n8n-workflow';
 
 import { useSandbox } from './fixtures';
+import type { NodeSpec, RunResult } from './harness';
 import { runNodes, TRIGGER_TYPE } from './harness';
 
 const f = useSandbox({ orders: 200 });
+const DAY = 24 * 3_600_000;
 
 const completed = () => f.sb.state.orders.filter((o) => o.payment.status === 'COMPLETED');
 
@@ -20,66 +25,198 @@ function delivery(eventId: string, orderId: string): INodeExecutionData {
 	return { json: { event: 'PAYMENT_COMPLETED', id: eventId, data: { orderId }, meta: { deliveryId: eventId, signatureVersion: 'V2' } } };
 }
 
-async function runFromTrigger(items: INodeExecutionData[], refund: IDataObject = {}) {
-	f.sb.clearRequests();
-	return await runNodes(
-		[
-			{ name: 'Vault Store Trigger', type: TRIGGER_TYPE, parameters: { events: ['PAYMENT_COMPLETED'], signatureVersion: 'V2', options: {} } },
-			{
-				name: 'Refund',
-				parameters: {
-					resource: 'order',
-					operation: 'refund',
-					orderId: { __rl: true, mode: 'id', value: '={{ $json.data.orderId }}' },
-					additionalFields: { amount: 0.01 },
-					...refund,
-				},
-			},
-		],
-		f.credentials,
-		items,
-	);
+const TRIGGER: NodeSpec = { name: 'Vault Store Trigger', type: TRIGGER_TYPE, parameters: { events: ['PAYMENT_COMPLETED'], signatureVersion: 'V2', options: {} } };
+
+function refundNode(name = 'Refund', extra: IDataObject = {}): NodeSpec {
+	return {
+		name,
+		parameters: {
+			resource: 'order',
+			operation: 'refund',
+			orderId: { __rl: true, mode: 'id', value: '={{ $json.data.orderId }}' },
+			additionalFields: { amount: 0.01 },
+			...extra,
+		},
+	};
 }
 
-const refundsOf = (orderId: string) => f.sb.ledger.filter((e) => e.kind === 'refund' && (e as IDataObject).orderId === orderId);
+/** One workflow: its id and static data stay the same from execution to execution, as in n8n. */
+class Workflow {
+	staticData: IDataObject = {};
 
-test('the same delivery executed twice refunds once; the second answer is the replay, key source "event"', async () => {
+	constructor(readonly id: string) {}
+
+	async run(items: INodeExecutionData[], nodes: NodeSpec[] = [TRIGGER, refundNode()], connections?: IConnections): Promise<RunResult> {
+		f.sb.clearRequests();
+		const r = await runNodes(nodes, f.credentials, items, { workflowId: this.id, staticData: this.staticData, connections, extraNodeTypes: { 'test.fork': FORK } });
+		this.staticData = r.staticData;
+		return r;
+	}
+}
+
+let workflows = 0;
+const workflow = () => new Workflow(`wf_keys_${++workflows}`);
+
+const refundsOf = (orderId: string) => f.sb.ledger.filter((e) => e.kind === 'refund' && (e as IDataObject).orderId === orderId);
+const refundRequests = () => f.requests().filter((q) => q.path.endsWith('/refund'));
+const hintsOf = (r: RunResult, node: string) => (r.run.data.resultData.runData[node] ?? []).flatMap((t) => t.hints ?? []).map((h) => h.message);
+
+/** Passes its input on through two outputs: the node after it, fed by both, runs twice. */
+const FORK: INodeType = {
+	description: {
+		displayName: 'Fork',
+		name: 'fork',
+		group: ['transform'],
+		version: 1,
+		description: 'two branches',
+		defaults: { name: 'Fork' },
+		inputs: ['main'],
+		outputs: ['main', 'main'],
+		properties: [],
+	} as INodeType['description'],
+	async execute(this: IExecuteFunctions) {
+		const items = this.getInputData().map((item, i) => ({ ...item, pairedItem: { item: i } }));
+		return [items, items];
+	},
+};
+
+test('the same delivery executed twice within 24 h refunds once; the second answer is the recorded one, key source "event"', async () => {
+	const wf = workflow();
 	const order = completed()[0];
 	const before = refundsOf(order.id).length;
-	const first = await runFromTrigger([delivery('msg_evt_same_1', order.id)]);
-	const second = await runFromTrigger([delivery('msg_evt_same_1', order.id)]);
+	const first = await wf.run([delivery('msg_evt_same_1', order.id)]);
+	const second = await wf.run([delivery('msg_evt_same_1', order.id)]);
 	expect(first.error('Refund')).toBeUndefined();
 	expect(second.error('Refund')).toBeUndefined();
 	expect(refundsOf(order.id).length - before).toBe(1);
 	expect(first.output('Refund')[0].json).toMatchObject({ idempotencyKeySource: 'event' });
-	expect(second.output('Refund')[0].json).toMatchObject({ idempotencyKeySource: 'event', idempotentReplay: true });
+	expect(second.output('Refund')[0].json).toMatchObject({ idempotencyKeySource: 'event', writeSkipped: true, id: first.output('Refund')[0].json.id });
+	expect(refundRequests()).toHaveLength(0);
 });
 
-test('two different deliveries refund twice', async () => {
+test('without the record, the Idempotency-Key alone replays within 24 h (a second process with no saved static data)', async () => {
+	const wf = workflow();
 	const order = completed()[1];
 	const before = refundsOf(order.id).length;
-	await runFromTrigger([delivery('msg_evt_a', order.id)]);
-	await runFromTrigger([delivery('msg_evt_b', order.id)]);
+	await wf.run([delivery('msg_evt_replay_2', order.id)]);
+	wf.staticData = {};
+	const again = await wf.run([delivery('msg_evt_replay_2', order.id)]);
+	expect(again.output('Refund')[0].json).toMatchObject({ idempotentReplay: true, idempotencyKeySource: 'event' });
+	expect(refundsOf(order.id).length - before).toBe(1);
+});
+
+test('a re-delivery after the service forgot the key (25 h later) refunds nothing: the output says the write was skipped, with a hint', async () => {
+	const wf = workflow();
+	const order = completed()[2];
+	const before = refundsOf(order.id).length;
+	// The run fails after the refund (a later node errors): n8n still saves the static data.
+	const failing = await wf.run([delivery('msg_evt_late_1', order.id)], [TRIGGER, refundNode(), { name: 'Breaks', parameters: { resource: 'order', operation: 'get', orderId: { __rl: true, mode: 'id', value: '={{ "bad" }}' } } }]);
+	expect(failing.error('Breaks')).toBeDefined();
+	expect(refundsOf(order.id).length - before).toBe(1);
+	await f.sb.app.clock.advance(25 * 3_600_000);
+	const late = await wf.run([delivery('msg_evt_late_1', order.id)]);
+	expect(late.error('Refund')).toBeUndefined();
+	expect(refundRequests()).toHaveLength(0);
+	expect(refundsOf(order.id).length - before).toBe(1);
+	expect(late.output('Refund')[0].json).toMatchObject({ writeSkipped: true, idempotencyKeySource: 'event' });
+	expect(hintsOf(late, 'Refund').join(' ')).toMatch(/already made was not sent again/);
+
+	// The same late re-delivery where the record was lost: the service refunds again. (What the record prevents.)
+	wf.staticData = {};
+	await wf.run([delivery('msg_evt_late_1', order.id)]);
 	expect(refundsOf(order.id).length - before).toBe(2);
 });
 
+test('a delivery whose first execution met a 5xx outage on every attempt is refunded once on its later retry, also past 24 h', async () => {
+	const wf = workflow();
+	const order = completed()[3];
+	const before = refundsOf(order.id).length;
+	f.sb.faults.add({ match: { method: 'POST', path: /\/refund$/ }, kind: '500', count: 10 });
+	const outage = await wf.run([delivery('msg_evt_outage_1', order.id)]);
+	expect(outage.error('Refund')).toBeDefined();
+	f.sb.faults.clear();
+	expect(refundsOf(order.id).length - before).toBe(0);
+	await f.sb.app.clock.advance(DAY + 3_600_000);
+	const retry = await wf.run([delivery('msg_evt_outage_1', order.id)]);
+	expect(retry.error('Refund')).toBeUndefined();
+	expect(retry.output('Refund')[0].json.writeSkipped).toBeUndefined();
+	expect(refundsOf(order.id).length - before).toBe(1);
+	const third = await wf.run([delivery('msg_evt_outage_1', order.id)]);
+	expect(third.output('Refund')[0].json).toMatchObject({ writeSkipped: true });
+	expect(refundsOf(order.id).length - before).toBe(1);
+});
+
+test('two different deliveries refund twice', async () => {
+	const wf = workflow();
+	const order = completed()[4];
+	const before = refundsOf(order.id).length;
+	await wf.run([delivery('msg_evt_a', order.id)]);
+	await wf.run([delivery('msg_evt_b', order.id)]);
+	expect(refundsOf(order.id).length - before).toBe(2);
+});
+
+test('a node that runs twice for one event (fed by two branches) makes both writes: two refunds, two keys', async () => {
+	const wf = workflow();
+	const order = completed()[5];
+	const before = refundsOf(order.id).length;
+	const nodes = [TRIGGER, { name: 'Fork', type: 'test.fork', parameters: {} }, refundNode()];
+	const connections: IConnections = {
+		'Vault Store Trigger': { main: [[{ node: 'Fork', type: 'main', index: 0 }]] },
+		Fork: { main: [[{ node: 'Refund', type: 'main', index: 0 }], [{ node: 'Refund', type: 'main', index: 0 }]] },
+	};
+	const r = await wf.run([delivery('msg_evt_twice_1', order.id)], nodes, connections);
+	expect(r.run.data.resultData.runData.Refund).toHaveLength(2);
+	const keys = refundRequests().map((q) => q.headers['idempotency-key']);
+	expect(new Set(keys).size).toBe(2);
+	expect(refundsOf(order.id).length - before).toBe(2);
+	// The whole execution again (a re-delivery): both writes are recognised, none sent.
+	await wf.run([delivery('msg_evt_twice_1', order.id)], nodes, connections);
+	expect(refundRequests()).toHaveLength(0);
+	expect(refundsOf(order.id).length - before).toBe(2);
+});
+
+test('two workflows on the same event, both with the default node name, each make their own refund', async () => {
+	const order = completed()[6];
+	const before = refundsOf(order.id).length;
+	const one = await workflow().run([delivery('msg_evt_two_wf', order.id)]);
+	const two = await workflow().run([delivery('msg_evt_two_wf', order.id)]);
+	expect(refundsOf(order.id).length - before).toBe(2);
+	expect(one.output('Refund')[0].json.id).not.toBe(two.output('Refund')[0].json.id);
+	expect(two.output('Refund')[0].json.idempotentReplay).toBeUndefined();
+});
+
+test('the same event executed again after the upstream list changed order ([A, B], then [C, A, B]) refunds A and B once and C once', async () => {
+	const wf = workflow();
+	const [a, b, c] = completed().slice(7, 10);
+	const count = () => [a, b, c].map((o) => refundsOf(o.id).length);
+	const before = count();
+	await wf.run([delivery('msg_evt_order_1', a.id), delivery('msg_evt_order_1', b.id)]);
+	const firstKeys = refundRequests().map((q) => q.headers['idempotency-key']);
+	wf.staticData = {}; // a second webhook process: only the Idempotency-Key protects
+	await wf.run([delivery('msg_evt_order_1', c.id), delivery('msg_evt_order_1', a.id), delivery('msg_evt_order_1', b.id)]);
+	const secondKeys = refundRequests().map((q) => q.headers['idempotency-key']);
+	expect(secondKeys.slice(1)).toEqual(firstKeys);
+	expect(count().map((n, i) => n - before[i])).toEqual([1, 1, 1]);
+});
+
 test('items of one execution from different deliveries get different keys; the same run repeated adds nothing', async () => {
-	const [a, b] = completed().slice(2, 4);
+	const wf = workflow();
+	const [a, b] = completed().slice(10, 12);
 	const items = [delivery('msg_evt_multi_1', a.id), delivery('msg_evt_multi_2', b.id)];
-	const first = await runFromTrigger(items);
-	const keys = f.requests().filter((q) => q.path.endsWith('/refund')).map((q) => q.headers['idempotency-key']);
+	const first = await wf.run(items);
+	const keys = refundRequests().map((q) => q.headers['idempotency-key']);
 	expect(new Set(keys).size).toBe(2);
 	const ledger = f.sb.ledger.length;
-	await runFromTrigger(items);
+	await wf.run(items);
 	expect(f.sb.ledger.length).toBe(ledger);
 	expect(first.output('Refund').map((i) => i.json.idempotencyKeySource)).toEqual(['event', 'event']);
 });
 
 test('an item that does not descend from a delivery keeps the per-execution key (source "execution"); the option wins (source "option")', async () => {
-	const order = completed()[4];
+	const order = completed()[12];
 	const plain = await f.run({ resource: 'order', operation: 'refund', orderId: { __rl: true, mode: 'id', value: order.id }, additionalFields: { amount: 0.01 } });
 	expect(plain.output()[0].json.idempotencyKeySource).toBe('execution');
-	const own = await runFromTrigger([delivery('msg_evt_opt', order.id)], { options: { idempotencyKey: 'my-own-key-1' } });
+	const own = await workflow().run([delivery('msg_evt_opt', order.id)], [TRIGGER, refundNode('Refund', { options: { idempotencyKey: 'my-own-key-1' } })]);
 	expect(own.output('Refund')[0].json.idempotencyKeySource).toBe('option');
 	expect(f.requests().find((q) => q.path.endsWith('/refund'))?.headers['idempotency-key']).toBe('my-own-key-1');
 });

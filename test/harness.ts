@@ -279,6 +279,11 @@ export interface NodeSpec {
 
 export interface RunResult {
 	run: IRun;
+	/**
+	 * The workflow's static data after the run, as n8n saves it after a
+	 * production execution (successful or failed); pass it to the next run.
+	 */
+	staticData: IDataObject;
 	/** Items the node output (first output, last run). */
 	output(nodeName?: string): INodeExecutionData[];
 	/** The node's error, if it failed. */
@@ -302,7 +307,15 @@ export async function runNodes(
 	specs: NodeSpec[],
 	credentials: CredentialSet,
 	input: INodeExecutionData[] = [{ json: {} }],
-	options: { executionId?: string; extraNodeTypes?: Record<string, INodeType | IVersionedNodeType> } = {},
+	options: {
+		executionId?: string;
+		extraNodeTypes?: Record<string, INodeType | IVersionedNodeType>;
+		/** Static data the workflow starts with (what n8n loads with it). */
+		staticData?: IDataObject;
+		workflowId?: string;
+		/** Connections other than the default chain (node names as in `specs`). */
+		connections?: IConnections;
+	} = {},
 ): Promise<RunResult> {
 	await ensureBinaryData();
 	const loader = await loadPackage();
@@ -317,12 +330,14 @@ export async function runNodes(
 		credentials: credentialRefs(),
 		onError: spec.continueOnFail ? 'continueRegularOutput' : undefined,
 	}));
-	const connections: IConnections = {};
+	let connections: IConnections = {};
 	for (let i = 0; i + 1 < nodes.length; i++) {
 		connections[nodes[i].name] = { main: [[{ node: nodes[i + 1].name, type: 'main', index: 0 }]] };
 	}
+	if (options.connections) connections = options.connections;
 	const workflow = new Workflow({
-		id: `wf_${randomUUID().slice(0, 8)}`,
+		id: options.workflowId ?? `wf_${randomUUID().slice(0, 8)}`,
+		staticData: options.staticData ? (JSON.parse(JSON.stringify(options.staticData)) as IDataObject) : undefined,
 		name: 'test',
 		nodes,
 		connections,
@@ -374,6 +389,7 @@ export async function runNodes(
 	}
 	return {
 		run,
+		staticData: JSON.parse(JSON.stringify(workflow.staticData)) as IDataObject,
 		output(nodeName = nodes[nodes.length - 1].name) {
 			const tasks = runData[nodeName];
 			return tasks?.[tasks.length - 1]?.data?.main?.[0] ?? [];

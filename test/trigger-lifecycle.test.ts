@@ -51,6 +51,9 @@ async function trigger(parameters: IDataObject = PARAMS, extra: { credentials?: 
 	return await createTrigger({ parameters, credentials: extra.credentials ?? f.credentials, webhookBaseUrl: extra.webhookBaseUrl });
 }
 
+/** What an activation remembers of the signature version: the node's choice and the endpoint's. */
+const VERSIONS_V2 = { chosenVersion: 'V2', signatureVersion: 'V2' };
+
 describe('trigger lifecycle against the sandbox', () => {
 	let t: TriggerInstance;
 
@@ -80,7 +83,7 @@ describe('trigger lifecycle against the sandbox', () => {
 		expect(posts).toHaveLength(1);
 		expect(posts[0].path).toBe(`/v2/core/stores/${f.sb.store.storeId}/webhooks`);
 		expect(posts[0].body).toEqual({ url, eventTypes: PARAMS.events, signatureVersion: 'V2', note: 'lifecycle test' });
-		expect(t.staticData()).toEqual({ webhookId: endpoints[0].id });
+		expect(t.staticData()).toEqual({ ...VERSIONS_V2, webhookId: endpoints[0].id });
 	});
 
 	test('V1 is sent as chosen; an empty note is not sent', async () => {
@@ -133,7 +136,7 @@ describe('trigger lifecycle against the sandbox', () => {
 		t.setParameters({ ...PARAMS, events: ['PAYMENT_COMPLETED'] });
 		f.sb.clearRequests();
 		expect(await t.checkExists()).toBe(true);
-		expect(t.staticData()).toEqual({ webhookId: id });
+		expect(t.staticData()).toEqual({ ...VERSIONS_V2, webhookId: id });
 		const requests = webhookRequests(f).map((r) => `${r.method} ${r.path}`);
 		expect(requests).toEqual([
 			`GET /v2/stores/${f.sb.store.storeId}/webhooks/${id}`,
@@ -164,7 +167,7 @@ describe('trigger lifecycle against the sandbox', () => {
 		endpoint.url = 'https://elsewhere.example.test/hook';
 		expect(await t.checkExists()).toBe(true);
 		expect(endpoint.url).toBe(t.webhookUrl());
-		expect(t.staticData()).toEqual({ webhookId: id });
+		expect(t.staticData()).toEqual({ ...VERSIONS_V2, webhookId: id });
 		expect(liveIds()).toEqual([...before, id]);
 	});
 
@@ -239,7 +242,7 @@ describe('trigger lifecycle against the sandbox', () => {
 		await t.activate();
 		const newId = t.staticData().webhookId as string;
 		expect(newId).not.toBe(oldId);
-		expect(t.staticData()).toEqual({ webhookId: newId });
+		expect(t.staticData()).toEqual({ ...VERSIONS_V2, webhookId: newId });
 		const deletes = webhookRequests(f).filter((r) => r.method === 'DELETE');
 		expect(deletes.map((r) => r.path)).toEqual([`/v2/core/stores/${f.sb.store.storeId}/webhooks/${oldId}`]);
 		expect(liveIds()).toEqual([...before, newId]);
@@ -281,12 +284,12 @@ describe('trigger lifecycle against the sandbox', () => {
 		await t.activate(); // checkExists: mismatch, DELETE fails; create: registers the new one, retries the old one
 		const newId = t.staticData().webhookId as string;
 		expect(newId).not.toBe(oldId);
-		expect(t.staticData()).toEqual({ webhookId: newId, staleWebhookIds: [oldId] });
+		expect(t.staticData()).toEqual({ ...VERSIONS_V2, webhookId: newId, staleWebhookIds: [oldId] });
 		expect(liveIds()).toEqual([...before, oldId, newId]);
 
 		f.sb.faults.clear();
 		await t.activate(); // checkExists: the current endpoint matches; the stale one is deleted now
-		expect(t.staticData()).toEqual({ webhookId: newId });
+		expect(t.staticData()).toEqual({ ...VERSIONS_V2, webhookId: newId });
 		expect(liveIds()).toEqual([...before, newId]);
 		const [endpoint] = endpointsFor(f, t.webhookUrl());
 		expect(endpoint.eventTypes).toEqual(['PAYMENT_COMPLETED']);
@@ -422,18 +425,43 @@ describe('trigger lifecycle against the sandbox', () => {
 		expect(bad.staticData()).toEqual({});
 	});
 
-	test('a signature version changed at the service is logged at activation, and the endpoint is set back to the node\'s version in place', async () => {
+	test('an endpoint the service migrated to V2 is kept at re-activation: no PATCH back, logged once, verification follows the endpoint', async () => {
 		t.setParameters({ ...PARAMS, signatureVersion: 'V1' });
 		await t.activate();
 		const id = t.staticData().webhookId as string;
+		expect(t.staticData()).toMatchObject({ chosenVersion: 'V1', signatureVersion: 'V1' });
 		f.sb.state.webhooks.find((w) => w.id === id)!.signatureVersion = 'V2'; // migrated by the service
+		f.sb.clearRequests();
 		const start = logLines.length;
 		expect(await t.checkExists()).toBe(true);
+		expect(webhookRequests(f).map((r) => r.method)).toEqual(['GET']);
 		const warnings = logLines.slice(start).filter((l) => l.startsWith('warn '));
 		expect(warnings.filter((l) => l.includes(`webhook endpoint ${id} is set to V2 at the service`))).toHaveLength(1);
-		expect(warnings[0]).toContain("Signature Version is V1");
-		expect(warnings[0]).toContain('choose V2 in the node');
+		expect(warnings[0]).toContain('kept at V2, and deliveries are verified as V2');
+		expect(endpointsFor(f, t.webhookUrl())).toEqual([expect.objectContaining({ id, signatureVersion: 'V2' })]);
+		expect(t.staticData()).toMatchObject({ chosenVersion: 'V1', signatureVersion: 'V2' });
+		// Every later activation keeps it too.
+		expect(await t.checkExists()).toBe(true);
+		expect(webhookRequests(f).filter((r) => r.method === 'PATCH')).toHaveLength(0);
+	});
+
+	test('a change of Signature Version made in the node since the last activation is sent (the rollback), once', async () => {
+		t.setParameters({ ...PARAMS, signatureVersion: 'V1' });
+		await t.activate();
+		const id = t.staticData().webhookId as string;
+		f.sb.state.webhooks.find((w) => w.id === id)!.signatureVersion = 'V2';
+		expect(await t.checkExists()).toBe(true); // kept at V2
+		t.setParameters({ ...PARAMS, signatureVersion: 'V2' });
+		f.sb.clearRequests();
+		expect(await t.checkExists()).toBe(true); // the node now says what the endpoint is: nothing to send
+		expect(webhookRequests(f).filter((r) => r.method === 'PATCH')).toHaveLength(0);
+		t.setParameters({ ...PARAMS, signatureVersion: 'V1' });
+		expect(await t.checkExists()).toBe(true); // the user selects the previous version: sent
+		const patches = webhookRequests(f).filter((r) => r.method === 'PATCH');
+		expect(patches).toHaveLength(1);
+		expect(patches[0].body).toMatchObject({ signatureVersion: 'V1' });
 		expect(endpointsFor(f, t.webhookUrl())).toEqual([expect.objectContaining({ id, signatureVersion: 'V1' })]);
+		expect(t.staticData()).toMatchObject({ chosenVersion: 'V1', signatureVersion: 'V1' });
 	});
 
 	test('an endpoint update whose answer is lost is sent once; activation fails saying it may have been applied and that activating again is safe', async () => {
@@ -451,7 +479,7 @@ describe('trigger lifecycle against the sandbox', () => {
 		const creds = f.credentials.vaultStoreStoreApi;
 		for (const secret of [creds.secretKey, creds.signingSecret]) expect(`${error?.message} ${error?.description}`).not.toContain(String(secret));
 		expect(webhookRequests(f).filter((r) => r.method === 'PATCH')).toHaveLength(1);
-		expect(t.staticData()).toEqual({ webhookId: id });
+		expect(t.staticData()).toEqual({ ...VERSIONS_V2, webhookId: id });
 		// It was applied: the next activation finds the endpoint up to date and sends nothing more.
 		f.sb.faults.clear();
 		f.sb.clearRequests();

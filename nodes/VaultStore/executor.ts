@@ -10,8 +10,11 @@ import {
 	mapLimit,
 	MAX_CONCURRENCY,
 } from '../shared/transport/concurrency';
+import type { MoneySpec } from '../shared/money';
+import { checkCap, isMoneyRoute, readBack } from '../shared/money';
 import type { EventOrigin, KeySource } from '../shared/transport/idempotency';
-import { IdempotencyKeys } from '../shared/transport/idempotency';
+import { IdempotencyKeys, writeFingerprint } from '../shared/transport/idempotency';
+import { RecordFullError, WriteRecord } from '../shared/writeRecord';
 import { checkRecords, DEFAULT_MAX_ITEMS, paginate, readPage, UnexpectedAnswerError, walkCursor } from '../shared/transport/paginate';
 import type { Redactor } from '../shared/transport/redact';
 import type { ApiRequest } from '../shared/transport/request';
@@ -25,6 +28,7 @@ interface RunOptions {
 	timeoutMs: number;
 	maxItems: number;
 	maxAmount?: number;
+	allowAgentWrites: boolean;
 	idempotencyKey?: string;
 }
 
@@ -51,6 +55,7 @@ function readOptions(p: Params): RunOptions {
 			o.maxAmount === undefined || o.maxAmount === ''
 				? undefined
 				: p.v.number('Maximum Amount', o.maxAmount, { min: 0 }),
+		allowAgentWrites: o.allowAgentWrites === true,
 		idempotencyKey:
 			typeof o.idempotencyKey === 'string' && o.idempotencyKey !== '' ? o.idempotencyKey : undefined,
 	};
@@ -128,8 +133,7 @@ function eventIdOf(json: IDataObject | undefined): string | undefined {
 
 /**
  * For each input item, the Vault Store Trigger delivery it descends from
- * (through n8n's paired items) and its position among the items of that
- * delivery; undefined for items that do not descend from one.
+ * (through n8n's paired items); undefined for items that do not descend from one.
  */
 function eventOrigins(ctx: IExecuteFunctions, count: number): (EventOrigin | undefined)[] {
 	const out: (EventOrigin | undefined)[] = new Array(count).fill(undefined);
@@ -143,24 +147,36 @@ function eventOrigins(ctx: IExecuteFunctions, count: number): (EventOrigin | und
 		return out;
 	}
 	if (triggers.length === 0) return out;
-	const seen = new Map<string, number>();
 	for (let i = 0; i < count; i++) {
-		let eventId: string | undefined;
 		for (const name of triggers) {
+			let eventId: string | undefined;
 			try {
 				const proxy = ctx.getWorkflowDataProxy(i) as unknown as { $: (node: string) => { item?: INodeExecutionData } };
 				eventId = eventIdOf(proxy.$(name).item?.json);
 			} catch {
 				eventId = undefined;
 			}
-			if (eventId !== undefined) break;
+			if (eventId !== undefined) {
+				out[i] = { eventId };
+				break;
+			}
 		}
-		if (eventId === undefined) continue;
-		const position = seen.get(eventId) ?? 0;
-		seen.set(eventId, position + 1);
-		out[i] = { eventId, position };
 	}
 	return out;
+}
+
+/**
+ * How many identical writes of the same event this node already sent in the
+ * current execution (earlier runs of the node included: a loop, a second
+ * branch), kept in n8n's per-execution node context.
+ */
+function nextOccurrence(ctx: IExecuteFunctions, identity: string): number {
+	const context = ctx.getContext('node') as IDataObject;
+	const counts = (context.vaultStoreWrites as Record<string, number> | undefined) ?? {};
+	const n = counts[identity] ?? 0;
+	counts[identity] = n + 1;
+	context.vaultStoreWrites = counts;
+	return n;
 }
 
 /** Whether n8n runs the node for an AI agent (as `<type>Tool`, or a context that says so). */
@@ -171,35 +187,77 @@ export function isToolRun(ctx: IExecuteFunctions): boolean {
 
 /**
  * The limits an AI agent works within, checked before any request: operations
- * that send card data to a model provider are refused; money-moving ones need
- * a Maximum Amount and stay under it (it applies to normal runs too when set).
+ * that send card data to a model provider are refused; ones an agent could
+ * turn against the store need the node's "Allow Agent Writes"; money-moving
+ * ones need a Maximum Amount (checked on the request as sent, see moneyGuard).
  */
 function checkAgentLimits(p: Params, op: Operation, options: RunOptions, tool: boolean): void {
-	if (tool && op.agent?.refuse) {
+	if (!tool) return;
+	if (op.agent?.refuse) {
 		p.v.fail(`${op.name} is not available to AI agents: ${op.agent.refuse}`, 'Run this operation in a normal workflow step instead.');
 	}
-	if (!op.agent?.amount) return;
-	if (tool && options.maxAmount === undefined) {
+	if (op.agent?.confirm && !options.allowAgentWrites) {
+		p.v.fail(
+			`${op.name} is not available to AI agents unless this node allows it: ${op.agent.confirm}`,
+			'Turn on "Allow Agent Writes" in the node\'s Options to let an agent use it, or run it in a normal workflow step.',
+		);
+	}
+	if (op.money && options.maxAmount === undefined) {
 		p.v.fail(
 			`Set "Maximum Amount" in the node's Options before giving "${op.name}" to an AI agent`,
 			'An agent may choose any amount; the node refuses calls above the maximum you set.',
 		);
 	}
-	if (options.maxAmount === undefined) return;
-	const amount = op.agent.amount(p);
-	if (amount === undefined) {
-		if (!tool) return;
+}
+
+function parameterAt(parameters: unknown, path: string): unknown {
+	let cur = parameters;
+	for (const part of path.split('.')) {
+		if (cur === null || typeof cur !== 'object') return undefined;
+		cur = (cur as IDataObject)[part];
+	}
+	return cur;
+}
+
+/** An amount field the user set must give the request an amount: never a silent full refund. */
+function checkAmountGiven(p: Params, money: MoneySpec & { amountParameter?: string }, request: ApiRequest): void {
+	if (!money.amount || !money.amountParameter) return;
+	const raw = parameterAt(p.ctx.getNode().parameters, money.amountParameter);
+	if (raw === undefined || raw === null || raw === '') return;
+	const body = request.body as IDataObject | undefined;
+	const sent = body && !Array.isArray(body) ? body[money.amount] : undefined;
+	if (sent === undefined || sent === null || sent === '') {
 		p.v.fail(
-			`Refused: the amount of "${op.action}" is not known before it is sent, and it must be at most ${options.maxAmount} ("Maximum Amount")`,
-			'Give an explicit amount, or ask a person to do it.',
+			'"Amount" is set but has no value for this item, so nothing was sent',
+			`An expression that resolves to nothing would otherwise send no amount${money.withoutAmount ? `, which is ${money.withoutAmount}` : ''}. Check the expression, or remove the field${money.withoutAmount ? ` for ${money.withoutAmount}` : ''}.`,
 		);
 	}
-	if (amount > options.maxAmount) {
-		p.v.fail(
-			`Refused: the amount ${amount} is above the maximum of ${options.maxAmount} set for this node ("Maximum Amount")`,
-			'Use an amount at or below the maximum, or ask a person to do it.',
-		);
-	}
+}
+
+/**
+ * The Maximum Amount on every request the run sends, as it will be sent
+ * (Additional Body Fields, expressions and custom calls included): a request
+ * of a money-moving operation, or any write to a route that moves money, must
+ * carry amounts at or below the maximum. Without a maximum, only agent runs
+ * are refused.
+ */
+function moneyGuard(ctx: IExecuteFunctions, op: Operation, options: RunOptions, tool: boolean) {
+	return (req: ApiRequest, url: URL): void => {
+		if (!op.money && !isMoneyRoute(req.method, url.pathname)) return;
+		const fail = (message: string, description: string) => {
+			throw new NodeOperationError(ctx.getNode(), message, { itemIndex: req.itemIndex, description });
+		};
+		if (options.maxAmount === undefined) {
+			if (!tool) return;
+			fail(
+				'Refused: this call moves money and the node has no "Maximum Amount" for AI agents',
+				'Set "Maximum Amount" in the node\'s Options; the node refuses calls above it.',
+			);
+			return;
+		}
+		const verdict = checkCap(req.body, options.maxAmount, op.money ? op.action : `${req.method} ${url.pathname}`, op.money?.withoutAmount);
+		if (!verdict.ok) fail(verdict.message, 'Nothing was sent. Use an amount at or below the maximum, or ask a person to do it.');
+	};
 }
 
 /** Values of the item's secret parameters (e.g. card data), so no error can echo them. */
@@ -268,7 +326,34 @@ async function runOperation(
 	});
 
 	const tool = isToolRun(ctx);
+	transport.guard = moneyGuard(ctx, op, options, tool);
 	let origins: (EventOrigin | undefined)[] | undefined;
+	let record: WriteRecord | undefined;
+	const hinted = new Set<string>();
+	const hint = (kind: string, message: string, type: 'info' | 'warning' = 'info') => {
+		if (hinted.has(kind)) return;
+		hinted.add(kind);
+		ctx.addExecutionHints?.({ message, type, location: 'outputPane' });
+	};
+	/**
+	 * After a money-moving write succeeded: records it (once per event) and
+	 * compares what the service recorded with what was asked. A difference
+	 * fails the item, never retried: the write was made.
+	 */
+	const settleMoney = (o: Operation, request: ApiRequest, answer: IDataObject | undefined, itemIndex: number, once: string | undefined) => {
+		const verdict = readBack(o.money as MoneySpec, request.body, answer ?? {});
+		let mismatch: string | undefined;
+		if (verdict.status === 'mismatch') {
+			const id = typeof answer?.id === 'string' ? answer.id : 'without an id';
+			mismatch =
+				`The service recorded ${verdict.field} ${verdict.recorded} where ${verdict.asked} was asked (${o.name.toLowerCase()} ${id}). ` +
+				'The write was made and is not repeated: check it in the Vault Store dashboard.';
+		} else if (verdict.status === 'unchecked') {
+			hint('unchecked', `The answer to "${o.action}" does not show the ${verdict.missing.join(' and ')} the service recorded, so it could not be compared with what was asked.`, 'warning');
+		}
+		if (once !== undefined && record) record.put(once, answer ?? {}, mismatch);
+		if (mismatch) throw new NodeOperationError(ctx.getNode(), mismatch, { itemIndex });
+	};
 	const runItem = async (itemIndex: number): Promise<INodeExecutionData[]> => {
 		const p = itemIndex === 0 ? first : new Params(ctx, itemIndex);
 		// The run's options (the first item's) apply to every item; only the key may differ per item.
@@ -293,6 +378,7 @@ async function runOperation(
 			const extra = readPairs(p, EXTRA_BODY, true);
 			if (extra) request.body = { ...request.body, ...extra };
 		}
+		if (op.money) checkAmountGiven(p, op.money, request);
 		let keySource: KeySource | undefined;
 		if (op.idempotent) {
 			// Only the key may differ per item (an expression); the other options are the run's.
@@ -303,7 +389,14 @@ async function runOperation(
 				request.idempotencyKey = p.v.idempotencyKey(itemOptions.idempotencyKey);
 				keySource = 'option';
 			} else if (origin !== undefined) {
-				request.idempotencyKey = keys.forEvent(origin, `${resource.value}:${op.value}`);
+				const fingerprint = writeFingerprint({
+					method: request.method,
+					route: `${request.family}${request.path}`,
+					query: request.query,
+					body: request.body,
+				});
+				const occurrence = nextOccurrence(ctx, `${origin.eventId}|${fingerprint}`);
+				request.idempotencyKey = keys.forEvent(origin, fingerprint, occurrence);
 				keySource = 'event';
 			} else {
 				request.idempotencyKey = keys.forItem(itemIndex);
@@ -311,9 +404,32 @@ async function runOperation(
 			}
 		}
 
+		// A money-moving write of an event is done once per event, for the service's whole retry horizon.
+		const once = op.money && keySource === 'event' && request.idempotencyKey ? request.idempotencyKey : undefined;
+		if (once !== undefined) {
+			record ??= new WriteRecord(ctx.getWorkflowStaticData('node'));
+			const done = record.get(once);
+			if (done) {
+				if (done.mismatch) throw new NodeOperationError(ctx.getNode(), done.mismatch, { itemIndex });
+				hint('skipped', 'A write this event already made was not sent again: the output shows the result recorded then (writeSkipped).');
+				return toItems([{ ...done.result, writeSkipped: true, writeRecordedAt: new Date(done.at).toISOString(), idempotencyKeySource: 'event' }], itemIndex);
+			}
+			try {
+				record.assertRoom();
+			} catch (error) {
+				if (!(error instanceof RecordFullError)) throw error;
+				throw new NodeOperationError(ctx.getNode(), `Refused: ${error.message}, so it could not make sure this write happens once`, {
+					itemIndex,
+					description: 'Nothing was sent. Older entries are dropped 84 hours after their write; split the work over several nodes or wait.',
+				});
+			}
+		}
+
 		if (op.run) {
-			const out = await op.run({ ctx, p, transport, request, concurrency: options.concurrency });
-			return keySource === undefined ? out : out.map((item) => ({ ...item, json: { ...item.json, idempotencyKeySource: keySource } }));
+			let out = await op.run({ ctx, p, transport, request, concurrency: options.concurrency });
+			if (keySource !== undefined) out = out.map((item) => ({ ...item, json: { ...item.json, idempotencyKeySource: keySource } }));
+			if (op.money) settleMoney(op, request, out[0]?.json, itemIndex, once);
+			return out;
 		}
 
 		let records: IDataObject[];
@@ -348,6 +464,7 @@ async function runOperation(
 			records = asRecords(res.data);
 			if (res.replay) records = records.map((r) => ({ ...r, idempotentReplay: true }));
 			if (keySource !== undefined) records = records.map((r) => ({ ...r, idempotencyKeySource: keySource }));
+			if (op.money) settleMoney(op, request, records[0], itemIndex, once);
 		}
 		if (op.output) records = op.output(records, p);
 		return toItems(records, itemIndex);

@@ -8,6 +8,7 @@ import type {
 
 import type { CredentialName } from '../shared/credentials';
 import type { ApiRequest, Family, Transport } from '../shared/transport/request';
+import type { MoneySpec } from '../shared/money';
 import type { IdRule } from '../shared/validate';
 import { Validator } from '../shared/validate';
 
@@ -103,11 +104,20 @@ export interface Operation {
 	fields?: INodeProperties[];
 	/**
 	 * Limits when an AI agent runs the node as a tool: `refuse` keeps the
-	 * operation away from agents (the text says why); `amount` reads the amount
-	 * the call would move, checked against the required Maximum Amount option
-	 * (undefined = not known before the request, refused).
+	 * operation away from agents (the text says why); `confirm` keeps it away
+	 * unless the node's "Allow Agent Writes" option is on (the text says what
+	 * an agent could do with it).
 	 */
-	agent?: { refuse?: string; amount?: (p: Params) => number | undefined };
+	agent?: { refuse?: string; confirm?: string };
+	/**
+	 * The operation moves money. From this one declaration the executor derives
+	 * the Maximum Amount check on the request as it will be sent, the read-back
+	 * of what the service recorded, and the once-per-event record.
+	 */
+	money?: MoneySpec & {
+		/** The parameter (dot path below the node's parameters) that carries the amount, e.g. `additionalFields.amount`. */
+		amountParameter?: string;
+	};
 }
 
 export interface Resource {
@@ -121,10 +131,4 @@ export interface Resource {
 	defaultOperation?: string;
 	/** Parameters besides password fields whose values must not appear in errors (e.g. token data). */
 	secretParameters?: string[];
-}
-
-/** A typed-in amount as a number, or undefined when not given or not a number. */
-export function amountOf(value: unknown): number | undefined {
-	const n = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
-	return typeof n === 'number' && Number.isFinite(n) ? n : undefined;
 }

@@ -9,6 +9,14 @@ export const optionsProperty: INodeProperties = {
 	default: {},
 	options: [
 		{
+			displayName: 'Allow Agent Writes',
+			name: 'allowAgentWrites',
+			type: 'boolean',
+			default: false,
+			description:
+				'Whether an AI agent that uses this node as a tool may run operations it could turn against the store: plan changes that charge, product updates, webhook endpoint and meter changes, and custom API calls. Refunds, payouts and payments stay within Maximum Amount either way.',
+		},
+		{
 			displayName: 'Concurrency',
 			name: 'concurrency',
 			type: 'number',
@@ -41,7 +49,7 @@ export const optionsProperty: INodeProperties = {
 			typeOptions: { minValue: 0, numberPrecision: 2 },
 			default: 0,
 			description:
-				'For refunds, payouts and checkout payments: the most one call may move. Calls above it are refused before anything is sent. Required when an AI agent uses the node as a tool.',
+				'For refunds, payouts and checkout payments: the most one call may move, checked on the request as it will be sent (Additional Body Fields included). Calls above it, and calls whose amount is not known before sending (a full refund, a checkout payment), are refused before anything is sent. Required when an AI agent uses the node as a tool.',
 		},
 		{
 			displayName: 'Return All Maximum',

@@ -81,6 +81,18 @@ async function settle<T>(run: () => Promise<T>): Promise<Settled<T>> {
 function clearStaticData(data: IDataObject): void {
 	delete data.webhookId;
 	delete data.signingSecret;
+	delete data.chosenVersion;
+	delete data.signatureVersion;
+}
+
+/**
+ * After an activation: the node's Signature Version as the user set it (a
+ * later change of it is what the node sends to the service) and the version
+ * the endpoint has at the service (what deliveries are verified with).
+ */
+function rememberVersions(data: IDataObject, chosen: SignatureVersion, endpoint: SignatureVersion): void {
+	data.chosenVersion = chosen;
+	data.signatureVersion = endpoint;
 }
 
 function endpointPath(webhookId: string): string {
@@ -261,22 +273,35 @@ export async function endpointExists(ctx: IHookFunctions): Promise<boolean> {
 	}
 	const endpoint = asRecord(found.value.data);
 	const remoteVersion = endpoint.signatureVersion;
+	// The endpoint's signatureVersion is authoritative: a version the service set (its V1 to V2
+	// migration) is kept. Only a change of the node's setting since its last activation is sent.
+	let wanted = s.version;
 	if ((remoteVersion === 'V1' || remoteVersion === 'V2') && remoteVersion !== s.version) {
-		const keep = remoteVersion === 'V2' ? ' If the service migrated it to V2, choose V2 in the node to keep it so.' : '';
-		ctx.logger.warn(
-			`Vault Store Trigger: webhook endpoint ${webhookId} is set to ${remoteVersion} at the service and the node's Signature Version is ${s.version}: the endpoint is updated to ${s.version}.${keep}`,
-			logContext(ctx),
-		);
+		const chosen = data.chosenVersion;
+		if (chosen === undefined || chosen === s.version) {
+			wanted = remoteVersion;
+			ctx.logger.warn(
+				`Vault Store Trigger: webhook endpoint ${webhookId} is set to ${remoteVersion} at the service (the node's Signature Version is ${s.version}, unchanged since the last activation): kept at ${remoteVersion}, and deliveries are verified as ${remoteVersion}. ` +
+					`To go back to ${s.version}, select the previous version in the merchant dashboard, or change Signature Version in the node: a change there is sent at the next activation.`,
+				logContext(ctx),
+			);
+		} else {
+			ctx.logger.warn(
+				`Vault Store Trigger: webhook endpoint ${webhookId} is set to ${remoteVersion} at the service and the node's Signature Version was changed to ${s.version}: the endpoint is updated to ${s.version}.`,
+				logContext(ctx),
+			);
+		}
 	}
-	const changed = differences(endpoint, s);
+	const changed = differences(endpoint, { ...s, version: wanted });
 	if (changed.length === 0) {
+		rememberVersions(data, s.version, wanted);
 		await removeStale(ctx, transport, data);
 		return true;
 	}
 
 	// The endpoint no longer matches the node: update it in place (it keeps its id). The PATCH
 	// carries no Idempotency-Key, so the transport sends it once even when the answer is lost.
-	const body: IDataObject = { url: s.url, eventTypes: s.events, note: s.note, signatureVersion: s.version };
+	const body: IDataObject = { url: s.url, eventTypes: s.events, note: s.note, signatureVersion: wanted };
 	const updated = await settle(
 		async () => await transport.request({ family: 'core', method: 'PATCH', path: endpointPath(webhookId), body }),
 	);
@@ -285,6 +310,7 @@ export async function endpointExists(ctx: IHookFunctions): Promise<boolean> {
 			`Vault Store Trigger: updated webhook endpoint ${webhookId} in place (${changed.join(', ')})`,
 			logContext(ctx),
 		);
+		rememberVersions(data, s.version, wanted);
 		await removeStale(ctx, transport, data);
 		return true;
 	}
@@ -403,6 +429,8 @@ export async function createEndpoint(ctx: IHookFunctions): Promise<boolean> {
 	}
 
 	data.webhookId = webhookId;
+	const answered = endpoint.signatureVersion;
+	rememberVersions(data, s.version, answered === 'V1' || answered === 'V2' ? answered : s.version);
 	if (returned !== undefined) data.signingSecret = returned;
 	else delete data.signingSecret;
 	if (s.options.sendTestEvent && isListeningForTest(ctx, s.url)) await requestTestDelivery(ctx, transport, webhookId, s.events);

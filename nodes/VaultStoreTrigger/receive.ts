@@ -137,7 +137,10 @@ export async function receiveDelivery(ctx: IWebhookFunctions): Promise<IWebhookR
 
 	try {
 		const req = ctx.getRequestObject();
-		const version = readVersion(ctx.getNodeParameter('signatureVersion', 'V2'));
+		// The endpoint's version as the last activation found it at the service (it may have been
+		// migrated there), else the node's setting.
+		const endpointVersion = ctx.getWorkflowStaticData('node').signatureVersion;
+		const version = endpointVersion === 'V1' || endpointVersion === 'V2' ? endpointVersion : readVersion(ctx.getNodeParameter('signatureVersion', 'V2'));
 		const events = readEvents(ctx.getNodeParameter('events', []));
 		let options: TriggerOptions;
 		try {

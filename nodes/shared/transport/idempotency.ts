@@ -13,10 +13,36 @@ export interface KeyScope {
 /** Where an item's default key comes from, as the output reports it. */
 export type KeySource = 'event' | 'execution' | 'option';
 
-/** The Vault Store Trigger delivery an item descends from, and the item's place among its siblings. */
+/** The Vault Store Trigger delivery an item descends from. */
 export interface EventOrigin {
 	eventId: string;
-	position: number;
+}
+
+/** What a write does: the request as it will be sent, without its key. */
+export interface WriteShape {
+	method: string;
+	/** Family and path below it, ids filled. */
+	route: string;
+	query?: unknown;
+	body?: unknown;
+}
+
+/** JSON with object keys in sorted order, so the same values always read the same. */
+export function canonicalJson(value: unknown): string {
+	if (value === undefined) return '';
+	if (value === null || typeof value !== 'object') return JSON.stringify(value);
+	if (Array.isArray(value)) return `[${value.map((v) => (v === undefined ? 'null' : canonicalJson(v))).join(',')}]`;
+	const keys = Object.keys(value as object)
+		.filter((k) => (value as Record<string, unknown>)[k] !== undefined)
+		.sort();
+	return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`).join(',')}}`;
+}
+
+/** The identity of a write within an event: route, method and the values that define it. */
+export function writeFingerprint(shape: WriteShape): string {
+	return createHash('sha256')
+		.update(`${shape.method.toUpperCase()}|${shape.route}|${canonicalJson(shape.query ?? {})}|${canonicalJson(shape.body ?? {})}`)
+		.digest('base64url');
 }
 
 /**
@@ -41,14 +67,16 @@ export class IdempotencyKeys {
 	}
 
 	/**
-	 * A key from the delivery the item descends from: every execution of the
-	 * same event (a re-delivery, n8n's Retry, a second webhook process) gets the
-	 * same key for the same node, operation and position, so the service
-	 * applies the write once.
+	 * A key that names the write, not its place: the event, the workflow, the
+	 * node and what the request does (method, route, query and body as sent),
+	 * and for identical requests how many identical ones came before in the
+	 * same execution. Every execution of the same event gets the same key for
+	 * the same write, whatever the order of the items around it; another
+	 * workflow, order, amount or a repeat of the same write gets another.
 	 */
-	forEvent(origin: EventOrigin, operation: string): string {
+	forEvent(origin: EventOrigin, fingerprint: string, occurrence: number): string {
 		const digest = createHash('sha256')
-			.update(`event|${origin.eventId}|${this.scope.nodeName}|${operation}|${origin.position}`)
+			.update(`event|${origin.eventId}|${this.scope.workflowId ?? ''}|${this.scope.nodeName}|${fingerprint}|${occurrence}`)
 			.digest('base64url');
 		return `n8n_evt_${digest.slice(0, 40)}`;
 	}

@@ -194,6 +194,12 @@ export class Transport {
 	/** Secrets of every credential read, kept even when a credential fails its checks. */
 	private readonly secrets = new Set<string>();
 
+	/**
+	 * Checked for every request as it will be sent, before it is sent (the
+	 * run's money cap and route rules): throwing refuses the request.
+	 */
+	guard?: (req: ApiRequest, url: URL) => void;
+
 	constructor(
 		private readonly ctx: HttpContext,
 		private readonly credentialName: CredentialName,
@@ -315,7 +321,28 @@ export class Transport {
 			if (cred === undefined && permit) this.pool.release(permit, 'neutral');
 		}
 		const url = `${cred.roots[req.family]}${req.path}`;
-		const origin = new URL(url).origin;
+		const parsed = new URL(url);
+		const origin = parsed.origin;
+		if (this.credentialName === STORE_CREDENTIAL && req.family === 'base') {
+			// The store key goes to this store's routes only (never a vault or platform route).
+			const roots = [cred.roots.core, cred.roots.stores, cred.roots.storefront, `${cred.baseUrl}/v2/checkouts`];
+			if (!roots.some((root) => url === root || url.startsWith(`${root}/`))) {
+				if (permit) this.pool.release(permit, 'neutral');
+				throw new NodeOperationError(this.ctx.getNode(), 'The store credential only reaches this store\'s routes', {
+					itemIndex: req.itemIndex,
+					description:
+						'Nothing was sent. Paths below /v2/core/stores/{storeId}/, /v2/stores/{storeId}/, /v2/storefront/ or /v2/checkouts are store routes; vault routes need the vault credential.',
+				});
+			}
+		}
+		if (this.guard) {
+			try {
+				this.guard(req, parsed);
+			} catch (error) {
+				if (permit) this.pool.release(permit, 'neutral');
+				throw error;
+			}
+		}
 		const headers: IDataObject = {};
 		// The paylink checkout (storefront) needs no authentication and gets none.
 		if (req.family !== 'storefront') headers.Authorization = cred.authorization;

@@ -295,7 +295,11 @@ const pay: Operation = {
 	action: 'Pay a checkout session',
 	description:
 		'Pay an open checkout session, optionally with a payment method and a vault card token (tok_...). Sends an Idempotency-Key, so a retry never pays twice.',
-	agent: { amount: () => undefined },
+	money: {
+		answerAmount: ['amount', 'payment.amount', 'totalAmount', 'payment.totalAmount'],
+		answerCurrency: ['currency', 'payment.currency'],
+		withoutAmount: 'the whole session total',
+	},
 	method: 'POST',
 	family: 'stores',
 	path: '/checkouts/{sessionId}/pay',

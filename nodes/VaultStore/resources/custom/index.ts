@@ -134,6 +134,7 @@ const request: Operation = {
 	value: 'request',
 	name: 'Make a Request',
 	action: 'Make a custom API call',
+	agent: { confirm: 'it can call any route, including ones that move money or change where payment events go' },
 	description:
 		"Call any route of the store API with the store credential: for a route the node has no operation for, or when your account's API reference gives another path or body than an operation sends. Path starts with /v2/ and may use {storeId}; the response is unwrapped from {ok, data}.",
 	method: 'GET',

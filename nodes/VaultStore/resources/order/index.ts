@@ -5,7 +5,6 @@ import { opt } from '../../../shared/readers';
 import { enumOptions } from '../../../shared/labels';
 import { collectionField, locatorField, returnAllFields } from '../../descriptions';
 import type { Operation, Resource } from '../../operation';
-import { amountOf } from '../../operation';
 import { ID } from '../../../shared/ids';
 
 /** Order statuses the spec shows ("seen"): not the full set, so the filter sends any other value too. */
@@ -87,7 +86,13 @@ const refund: Operation = {
 	name: 'Refund',
 	action: 'Refund an order',
 	description: 'Refund an order in full or in part. Sends an Idempotency-Key, so a retry never refunds twice.',
-	agent: { amount: (p) => amountOf(p.fields('additionalFields').amount) },
+	money: {
+		amount: 'amount',
+		amountParameter: 'additionalFields.amount',
+		answerAmount: ['amount', 'refund.amount', 'amountRefunded', 'refundedAmount'],
+		answerCurrency: ['currency', 'refund.currency'],
+		withoutAmount: 'a full refund',
+	},
 	method: 'POST',
 	family: 'stores',
 	path: '/orders/{orderId}/refund',

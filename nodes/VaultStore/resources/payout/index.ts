@@ -2,7 +2,6 @@ import { STORE_CREDENTIAL } from '../../../shared/credentials';
 import { opt } from '../../../shared/readers';
 import { collectionField, returnAllFields } from '../../descriptions';
 import type { Operation, Resource } from '../../operation';
-import { amountOf } from '../../operation';
 
 /** Bank account ids of payouts start with bnk_. */
 export const BANK_ACCOUNT_ID = { label: 'Bank Account ID', prefix: 'bnk_' };
@@ -16,7 +15,13 @@ const create: Operation = {
 	action: 'Create a payout',
 	description:
 		'Request a payout of the store balance to a bank account. The output carries the fee quote (standard_payout_fee, cross_border_payout_fee, foreign_exchange_fee). Sends an Idempotency-Key, so a retry never pays out twice.',
-	agent: { amount: (p) => amountOf(p.get('amount')) },
+	money: {
+		amount: 'amount',
+		currency: 'currency',
+		amountParameter: 'amount',
+		answerAmount: ['amount', 'payout.amount'],
+		answerCurrency: ['currency', 'payout.currency'],
+	},
 	method: 'POST',
 	family: 'stores',
 	path: '/payouts',

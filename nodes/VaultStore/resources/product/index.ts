@@ -471,6 +471,7 @@ const update: Operation = {
 	value: 'update',
 	name: 'Update',
 	action: 'Update a product',
+	agent: { confirm: 'it can change what customers pay (price, pricing model, variants)' },
 	description:
 		'Change the fields of a product that are added under Update Fields; other fields keep their values. Returns what the service answers (usually the updated product).',
 	method: 'PATCH',

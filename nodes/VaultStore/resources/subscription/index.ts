@@ -66,6 +66,7 @@ const change: Operation = {
 	value: 'change',
 	name: 'Change Plan',
 	action: 'Change the plan of a subscription',
+	agent: { confirm: 'it may charge the customer now (an immediate prorated upgrade)' },
 	description:
 		'Change the product or variant, the billing interval or the quantity of a subscription. Proration: Immediately charges a prorated difference on upgrade and resets the billing date; End of Period applies the change at the next renewal without a charge now.',
 	method: 'POST',
@@ -212,6 +213,7 @@ const reactivate: Operation = {
 	value: 'reactivate',
 	name: 'Reactivate',
 	action: 'Reactivate a subscription',
+	agent: { confirm: 'it restarts billing the customer' },
 	description:
 		'Clear a scheduled cancellation so the subscription renews again. Only possible while the current period has not ended; the service rejects it afterwards.',
 	method: 'POST',
@@ -225,6 +227,7 @@ const resume: Operation = {
 	value: 'resume',
 	name: 'Resume',
 	action: 'Resume a subscription',
+	agent: { confirm: 'it restarts billing the customer' },
 	description: 'Resume a paused subscription: status becomes ACTIVE and billing continues',
 	method: 'POST',
 	family: 'stores',

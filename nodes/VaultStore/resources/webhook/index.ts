@@ -55,6 +55,7 @@ const create: Operation = {
 	value: 'create',
 	name: 'Create',
 	action: 'Create a webhook endpoint',
+	agent: { confirm: 'a new endpoint receives every later payment event it names' },
 	description:
 		'Register an HTTPS endpoint that receives signed deliveries of the chosen payment and subscription events',
 	method: 'POST',
@@ -111,6 +112,7 @@ const deleteWebhook: Operation = {
 	value: 'delete',
 	name: 'Delete',
 	action: 'Delete a webhook endpoint',
+	agent: { confirm: 'the integrations that use the endpoint stop receiving payment events' },
 	description: 'Delete a webhook endpoint; it receives no further deliveries, retries included',
 	method: 'DELETE',
 	family: 'core',
@@ -135,6 +137,7 @@ const update: Operation = {
 	value: 'update',
 	name: 'Update',
 	action: 'Update a webhook endpoint',
+	agent: { confirm: 'pointing an endpoint at another URL sends every later payment event there' },
 	description:
 		'Change the URL, event types, note or signature version of an endpoint in place: it keeps its ID and the deliveries still being retried',
 	method: 'PATCH',
