@@ -14,7 +14,7 @@ import type { MoneySpec } from '../shared/money';
 import { checkCap, isMoneyRoute, readBack } from '../shared/money';
 import type { EventOrigin, KeySource } from '../shared/transport/idempotency';
 import { IdempotencyKeys, writeFingerprint } from '../shared/transport/idempotency';
-import { RecordFullError, WriteRecord } from '../shared/writeRecord';
+import { WriteRecord } from '../shared/writeRecord';
 import { checkRecords, DEFAULT_MAX_ITEMS, paginate, readPage, UnexpectedAnswerError, walkCursor } from '../shared/transport/paginate';
 import type { Redactor } from '../shared/transport/redact';
 import type { ApiRequest } from '../shared/transport/request';
@@ -242,21 +242,19 @@ function checkAmountGiven(p: Params, money: MoneySpec & { amountParameter?: stri
  * are refused.
  */
 function moneyGuard(ctx: IExecuteFunctions, op: Operation, options: RunOptions, tool: boolean) {
-	return (req: ApiRequest, url: URL): void => {
-		if (!op.money && !isMoneyRoute(req.method, url.pathname)) return;
-		const fail = (message: string, description: string) => {
-			throw new NodeOperationError(ctx.getNode(), message, { itemIndex: req.itemIndex, description });
-		};
+	return (req: ApiRequest, url: URL): NodeOperationError | undefined => {
+		if (!op.money && !isMoneyRoute(req.method, url.pathname)) return undefined;
+		const refuse = (message: string, description: string) =>
+			new NodeOperationError(ctx.getNode(), message, { itemIndex: req.itemIndex, description });
 		if (options.maxAmount === undefined) {
-			if (!tool) return;
-			fail(
+			if (!tool) return undefined;
+			return refuse(
 				'Refused: this call moves money and the node has no "Maximum Amount" for AI agents',
 				'Set "Maximum Amount" in the node\'s Options; the node refuses calls above it.',
 			);
-			return;
 		}
 		const verdict = checkCap(req.body, options.maxAmount, op.money ? op.action : `${req.method} ${url.pathname}`, op.money?.withoutAmount);
-		if (!verdict.ok) fail(verdict.message, 'Nothing was sent. Use an amount at or below the maximum, or ask a person to do it.');
+		return verdict.ok ? undefined : refuse(verdict.message, 'Nothing was sent. Use an amount at or below the maximum, or ask a person to do it.');
 	};
 }
 
@@ -414,11 +412,9 @@ async function runOperation(
 				hint('skipped', 'A write this event already made was not sent again: the output shows the result recorded then (writeSkipped).');
 				return toItems([{ ...done.result, writeSkipped: true, writeRecordedAt: new Date(done.at).toISOString(), idempotencyKeySource: 'event' }], itemIndex);
 			}
-			try {
-				record.assertRoom();
-			} catch (error) {
-				if (!(error instanceof RecordFullError)) throw error;
-				throw new NodeOperationError(ctx.getNode(), `Refused: ${error.message}, so it could not make sure this write happens once`, {
+			const full = record.fullMessage();
+			if (full !== undefined) {
+				throw new NodeOperationError(ctx.getNode(), `Refused: ${full}, so it could not make sure this write happens once`, {
 					itemIndex,
 					description: 'Nothing was sent. Older entries are dropped 84 hours after their write; split the work over several nodes or wait.',
 				});

@@ -29,8 +29,6 @@ export interface RecordedWrite {
 	mismatch?: string;
 }
 
-export class RecordFullError extends Error {}
-
 /** Scalars of the result only, when the whole answer is too large to keep. */
 function compact(result: IDataObject): IDataObject {
 	const text = JSON.stringify(result);
@@ -85,13 +83,10 @@ export class WriteRecord {
 		return Object.keys(this.pruned()).length;
 	}
 
-	/** Throws RecordFullError when a new write could not be remembered: refuse it rather than forget one. */
-	assertRoom(): void {
-		if (this.size >= this.limits.maxEntries) {
-			throw new RecordFullError(
-				`This node remembers ${this.limits.maxEntries} money-moving writes per ${Math.round(this.limits.horizonMs / 3_600_000)} hours and is full`,
-			);
-		}
+	/** Why a new write could not be remembered (refuse it rather than forget one), or undefined when there is room. */
+	fullMessage(): string | undefined {
+		if (this.size < this.limits.maxEntries) return undefined;
+		return `This node remembers ${this.limits.maxEntries} money-moving writes per ${Math.round(this.limits.horizonMs / 3_600_000)} hours and is full`;
 	}
 
 	put(key: string, result: IDataObject, mismatch?: string): void {

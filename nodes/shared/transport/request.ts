@@ -196,9 +196,9 @@ export class Transport {
 
 	/**
 	 * Checked for every request as it will be sent, before it is sent (the
-	 * run's money cap and route rules): throwing refuses the request.
+	 * run's money cap): an error returned refuses the request.
 	 */
-	guard?: (req: ApiRequest, url: URL) => void;
+	guard?: (req: ApiRequest, url: URL) => NodeOperationError | undefined;
 
 	constructor(
 		private readonly ctx: HttpContext,
@@ -335,13 +335,10 @@ export class Transport {
 				});
 			}
 		}
-		if (this.guard) {
-			try {
-				this.guard(req, parsed);
-			} catch (error) {
-				if (permit) this.pool.release(permit, 'neutral');
-				throw error;
-			}
+		const refusal = this.guard?.(req, parsed);
+		if (refusal !== undefined) {
+			if (permit) this.pool.release(permit, 'neutral');
+			throw refusal;
 		}
 		const headers: IDataObject = {};
 		// The paylink checkout (storefront) needs no authentication and gets none.
