@@ -24,6 +24,7 @@ import type { CredentialSet, RunResult } from './harness';
 import { loadPackage, runNodes } from './harness';
 
 export const TOOL_TYPE = 'n8n-nodes-vault-store.vaultStoreTool';
+const TOOL_NAME = 'Vault Store Tool';
 const AGENT_CALL = 'test.agentToolCall';
 const AGENT_ENGINE = 'test.agentEngineRequest';
 
@@ -58,19 +59,23 @@ const engineAgent: INodeType = {
 	description: agentDescription(AGENT_ENGINE),
 	async execute(this: IExecuteFunctions, response?: EngineResponse) {
 		if (response && response.actionResponses.length > 0) {
-			const out = response.actionResponses.map((r) => {
-				const data = r.data as { error?: { message?: string }; data?: { ai_tool?: INodeExecutionData[][] } };
-				return { json: { error: data.error?.message, result: data.data?.ai_tool?.[0]?.map((i) => i.json) } as IDataObject };
-			});
+			const out = response.actionResponses.map((r) => ({ json: { raw: JSON.stringify(r.data) } as IDataObject }));
 			return [out];
 		}
 		const args = JSON.parse(this.getNodeParameter('args', 0) as string) as IDataObject;
-		const tool = this.getParentNodes(this.getNode().name).find((n) => n.type === TOOL_TYPE);
 		const request: EngineRequest = {
-			actions: [{ actionType: 'ExecutionNodeAction', nodeName: tool!.name, input: args, type: 'ai_tool', id: 'call_1', metadata: { itemIndex: 0 } }],
+			actions: [{ actionType: 'ExecutionNodeAction', nodeName: TOOL_NAME, input: args, type: 'ai_tool', id: 'call_1', metadata: { itemIndex: 0 } }],
 			metadata: {},
 		};
 		return request as unknown as INodeExecutionData[][];
+	},
+};
+
+/** Passes its input on: the agent needs a node before it (the engine resumes it from its parent). */
+const START: INodeType = {
+	description: { ...agentDescription('test.start'), inputs: ['main'], properties: [] } as INodeType['description'],
+	async execute(this: IExecuteFunctions) {
+		return [this.getInputData()];
 	},
 };
 
@@ -94,18 +99,23 @@ export async function runAsAgentTool(route: AgentRoute, parameters: IDataObject,
 		description: { ...base.description, name: 'vaultStoreTool', inputs: [], outputs: ['ai_tool'] },
 	});
 	const agentType = route === 'tool call' ? AGENT_CALL : AGENT_ENGINE;
-	const connections: IConnections = { 'Vault Store Tool': { ai_tool: [[{ node: 'Agent', type: 'ai_tool', index: 0 }]] } };
+	const connections: IConnections = {
+		Start: { main: [[{ node: 'Agent', type: 'main', index: 0 }]] },
+		[TOOL_NAME]: { ai_tool: [[{ node: 'Agent', type: 'ai_tool', index: 0 }]] },
+	};
 	const run = await runNodes(
 		[
+			{ name: 'Start', type: 'test.start', parameters: {} },
 			{ name: 'Agent', type: agentType, parameters: { args: JSON.stringify(args) } },
-			{ name: 'Vault Store Tool', type: TOOL_TYPE, parameters },
+			{ name: TOOL_NAME, type: TOOL_TYPE, parameters },
 		],
 		credentials,
 		[{ json: {} }],
-		{ connections, extraNodeTypes: { [TOOL_TYPE]: toolType, [AGENT_CALL]: toolCallAgent, [AGENT_ENGINE]: engineAgent } },
+		{ connections, settings: { executionOrder: 'v1' }, extraNodeTypes: { [TOOL_TYPE]: toolType, [AGENT_CALL]: toolCallAgent, [AGENT_ENGINE]: engineAgent, 'test.start': START } },
 	);
-	const agentError = run.error('Agent');
+	// A tool that fails on the engine route stops the execution with the tool's error.
+	const failed = run.error('Agent') ?? run.error(TOOL_NAME) ?? run.run.data.resultData.error;
 	const out = run.output('Agent')[0]?.json ?? {};
-	const text = agentError?.message ?? (typeof out.response === 'string' ? out.response : typeof out.error === 'string' ? out.error : JSON.stringify(out.result ?? out));
+	const text = failed?.message ?? (typeof out.response === 'string' ? out.response : String(out.raw));
 	return { run, text };
 }

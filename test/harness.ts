@@ -315,6 +315,8 @@ export async function runNodes(
 		workflowId?: string;
 		/** Connections other than the default chain (node names as in `specs`). */
 		connections?: IConnections;
+		/** Workflow settings, e.g. `{ executionOrder: 'v1' }` (n8n's default for new workflows). */
+		settings?: IDataObject;
 	} = {},
 ): Promise<RunResult> {
 	await ensureBinaryData();
@@ -343,7 +345,7 @@ export async function runNodes(
 		connections,
 		nodeTypes,
 		active: false,
-		settings: {},
+		settings: options.settings ?? {},
 	});
 	const executionId = options.executionId ?? randomUUID();
 	const hooks = new ExecutionLifecycleHooks('manual', executionId, {

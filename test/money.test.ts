@@ -43,9 +43,13 @@ const MONEY_OPERATIONS: Array<{ name: string; parameters: (amount: string) => ID
 
 describe.each(AGENT_ROUTES)('through the agent route "%s"', (route) => {
 	test.each(MONEY_OPERATIONS)('$name above the Maximum Amount (Amount field from $fromAI, or an extra body field) is refused with nothing sent', async (op) => {
-		for (const parameters of [op.parameters("={{ $fromAI('amount', 'amount', 'number') }}"), op.extra("={{ $fromAI('amount', 'amount', 'string') }}")]) {
+		const forms: Array<[IDataObject, IDataObject]> = [
+			[op.parameters("={{ $fromAI('amount', 'amount', 'number') }}"), { amount: 5000 }],
+			[op.extra("={{ $fromAI('amount', 'amount', 'string') }}"), { amount: '5000' }],
+		];
+		for (const [parameters, args] of forms) {
 			f.sb.clearRequests();
-			const r = await runAsAgentTool(route, { ...parameters, options: { maxAmount: 20 } }, { amount: 5000 }, f.credentials);
+			const r = await runAsAgentTool(route, { ...parameters, options: { maxAmount: 20 } }, args, f.credentials);
 			expect(r.text).toMatch(/Refused: the amount (5000 is above the maximum of 20|of ".*" is not known before it is sent)/);
 			expect(writes()).toHaveLength(0);
 		}

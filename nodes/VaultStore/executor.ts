@@ -166,17 +166,35 @@ function eventOrigins(ctx: IExecuteFunctions, count: number): (EventOrigin | und
 }
 
 /**
- * How many identical writes of the same event this node already sent in the
- * current execution (earlier runs of the node included: a loop, a second
- * branch), kept in n8n's per-execution node context.
+ * How many identical writes of the same event came before in the current
+ * execution: earlier runs of the node (a loop, a second branch), counted in
+ * n8n's per-execution node context once a run has finished, plus the earlier
+ * items of this run. A run that fails leaves the context as it was, so n8n's
+ * Retry of the execution repeats the failed writes with the same keys.
  */
-function nextOccurrence(ctx: IExecuteFunctions, identity: string): number {
-	const context = ctx.getContext('node') as IDataObject;
-	const counts = (context.vaultStoreWrites as Record<string, number> | undefined) ?? {};
-	const n = counts[identity] ?? 0;
-	counts[identity] = n + 1;
-	context.vaultStoreWrites = counts;
-	return n;
+class Occurrences {
+	private readonly before: Record<string, number>;
+
+	private readonly now: Record<string, number> = {};
+
+	constructor(private readonly context: IDataObject) {
+		const saved = context.vaultStoreWrites;
+		this.before = saved !== null && typeof saved === 'object' && !Array.isArray(saved) ? (saved as Record<string, number>) : {};
+	}
+
+	next(identity: string): number {
+		const n = (this.before[identity] ?? 0) + (this.now[identity] ?? 0);
+		this.now[identity] = (this.now[identity] ?? 0) + 1;
+		return n;
+	}
+
+	/** The run finished: its writes count for the node's later runs. */
+	commit(): void {
+		if (Object.keys(this.now).length === 0) return;
+		const merged = { ...this.before };
+		for (const [identity, n] of Object.entries(this.now)) merged[identity] = (merged[identity] ?? 0) + n;
+		this.context.vaultStoreWrites = merged;
+	}
 }
 
 /** Whether n8n runs the node for an AI agent (as `<type>Tool`, or a context that says so). */
@@ -237,13 +255,15 @@ function checkAmountGiven(p: Params, money: MoneySpec & { amountParameter?: stri
 /**
  * The Maximum Amount on every request the run sends, as it will be sent
  * (Additional Body Fields, expressions and custom calls included): a request
- * of a money-moving operation, or any write to a route that moves money, must
- * carry amounts at or below the maximum. Without a maximum, only agent runs
+ * of a money-moving operation, or a custom call that writes to a route that
+ * moves money, must carry amounts at or below the maximum. Without a maximum, only agent runs
  * are refused.
  */
 function moneyGuard(ctx: IExecuteFunctions, op: Operation, options: RunOptions, tool: boolean) {
 	return (req: ApiRequest, url: URL): NodeOperationError | undefined => {
-		if (!op.money && !isMoneyRoute(req.method, url.pathname)) return undefined;
+		// A row declares whether it moves money; a free-form call (Custom API Call) is judged by its route.
+		const freeForm = op.family === 'base';
+		if (!op.money && !(freeForm && isMoneyRoute(req.method, url.pathname))) return undefined;
 		const refuse = (message: string, description: string) =>
 			new NodeOperationError(ctx.getNode(), message, { itemIndex: req.itemIndex, description });
 		if (options.maxAmount === undefined) {
@@ -327,6 +347,7 @@ async function runOperation(
 	transport.guard = moneyGuard(ctx, op, options, tool);
 	let origins: (EventOrigin | undefined)[] | undefined;
 	let record: WriteRecord | undefined;
+	let occurrences: Occurrences | undefined;
 	const hinted = new Set<string>();
 	const hint = (kind: string, message: string, type: 'info' | 'warning' = 'info') => {
 		if (hinted.has(kind)) return;
@@ -393,7 +414,8 @@ async function runOperation(
 					query: request.query,
 					body: request.body,
 				});
-				const occurrence = nextOccurrence(ctx, `${origin.eventId}|${fingerprint}`);
+				occurrences ??= new Occurrences(ctx.getContext('node') as IDataObject);
+				const occurrence = occurrences.next(`${origin.eventId}|${fingerprint}`);
 				request.idempotencyKey = keys.forEvent(origin, fingerprint, occurrence);
 				keySource = 'event';
 			} else {
@@ -479,5 +501,6 @@ async function runOperation(
 			throw redactor.error(new NodeOperationError(ctx.getNode(), error as Error, { itemIndex }));
 		}
 	});
+	occurrences?.commit();
 	return [perItem.flat()];
 }

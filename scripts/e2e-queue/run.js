@@ -25,6 +25,9 @@
  *      event sent again with a fresh signature is dropped by the webhook process that took it
  *      (its duplicate memory), accepted by webhook-2, and that execution's refund carries the key
  *      derived from the event: the service replays the original, the ledger keeps one refund
+ *   5a. late re-delivery on another worker: the event refunded on one worker; that worker stopped, the
+ *      sandbox's clock moved 25 h (its keys forgotten), the event sent again to webhook-2: it runs on
+ *      the other worker, which reads the record the first saved with the workflow: no refund sent
  *   5b. one signed event posted at the same moment to both webhook processes: each has its own
  *      duplicate memory, so 2 executions; both refunds carry the event key: 1 refund
  *   6. main restart re-checks the endpoint and registers nothing; history intact; deactivation
@@ -587,6 +590,40 @@ async function main() {
 	});
 
 	// ------------------------------------------------------------------ 5b. one event at two webhook processes at once
+	// ------------------------------------------------------------------ 5a. late re-delivery on another worker
+	await t.runPhase('refund: late re-delivery on another worker', async () => {
+		const [orderL] = refundable();
+		t.must('late: a refundable order in the sandbox', orderL, 'none left');
+		const endpoint = endpointsFor(evUrl)[0];
+		t.must('late: the event workflow is active (its endpoint is registered)', endpoint, JSON.stringify(sb.state.webhooks.map((/** @type {any} */ w) => w.url)));
+		const before = new Set((await executions(EVENT_REFUND.id)).map((e) => String(e.id)));
+		const newRuns = async (/** @type {number} */ n) =>
+			/** @type {any[]} */ ((await waitUntil(async () => {
+				const l = (await executions(EVENT_REFUND.id, true)).filter((e) => !before.has(String(e.id)));
+				return l.length >= n && l.every(isDone) ? l : undefined;
+			}, 60_000, 500)) ?? []);
+		const messageL = sb.app.deliver(endpoint.id, 'PAYMENT_COMPLETED', { orderId: orderL.id, amount: 1, currency: 'USD' });
+		const deliveryL = /** @type {any} */ (await waitUntil(() => sb.deliveries.find((/** @type {any} */ d) => d.messageId === messageL && (d.status !== 0 || d.error)), 20_000));
+		const [first] = await newRuns(1);
+		const firstWorker = ranOn(String(first?.id))[0];
+		t.check('late: the first execution refunded on a worker', first?.status === 'success' && firstWorker !== undefined && refundsOf(orderL.id).length === 1, JSON.stringify({ status: first?.status, worker: firstWorker, ledger: refundsOf(orderL.id).length }));
+		// That worker goes away; the service forgets its keys (25 h later); the event comes again, to webhook-2.
+		await c.stop(firstWorker);
+		sb.app.clock.advance(25 * 3_600_000);
+		const again = await post(evUrl2, resign(secret, messageL, deliveryL.body), deliveryL.body);
+		t.check('late: webhook-2 accepts the re-delivery', again.status === 200 && !/ignored/.test(again.text), `${again.status} ${again.text.slice(0, 120)}`);
+		const runs = await newRuns(2);
+		const second = runs.find((e) => String(e.id) !== String(first?.id));
+		const secondWorker = ranOn(String(second?.id))[0];
+		const out = refundOut(second);
+		log(`late re-delivery (${messageL}): first execution ${first?.id} on ${firstWorker}, the re-delivery 25 h later ${second?.id} on ${secondWorker}: ${refundPosts(orderL.id).length} refund request(s), ${refundsOf(orderL.id).length} refund(s) in the ledger, output ${JSON.stringify(out).slice(0, 120)}`);
+		t.check('late: the re-delivery ran on another worker', secondWorker !== undefined && secondWorker !== firstWorker, JSON.stringify({ firstWorker, secondWorker }));
+		t.equal('late: it sent no refund (the record the first worker saved); exactly ONE refund in the ledger', [refundPosts(orderL.id).length, refundsOf(orderL.id).length], [1, 1]);
+		t.check('late: its output says the write was skipped', out.writeSkipped === true && out.orderId === orderL.id, JSON.stringify(out));
+		eventCases.lateRedeliveryOtherWorker = { eventId: messageL, firstWorker, secondWorker, refundRequests: refundPosts(orderL.id).length, ledgerRefunds: refundsOf(orderL.id).length };
+		await c.startWorker(firstWorker);
+	});
+
 	await t.runPhase('refund: one event at two webhook processes at once', async () => {
 		const [orderF] = refundable();
 		t.must('two processes: a refundable order in the sandbox', orderF, 'none left');

@@ -13,6 +13,7 @@
  *      the example workflows imported with the n8n CLI
  *   4. action workflows run with `n8n execute --id --rawOutput`      (test/e2e/actions.js)
  *   5. `n8n start`: the trigger workflow published and driven by sandbox events (test/e2e/trigger.js)
+ *   5b. money once per event: late re-delivery, outage, migrated endpoint (test/e2e/money.js)
  *   6. the trigger under load: 500 valid and 500 forged/stale deliveries (test/e2e/trigger-load.js)
  *   7. the dispute-evidence example published and driven by a sandbox dispute (test/e2e/dispute.js)
  *   8. the editor in Debian's chromium with playwright-core           (test/e2e/editor.js)
@@ -22,7 +23,7 @@
  *
  * Options: --n8n <version> | --latest (or VS_N8N_VERSION); environment: VS_N8N_HOME, VS_E2E_SKIP_BUILD=1 (reuse dist/ and out/),
  * VS_E2E_SKIP_BROWSER=1, VS_E2E_KEEP=1 (keep the run folder under .e2e/),
- * VS_E2E_ONLY=actions,trigger,load,dispute,editor (any subset)
+ * VS_E2E_ONLY=actions,trigger,money,load,dispute,editor (any subset)
  */
 'use strict';
 
@@ -123,7 +124,7 @@ async function main() {
 
 	// ------------------------------------------------------------------ n8n start: trigger, editor
 	const trigger = examples.find((e) => e.example.name === 'trigger-events.json');
-	const needServer = setupOk && ['trigger', 'load', 'dispute', 'editor'].some(wants);
+	const needServer = setupOk && ['trigger', 'money', 'load', 'dispute', 'editor'].some(wants);
 	/** @type {ReturnType<typeof lib.restClient> | undefined} */
 	let rest;
 	if (needServer) {
@@ -156,6 +157,15 @@ async function main() {
 		else {
 			const { triggerChecks } = require('../../test/e2e/trigger');
 			await t.runPhase('trigger (n8n start)', () => triggerChecks({ inst, sb, t, rest, example: trigger.example }));
+		}
+	}
+
+	if (wants('money')) {
+		if (!trigger) t.skipPhase('money once per event (n8n start)', 'examples/trigger-events.json is missing');
+		else if (!serverOk) t.skipPhase('money once per event (n8n start)', 'n8n did not start');
+		else {
+			const { moneyChecks } = require('../../test/e2e/money');
+			await t.runPhase('money once per event (n8n start)', () => moneyChecks({ inst, sb, t, rest, example: trigger.example }));
 		}
 	}
 

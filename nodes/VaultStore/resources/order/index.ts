@@ -98,6 +98,7 @@ const refund: Operation = {
 	path: '/orders/{orderId}/refund',
 	ids: { orderId: ID.orderId },
 	idempotent: 'honoured',
+	extra: { body: true },
 	notes: 'body (amount, reason) inferred',
 	body: (p) => {
 		const f = p.fields('additionalFields');

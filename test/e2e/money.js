@@ -1,0 +1,240 @@
+// @ts-check
+/**
+ * Money moves once per event over the service's whole retry horizon, in a running n8n
+ * (`n8n start`), against the in-process sandbox whose clock is moved forward to make the service
+ * forget its idempotency results (it keeps them 24 hours; it retries a delivery for about 75):
+ *   - late re-delivery: Vault Store Trigger -> Refund -> Stop and Error. The refund is made, then
+ *     the execution fails (n8n saves the workflow's static data after failed executions too).
+ *     25 hours later the same event is delivered again: the refund is NOT sent (the node's record,
+ *     kept 84 hours, says it was made); the output says it was skipped.
+ *   - outage: the first execution of another event meets a 500 on every attempt (nothing
+ *     committed); 25 hours later the event is delivered again and refunded exactly once; a third
+ *     delivery sends nothing.
+ *   - migration: a V1 trigger whose endpoint the service migrated to V2 is kept at V2 when n8n
+ *     restarts and activates the workflow again (no PATCH back), and a V2 delivery starts it.
+ * Each delivery is signed afresh (the trigger's Reject Duplicates is off in these workflows, as the
+ * days between real retries would have emptied its memory).
+ */
+'use strict';
+
+const crypto = require('node:crypto');
+const path = require('node:path');
+
+const { ROOT, PKG_NAME, log } = require('../../scripts/e2e/lib');
+const { webhookUrl, routedStatus } = require('./trigger');
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+/** @param {() => any} fn */
+async function waitUntil(fn, timeoutMs = 30_000, intervalMs = 250) {
+	const end = Date.now() + timeoutMs;
+	let last;
+	while (Date.now() < end) {
+		last = await fn();
+		if (last) return last;
+		await sleep(intervalMs);
+	}
+	return last;
+}
+const HOUR = 3_600_000;
+
+/**
+ * @param {{inst: any, sb: any, t: import('../../scripts/e2e/checks').Checks, rest: any, example: any}} ctx
+ */
+async function moneyChecks({ inst, sb, t, rest, example }) {
+	const H = { 'X-N8N-API-KEY': rest.apiKey };
+	const deliveriesMod = require(path.join(ROOT, 'out', 'sandbox', 'deliveries.js'));
+	const exampleTrigger = example.workflow.nodes.find((/** @type {any} */ n) => n.type === `${PKG_NAME}.vaultStoreTrigger`);
+	const secret = sb.store.signingSecret;
+	const isDone = (/** @type {any} */ e) => ['success', 'error', 'crashed', 'canceled'].includes(e.status);
+	const executions = async (/** @type {string} */ workflowId) => {
+		const r = await rest.api(`/executions?workflowId=${encodeURIComponent(workflowId)}&limit=250`);
+		return [...(r.data ?? [])].sort((a, b) => Number(a.id) - Number(b.id));
+	};
+	const finished = async (/** @type {string} */ workflowId, /** @type {number} */ n) => {
+		const list = await waitUntil(async () => {
+			const l = await executions(workflowId);
+			return l.length >= n && l.slice(0, n).every(isDone) ? l : undefined;
+		});
+		return /** @type {any[]} */ (list ?? []);
+	};
+	const refundOutput = async (/** @type {string} */ executionId) => {
+		const r = /** @type {any} */ (await rest.api(`/executions/${executionId}?includeData=true`));
+		return { status: r?.status, json: r?.data?.resultData?.runData?.['Refund 1.00']?.[0]?.data?.main?.[0]?.[0]?.json ?? {}, error: r?.data?.resultData?.error?.message };
+	};
+
+	/** Creates and activates Trigger -> Refund (-> Stop and Error); returns its id, URL and endpoint. */
+	const workflow = async (/** @type {string} */ name, /** @type {{ fail?: boolean, version?: string, events?: string[], refund?: boolean }} */ opts = {}) => {
+		const trigger = {
+			...JSON.parse(JSON.stringify(exampleTrigger)),
+			id: crypto.randomUUID(),
+			webhookId: crypto.randomUUID(),
+			parameters: { events: opts.events ?? ['PAYMENT_COMPLETED'], signatureVersion: opts.version ?? 'V2', options: { rejectDuplicates: false } },
+		};
+		const refund = {
+			id: crypto.randomUUID(),
+			name: 'Refund 1.00',
+			type: `${PKG_NAME}.vaultStore`,
+			typeVersion: 1,
+			position: [240, 0],
+			parameters: { resource: 'order', operation: 'refund', orderId: { __rl: true, mode: 'id', value: '={{ $json.data.orderId }}' }, additionalFields: { amount: 1, reason: `e2e: ${name}` } },
+			credentials: trigger.credentials,
+		};
+		const nodes = opts.refund === false ? [trigger] : [trigger, refund];
+		/** @type {any} */
+		const connections = opts.refund === false ? {} : { [trigger.name]: { main: [[{ node: refund.name, type: 'main', index: 0 }]] } };
+		if (opts.fail) {
+			const stop = { id: crypto.randomUUID(), name: 'Fails after the refund', type: 'n8n-nodes-base.stopAndError', typeVersion: 1, position: [480, 0], parameters: { errorMessage: 'a later step failed' } };
+			nodes.push(stop);
+			connections[refund.name] = { main: [[{ node: stop.name, type: 'main', index: 0 }]] };
+		}
+		const created = /** @type {any} */ (await rest.request('POST', '/api/v1/workflows', { name: `e2e money: ${name}`, nodes, connections, settings: { executionOrder: 'v1' } }, H));
+		t.must(`money: workflow "${name}" created`, created.status === 200 && created.body?.id, JSON.stringify(created).slice(0, 300));
+		const id = created.body.id;
+		const act = /** @type {any} */ (await rest.request('POST', `/api/v1/workflows/${id}/activate`, undefined, H));
+		t.must(`money: workflow "${name}" activated`, act.status === 200, JSON.stringify(act).slice(0, 300));
+		const url = webhookUrl(inst.url, trigger);
+		const ep = /** @type {any} */ (await waitUntil(() => sb.state.webhooks.find((/** @type {any} */ w) => w.url === url)));
+		t.must(`money: "${name}" has its endpoint at the sandbox`, ep, 'none');
+		t.equal(`money: "${name}" URL routed to the node`, await routedStatus(url, 401), 401);
+		return { id, url, ep };
+	};
+	/** Sends the event to n8n as the service's retry would: same id and body, signed now. */
+	const redeliver = async (/** @type {any} */ delivery, /** @type {string} */ url) => {
+		const ts = String(Math.floor(Date.now() / 1000));
+		const res = await fetch(url, { method: 'POST', headers: { ...delivery.headers, 'webhook-timestamp': ts, 'webhook-signature': deliveriesMod.signV2(secret, delivery.messageId, ts, delivery.body) }, body: delivery.body });
+		await res.text();
+		return res.status;
+	};
+	const firstDelivery = async (/** @type {string} */ messageId) =>
+		/** @type {any} */ (await waitUntil(() => sb.deliveries.find((/** @type {any} */ d) => d.messageId === messageId && (d.status !== 0 || d.error))));
+	const refundable = () => sb.state.orders.filter((/** @type {any} */ o) => o.payment?.status === 'COMPLETED' && o.amount >= 5 && !sb.state.refunds.some((/** @type {any} */ r) => r.orderId === o.id));
+	const ledgerFor = (/** @type {string} */ orderId) => sb.ledger.filter((/** @type {any} */ e) => e.kind === 'refund' && e.orderId === orderId).length;
+	const postsFor = (/** @type {string} */ orderId) => sb.requests.filter((/** @type {any} */ r) => r.method === 'POST' && r.path.endsWith(`/orders/${orderId}/refund`)).length;
+
+	// ------------------------------------------------------------ late re-delivery after 24 h
+	{
+		const [order] = refundable();
+		t.must('money: a refundable order', order, 'none');
+		const wf = await workflow('late re-delivery', { fail: true });
+		const messageId = sb.app.deliver(wf.ep.id, 'PAYMENT_COMPLETED', { orderId: order.id, amount: 1, currency: 'USD' });
+		const delivery = await firstDelivery(messageId);
+		const [first] = await finished(wf.id, 1);
+		const out1 = await refundOutput(first.id);
+		t.equal('money (late): the first execution refunded, then failed at the later step', { status: first.status, ledger: ledgerFor(order.id), refunded: out1.json.orderId === order.id }, { status: 'error', ledger: 1, refunded: true });
+		sb.app.clock.advance(25 * HOUR);
+		const status = await redeliver(delivery, wf.url);
+		const [, second] = await finished(wf.id, 2);
+		const out2 = await refundOutput(second?.id);
+		log(`money (late): event ${messageId} re-delivered 25 h later (HTTP ${status}): execution ${second?.id} ${second?.status}, refund output ${JSON.stringify(out2.json).slice(0, 160)}; ${postsFor(order.id)} refund request(s), ${ledgerFor(order.id)} refund(s) in the ledger`);
+		t.equal('money (late): the re-delivery after the service forgot the key sent no refund; the ledger keeps ONE', { posts: postsFor(order.id), ledger: ledgerFor(order.id) }, { posts: 1, ledger: 1 });
+		t.check('money (late): the second execution says it skipped the write (writeSkipped, the recorded refund id)', out2.json.writeSkipped === true && out2.json.id === out1.json.id, JSON.stringify(out2));
+		await rest.request('POST', `/api/v1/workflows/${wf.id}/deactivate`, undefined, H);
+	}
+
+	// ------------------------------------------------------------ outage, then a later retry
+	{
+		const [order] = refundable();
+		const wf = await workflow('outage');
+		const { DEFAULT_TRANSPORT_OPTIONS } = require(path.join(ROOT, 'dist', 'nodes', 'shared', 'transport', 'request.js'));
+		const attempts = 1 + DEFAULT_TRANSPORT_OPTIONS.maxRetries;
+		sb.faults.add({ match: { method: 'POST', path: new RegExp(`/orders/${order.id}/refund$`) }, kind: '500', count: attempts });
+		const messageId = sb.app.deliver(wf.ep.id, 'PAYMENT_COMPLETED', { orderId: order.id, amount: 1, currency: 'USD' });
+		const delivery = await firstDelivery(messageId);
+		const [first] = await finished(wf.id, 1);
+		t.equal('money (outage): every attempt answered 500, nothing committed, the execution failed', { status: first.status, posts: postsFor(order.id), ledger: ledgerFor(order.id) }, { status: 'error', posts: attempts, ledger: 0 });
+		sb.app.clock.advance(25 * HOUR);
+		await redeliver(delivery, wf.url);
+		const [, second] = await finished(wf.id, 2);
+		const out2 = await refundOutput(second?.id);
+		t.check('money (outage): the later retry refunded (not skipped)', second?.status === 'success' && out2.json.orderId === order.id && out2.json.writeSkipped === undefined, JSON.stringify(out2));
+		await redeliver(delivery, wf.url);
+		const [, , third] = await finished(wf.id, 3);
+		const out3 = await refundOutput(third?.id);
+		log(`money (outage): event ${messageId}: ${postsFor(order.id)} refund request(s), ${ledgerFor(order.id)} refund(s) in the ledger; third execution ${JSON.stringify(out3.json).slice(0, 120)}`);
+		t.equal('money (outage): refunded exactly once over three executions', ledgerFor(order.id), 1);
+		t.check('money (outage): the third execution skipped the write', out3.json.writeSkipped === true, JSON.stringify(out3));
+		await rest.request('POST', `/api/v1/workflows/${wf.id}/deactivate`, undefined, H);
+	}
+
+	// ------------------------------------------------------------ a key names the write, not its place
+	{
+		// Trigger -> Code (the event's orders as items) -> Loop Over Items (1 per batch) -> Refund -> back to the loop.
+		const [a, b, c] = refundable();
+		t.must('money (keys): three refundable orders', a && b && c, `${refundable().length} refundable`);
+		const wf = await workflow('loop over items', { refund: false });
+		const full = /** @type {any} */ (await rest.api(`/workflows/${wf.id}`));
+		const trigger = full.nodes[0];
+		const code = { id: crypto.randomUUID(), name: 'Orders of the event', type: 'n8n-nodes-base.code', typeVersion: 2, position: [200, 0], parameters: { jsCode: 'return $input.first().json.data.orderIds.map((orderId) => ({ json: { orderId }, pairedItem: { item: 0 } }));' } };
+		const loop = { id: crypto.randomUUID(), name: 'Loop Over Items', type: 'n8n-nodes-base.splitInBatches', typeVersion: 3, position: [400, 0], parameters: { batchSize: 1, options: {} } };
+		const refund = {
+			id: crypto.randomUUID(),
+			name: 'Refund 1.00',
+			type: `${PKG_NAME}.vaultStore`,
+			typeVersion: 1,
+			position: [600, 0],
+			parameters: { resource: 'order', operation: 'refund', orderId: { __rl: true, mode: 'id', value: '={{ $json.orderId }}' }, additionalFields: { amount: 1, reason: 'e2e: loop' } },
+			credentials: trigger.credentials,
+		};
+		const connections = {
+			[trigger.name]: { main: [[{ node: code.name, type: 'main', index: 0 }]] },
+			[code.name]: { main: [[{ node: loop.name, type: 'main', index: 0 }]] },
+			[loop.name]: { main: [[], [{ node: refund.name, type: 'main', index: 0 }]] },
+			[refund.name]: { main: [[{ node: loop.name, type: 'main', index: 0 }]] },
+		};
+		await rest.request('POST', `/api/v1/workflows/${wf.id}/deactivate`, undefined, H);
+		const put = /** @type {any} */ (await rest.request('PUT', `/api/v1/workflows/${wf.id}`, { name: full.name, nodes: [trigger, code, loop, refund], connections, settings: { executionOrder: 'v1' } }, H));
+		t.must('money (keys): loop workflow saved', put.status === 200, JSON.stringify(put).slice(0, 300));
+		const act = /** @type {any} */ (await rest.request('POST', `/api/v1/workflows/${wf.id}/activate`, undefined, H));
+		t.must('money (keys): loop workflow activated', act.status === 200, JSON.stringify(act).slice(0, 300));
+		const ep = /** @type {any} */ (await waitUntil(() => sb.state.webhooks.find((/** @type {any} */ w) => w.url === wf.url)));
+		t.equal('money (keys): loop workflow routed', await routedStatus(wf.url, 401), 401);
+		const count = () => [a, b, c].map((o) => ledgerFor(o.id));
+		const messageId = sb.app.deliver(ep.id, 'PAYMENT_COMPLETED', { orderIds: [a.id, b.id] });
+		const delivery = await firstDelivery(messageId);
+		const [first] = await finished(wf.id, 1);
+		t.equal('money (keys): one event, the refund node run twice by Loop Over Items: two refunds (A and B)', { status: first?.status, ledger: count() }, { status: 'success', ledger: [1, 1, 0] });
+		// The same event executed again after the upstream list changed order: C first, then A and B.
+		const body = JSON.stringify({ ...JSON.parse(delivery.body), data: { orderIds: [c.id, a.id, b.id] } });
+		await redeliver({ ...delivery, body }, wf.url);
+		const [, second] = await finished(wf.id, 2);
+		log(`money (keys): loop execution again with [C, A, B]: ${second?.status}; ledger A ${count()[0]}, B ${count()[1]}, C ${count()[2]}`);
+		t.equal('money (keys): the same event again with [C, A, B]: C refunded, A and B not again', { status: second?.status, ledger: count() }, { status: 'success', ledger: [1, 1, 1] });
+		await rest.request('POST', `/api/v1/workflows/${wf.id}/deactivate`, undefined, H);
+
+		// Two workflows on the same event, both refund nodes with the default name: two refunds.
+		const [d] = refundable();
+		const one = await workflow('two workflows, first');
+		const two = await workflow('two workflows, second');
+		sb.app.emit('PAYMENT_COMPLETED', { orderId: d.id, amount: 1, currency: 'USD' });
+		await finished(one.id, 1);
+		await finished(two.id, 1);
+		await waitUntil(() => ledgerFor(d.id) >= 2, 10_000);
+		t.equal('money (keys): two workflows on one event, same node name: each made its own refund', ledgerFor(d.id), 2);
+		await rest.request('POST', `/api/v1/workflows/${one.id}/deactivate`, undefined, H);
+		await rest.request('POST', `/api/v1/workflows/${two.id}/deactivate`, undefined, H);
+	}
+
+	// ------------------------------------------------------------ migrated endpoint kept at re-activation
+	{
+		const wf = await workflow('migrated V1 endpoint', { version: 'V1', events: ['PAYMENT_REFUNDED'], refund: false });
+		t.equal('money (migration): the endpoint is registered as V1', wf.ep.signatureVersion, 'V1');
+		wf.ep.signatureVersion = 'V2'; // the service's migration
+		const before = sb.requests.length;
+		const port = inst.port;
+		await inst.stop();
+		await inst.start({ port });
+		t.equal('money (migration): after n8n restarted, the workflow URL is routed again', await routedStatus(wf.url, 401, 60_000), 401);
+		await sleep(1000);
+		const patches = sb.requests.slice(before).filter((/** @type {any} */ r) => r.method === 'PATCH' && r.path.includes(wf.ep.id));
+		const now = sb.state.webhooks.find((/** @type {any} */ w) => w.id === wf.ep.id);
+		const logText = inst.server.stdout + inst.server.stderr;
+		t.check('money (migration): re-activation kept the migrated endpoint at V2 (no PATCH back) and told the user in the log', patches.length === 0 && now?.signatureVersion === 'V2' && /is set to V2 at the service .* kept at V2/.test(logText), JSON.stringify({ patches: patches.length, version: now?.signatureVersion }));
+		const messageId = sb.app.deliver(wf.ep.id, 'PAYMENT_REFUNDED', { refund: 'migrated' });
+		const d = await firstDelivery(messageId);
+		const started = await finished(wf.id, 1);
+		t.check('money (migration): a V2-signed delivery to the migrated endpoint is accepted and starts the workflow', d?.status >= 200 && d?.status < 300 && started.length === 1, JSON.stringify({ status: d?.status, executions: started.length }));
+		await rest.request('POST', `/api/v1/workflows/${wf.id}/deactivate`, undefined, H);
+	}
+}
+
+module.exports = { moneyChecks };
