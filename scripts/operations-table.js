@@ -17,6 +17,7 @@ const END = '<!-- operations:end -->';
 
 function operationsTable() {
 	const { resources } = require(path.join(__dirname, '..', 'dist/nodes/VaultStore/resources'));
+	const { extrasOf } = require(path.join(__dirname, '..', 'dist/nodes/VaultStore/operation'));
 	const lines = [
 		'| Resource | Operation | Request | Scope / permission | Notes |',
 		'|---|---|---|---|---|',
@@ -30,8 +31,9 @@ function operationsTable() {
 			if (op.list === 'paged') notes.push('Return All / Limit (page, limit)');
 			if (op.list === 'client') notes.push('Return All / Limit (limit applied by the node)');
 			if (op.list === 'cursor') notes.push('Return All / Limit (follows the answer\'s cursor; **inferred** names next_cursor / cursor, overridable)');
-			if (op.extra?.query) notes.push('Additional Query Parameters');
-			if (op.extra?.body) notes.push('Additional Body Fields');
+			const extras = extrasOf(op);
+			if (!extras.query) notes.push(`no Additional Query Parameters (${op.noExtra.query})`);
+			if (!extras.body && ['POST', 'PUT', 'PATCH'].includes(op.method)) notes.push(`no Additional Body Fields (${op.noExtra.body})`);
 			if (op.idempotent) notes.push(`Idempotency-Key (${op.idempotent})`);
 			if (op.family === 'storefront') notes.push('no authentication');
 			lines.push(

@@ -77,11 +77,18 @@ export interface Operation {
 	/** For `list: 'cursor'`: the query name that carries the next cursor (a parameter may override it). */
 	cursorParam?: string;
 	/**
-	 * The service's query or body names here are a guess: the operation gets
-	 * "Additional Query Parameters" / "Additional Body Fields" (name and value
-	 * pairs sent as they are, overriding the node's own).
+	 * Every operation has "Additional Query Parameters", and every one that
+	 * sends a body (POST, PUT, PATCH) "Additional Body Fields": name and value
+	 * pairs merged over the node's own, so a name the service spells otherwise
+	 * can be corrected from the editor. A row turns one off only with the reason.
 	 */
-	extra?: { query?: boolean; body?: boolean };
+	noExtra?: { query?: string; body?: string };
+	/**
+	 * The body, once Additional Body Fields are merged, must have a field
+	 * besides the `besides` ones (an update with nothing to change): else
+	 * `message` is the error.
+	 */
+	needsBody?: { message: string; besides?: string[] };
 	/** Sends an Idempotency-Key: `required` by the spec, or `honoured` by the route. */
 	idempotent?: 'required' | 'honoured';
 	/** The spec names the operation but not its path or body. */
@@ -127,4 +134,14 @@ export interface Resource {
 export function amountOf(value: unknown): number | undefined {
 	const n = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
 	return typeof n === 'number' && Number.isFinite(n) ? n : undefined;
+}
+
+const BODY_METHODS: readonly string[] = ['PATCH', 'POST', 'PUT'];
+
+/** Whether the operation offers Additional Query Parameters / Additional Body Fields (see `noExtra`). */
+export function extrasOf(op: Operation): { query: boolean; body: boolean } {
+	return {
+		query: op.noExtra?.query === undefined,
+		body: BODY_METHODS.includes(op.method) && op.noExtra?.body === undefined,
+	};
 }

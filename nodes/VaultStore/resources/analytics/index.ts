@@ -27,7 +27,6 @@ const getMonthlyRevenue: Operation = {
 	path: '/analytics/revenue/monthly',
 	inferred: true,
 	notes: 'route, query name months and response inferred',
-	extra: { query: true },
 	query: (p) => {
 		const months = p.get<number | undefined>('months', undefined);
 		return { months: months === undefined ? undefined : p.v.number('Months', months, { min: 1, integer: true }) };
@@ -56,7 +55,6 @@ const getOverview: Operation = {
 	family: 'core',
 	path: '/analytics/overview',
 	notes: 'inferred query names range, from, to',
-	extra: { query: true },
 	query: (p) => {
 		const range = p.v.oneOf('Range', p.get('range', '30d'), ANALYTICS_RANGES);
 		if (range !== 'custom') return { range };

@@ -210,7 +210,6 @@ const createSession: Operation = {
 	path: '/v2/checkouts',
 	inferred: true,
 	notes: 'POST /v2/checkouts is given (automatic capture only); inferred body: items as in the estimate, success_url, cancel_url, customer_email',
-	extra: { body: true },
 	body: (p) => {
 		const f = p.fields('sessionFields');
 		const url = (label: string, value: unknown) => (isEmpty(value) ? undefined : p.v.url(label, value));
@@ -301,7 +300,6 @@ const pay: Operation = {
 	path: '/checkouts/{sessionId}/pay',
 	ids: { sessionId: ID.sessionId },
 	idempotent: 'honoured',
-	extra: { body: true },
 	notes: 'inferred body names paymentMethod, token; an already paid session is a clear error',
 	body: payBody,
 	run: runPay,

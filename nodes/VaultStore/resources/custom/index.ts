@@ -140,6 +140,10 @@ const request: Operation = {
 	family: 'base',
 	path: '',
 	run: customRequest,
+	noExtra: {
+		query: 'its own Query Parameters are the whole query',
+		body: 'its own Body is the whole body',
+	},
 	fields: [
 		{
 			displayName: 'Method',

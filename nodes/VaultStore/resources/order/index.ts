@@ -39,7 +39,6 @@ const getAll: Operation = {
 	family: 'core',
 	path: '/orders/',
 	list: 'paged',
-	extra: { query: true },
 	query: (p) => {
 		const f = p.fields('filters');
 		return {

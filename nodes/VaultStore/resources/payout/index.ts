@@ -21,7 +21,6 @@ const create: Operation = {
 	family: 'stores',
 	path: '/payouts',
 	idempotent: 'honoured',
-	extra: { body: true },
 	notes: 'inferred body names amount, bankAccountId, currency',
 	body: (p) => {
 		const f = p.fields('additionalFields');
@@ -114,7 +113,6 @@ function balanceList(direction: 'credit' | 'debit'): Operation {
 		list: 'paged',
 		inferred: true,
 		notes: 'route and record fields inferred',
-		extra: { query: true },
 		fields: returnAllFields,
 	};
 }

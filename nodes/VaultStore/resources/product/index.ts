@@ -142,9 +142,6 @@ function productUpdateBody(p: Params): IDataObject {
 			p.v.fail('"Available From" must be before "Available Until"');
 		}
 	}
-	if (Object.values(body).every((v) => v === undefined)) {
-		p.v.fail('Add at least one field to "Update Fields"', 'Only the fields you add are changed.');
-	}
 	return body;
 }
 
@@ -478,6 +475,7 @@ const update: Operation = {
 	path: '/products/{productId}',
 	ids: { productId: ID.productId },
 	body: productUpdateBody,
+	needsBody: { message: 'Add at least one field to "Update Fields" (only the fields you add are changed)' },
 	output: hideSecret,
 	fields: [productId, updateFields],
 };

@@ -64,7 +64,7 @@ async function runResolve(rc: RunContext): Promise<INodeExecutionData[]> {
 	for (let i = 0; i < inputs.length; i += SEARCH_BATCH) {
 		const batch = inputs.slice(i, i + SEARCH_BATCH);
 		await budget.acquire();
-		const res = await rc.transport.request({ ...rc.request, query: { q: batch.join(',') } });
+		const res = await rc.transport.request({ ...rc.request, query: { q: batch.join(','), ...rc.request.query } });
 		for (const json of readPage(res.data).items) out.push({ json, pairedItem: { item: rc.p.itemIndex } });
 	}
 	return out;

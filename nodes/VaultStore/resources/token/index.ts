@@ -1,11 +1,11 @@
-import type { IDataObject, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, INodeProperties } from 'n8n-workflow';
 
 import { VAULT_CREDENTIAL } from '../../../shared/credentials';
 import { opt } from '../../../shared/readers';
 import { ID } from '../../../shared/ids';
 import { enumOptions } from '../../../shared/labels';
 import { collectionField, locatorField, returnAllFields } from '../../descriptions';
-import type { Operation, Params, Resource, RunContext } from '../../operation';
+import type { Operation, Params, Resource } from '../../operation';
 import type { TokenType } from './data';
 import {
 	cardData,
@@ -58,12 +58,6 @@ function keyValues(displayName: string, name: string, description: string): INod
 			},
 		],
 	};
-}
-
-function asRecords(data: unknown): IDataObject[] {
-	if (Array.isArray(data)) return data as IDataObject[];
-	if (data !== null && typeof data === 'object') return [data as IDataObject];
-	return [];
 }
 
 const tokenId = locatorField('tokenId', ID.tokenId);
@@ -282,7 +276,6 @@ const getAll: Operation = {
 	path: '/tokens',
 	list: 'cursor',
 	cursorParam: 'cursor',
-	extra: { query: true },
 	query: filtersQuery,
 	output: (records) => records.map(publicToken),
 	fields: [
@@ -370,22 +363,7 @@ export function updateBody(p: Params): IDataObject {
 	} else if (hasExpiry) {
 		body.expires_at = futureTimestamp(p, 'Expires At', f.expiresAt);
 	}
-	if (Object.keys(body).length === 0) {
-		p.v.fail(
-			'Nothing to update: add "Set Metadata", "Remove Metadata Keys", "Expires At" or "Clear Expiry"',
-			'Type and data of a token cannot be changed: create a new token and delete the old one.',
-		);
-	}
 	return body;
-}
-
-async function runUpdate(rc: RunContext): Promise<INodeExecutionData[]> {
-	const body = updateBody(rc.p);
-	const res = await rc.transport.request({ ...rc.request, body });
-	return asRecords(res.data).map((record) => ({
-		json: publicToken(record),
-		pairedItem: { item: rc.p.itemIndex },
-	}));
 }
 
 const update: Operation = {
@@ -400,7 +378,13 @@ const update: Operation = {
 	ids,
 	hints: { 404: GONE },
 	notes: 'metadata keys removed with null; Clear Expiry sends expires_at: null',
-	run: runUpdate,
+	body: updateBody,
+	sendNull: ['expires_at'],
+	needsBody: {
+		message:
+			'Nothing to update: add "Set Metadata", "Remove Metadata Keys", "Expires At" or "Clear Expiry". Type and data of a token cannot be changed: create a new token and delete the old one.',
+	},
+	output: (records) => records.map(publicToken),
 	fields: [
 		tokenId,
 		{

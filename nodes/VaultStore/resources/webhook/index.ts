@@ -143,7 +143,6 @@ const update: Operation = {
 	ids: hook,
 	inferred: true,
 	notes: 'PATCH route and body inferred (the endpoint is settable on update)',
-	extra: { body: true },
 	body: (p) => {
 		const f = p.fields('updateFields');
 		const eventTypes =
@@ -155,11 +154,9 @@ const update: Operation = {
 			signatureVersion:
 				f.signatureVersion === undefined ? undefined : p.v.oneOf('Signature Version', f.signatureVersion, SIGNATURE_VERSIONS),
 		};
-		if (Object.values(body).every((value) => value === undefined)) {
-			p.v.fail('Choose at least one field to update in "Update Fields"');
-		}
 		return body;
 	},
+	needsBody: { message: 'Choose at least one field to update in "Update Fields"' },
 	fields: [
 		webhookId,
 		collectionField('updateFields', [
