@@ -30,7 +30,7 @@ function operationsTable() {
 			if (op.notes) notes.push(op.notes.replace(/\binferred\b/, '**inferred**'));
 			if (op.list === 'paged') notes.push('Return All / Limit (page, limit)');
 			if (op.list === 'client') notes.push('Return All / Limit (limit applied by the node)');
-			if (op.list === 'cursor') notes.push('Return All / Limit (follows the answer\'s cursor; **inferred** names next_cursor / cursor, overridable)');
+			if (op.list === 'cursor') notes.push('Return All / Limit (follows the answer\'s cursor; **inferred** names next_cursor / cursor, overridable; **inferred** wrapper: a bare array, {data}, {items} or {results})');
 			const extras = extrasOf(op);
 			if (!extras.query) notes.push(`no Additional Query Parameters (${op.noExtra.query})`);
 			if (!extras.body && ['POST', 'PUT', 'PATCH'].includes(op.method)) notes.push(`no Additional Body Fields (${op.noExtra.body})`);

@@ -456,6 +456,29 @@ describe('token getAll', () => {
 		expect(got.map((t) => t.id)).toEqual([created[2].id, created[1].id]);
 	});
 
+	test('the list wrapper is not shown: a bare array, {data: [...]} and {results: [...]} are all read; Limit applies', async () => {
+		const tokens = (n: number) => Array.from({ length: n }, (_, i) => ({ id: `tok_list${i}`, type: 'pii', fingerprint: `fp_${i}` }));
+		const path = /\/tokens$/;
+		for (const body of [tokens(3), { data: tokens(3) }, { results: tokens(3) }, { object: 'list', data: tokens(3), has_more: false }]) {
+			f.sb.faults.add({ kind: 'reply', status: 200, match: { method: 'GET', path }, reply: { body } });
+			const all = await f.run({ resource: 'token', operation: 'getAll', returnAll: true });
+			expect([body, all.error()?.message]).toEqual([body, undefined]);
+			expect(jsonOf(all).map((t) => t.id)).toEqual(['tok_list0', 'tok_list1', 'tok_list2']);
+			expect(f.requests()).toHaveLength(1);
+		}
+		f.sb.faults.add({ kind: 'reply', status: 200, match: { method: 'GET', path }, reply: { body: tokens(5) } });
+		const two = await f.run({ resource: 'token', operation: 'getAll', returnAll: false, limit: 2 });
+		expect(jsonOf(two).map((t) => t.id)).toEqual(['tok_list0', 'tok_list1']);
+		// A bare array of something else than records is still refused, clearly.
+		f.sb.faults.add({ kind: 'reply', status: 200, match: { method: 'GET', path }, reply: { body: ['tok_1', 'tok_2'] } });
+		const bad = await f.run({ resource: 'token', operation: 'getAll', returnAll: true });
+		expect(bad.error()?.message).toMatch(/not what the API returns/);
+		// A single token is still a JSON object: an array there is refused.
+		f.sb.faults.add({ kind: 'reply', status: 200, match: { method: 'GET', path: /\/tokens\/tok_/ }, reply: { body: tokens(1) } });
+		const one = await f.run({ resource: 'token', operation: 'get', tokenId: byId('tok_aaaaaaaaaaaa') });
+		expect(one.error()?.description).toMatch(/expected a JSON object/);
+	});
+
 	test('a fingerprint without fp_ is refused before sending', async () => {
 		const r = await f.run({ resource: 'token', operation: 'getAll', returnAll: true, filters: { fingerprint: 'abc_123' } });
 		expect(refusedLocally(r)).toMatch(/"Fingerprint" must start with "fp_"/);
