@@ -24,7 +24,7 @@ function operationsTable() {
 	];
 	for (const resource of resources) {
 		for (const op of resource.operations) {
-			const route = op.value === 'request' && op.family === 'base' ? 'any route of the service' : `${op.method} \`${ROOTS[op.family]}${op.path}\``;
+			const route = op.value === 'request' && op.family === 'base' ? 'any route of the store API (`/v2/...`, store credential) or below the vault URL (`/tokens`, ..., vault credential)' : `${op.method} \`${ROOTS[op.family]}${op.path}\``;
 			const notes = [];
 			if (op.inferred) notes.push('**inferred** route');
 			if (op.notes) notes.push(op.notes.replace(/\binferred\b/, '**inferred**'));

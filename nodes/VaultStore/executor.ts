@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, JsonObject } f
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import type { Operation, Resource } from './operation';
-import { extrasOf, Params } from './operation';
+import { credentialOf, extrasOf, Params } from './operation';
 import { secretParameterNames, withRedactedNode } from './redactNode';
 import {
 	AdaptiveConcurrency,
@@ -286,7 +286,7 @@ async function runOperation(
 	const pool = new AdaptiveConcurrency({ max: options.concurrency });
 	const transport = new Transport(
 		ctx,
-		resource.credential,
+		credentialOf(resource, ctx),
 		{ ...DEFAULT_TRANSPORT_OPTIONS, maxRetries: options.maxRetries, timeoutMs: options.timeoutMs },
 		pool,
 	);

@@ -122,6 +122,8 @@ export interface Resource {
 	name: string;
 	description: string;
 	credential: CredentialName;
+	/** The credential is chosen by a parameter (value -> credential); `credential` is the default. */
+	credentialChoice?: { parameter: string; credentials: Record<string, CredentialName> };
 	/** In menu order (alphabetical). The editor opens the resource on its first GET operation. */
 	operations: Operation[];
 	/** For a resource without a GET operation: the one to open on (never one that changes data or moves money). */
@@ -144,4 +146,12 @@ export function extrasOf(op: Operation): { query: boolean; body: boolean } {
 		query: op.noExtra?.query === undefined,
 		body: BODY_METHODS.includes(op.method) && op.noExtra?.body === undefined,
 	};
+}
+
+/** The credential a run of the resource uses: the one its choice parameter names, else its own. */
+export function credentialOf(resource: Resource, ctx: IExecuteFunctions): CredentialName {
+	const choice = resource.credentialChoice;
+	if (!choice) return resource.credential;
+	const value = ctx.getNodeParameter(choice.parameter, 0, '') as string;
+	return choice.credentials[value] ?? resource.credential;
 }

@@ -208,8 +208,7 @@ const createSession: Operation = {
 	method: 'POST',
 	family: 'base',
 	path: '/v2/checkouts',
-	inferred: true,
-	notes: 'POST /v2/checkouts is given (automatic capture only); inferred body: items as in the estimate, success_url, cancel_url, customer_email',
+	notes: 'route given (POST /v2/checkouts, automatic capture only); inferred body: items as in the estimate, success_url, cancel_url, customer_email',
 	body: (p) => {
 		const f = p.fields('sessionFields');
 		const url = (label: string, value: unknown) => (isEmpty(value) ? undefined : p.v.url(label, value));
