@@ -3,6 +3,7 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import type { Operation, Resource } from './operation';
 import { credentialOf, extrasOf, Params } from './operation';
+import { LocalChecks } from './localChecks';
 import { secretParameterNames, withRedactedNode } from './redactNode';
 import {
 	AdaptiveConcurrency,
@@ -280,7 +281,8 @@ async function runOperation(
 
 	const items = ctx.getInputData();
 	const secretNames = secretParameterNames(resources);
-	const first = new Params(ctx, 0);
+	const checks = new LocalChecks(ctx);
+	const first = new Params(ctx, 0, checks.sink(0));
 	const options = readOptions(first);
 	// One pool for the whole run: every item's requests and every page of Return All.
 	const pool = new AdaptiveConcurrency({ max: options.concurrency });
@@ -300,7 +302,7 @@ async function runOperation(
 	const tool = isToolRun(ctx);
 	let origins: (EventOrigin | undefined)[] | undefined;
 	const runItem = async (itemIndex: number): Promise<INodeExecutionData[]> => {
-		const p = itemIndex === 0 ? first : new Params(ctx, itemIndex);
+		const p = itemIndex === 0 ? first : new Params(ctx, itemIndex, checks.sink(itemIndex));
 		// The run's options (the first item's) apply to every item; only the key may differ per item.
 		checkAgentLimits(p, op, options, tool);
 		const request: ApiRequest = {
@@ -388,6 +390,6 @@ async function runOperation(
 			}
 			throw redactor.error(new NodeOperationError(ctx.getNode(), error as Error, { itemIndex }));
 		}
-	});
+	}).finally(() => checks.flush());
 	return [perItem.flat()];
 }

@@ -9,6 +9,7 @@ import type {
 import type { CredentialName } from '../shared/credentials';
 import type { ApiRequest, Family, Transport } from '../shared/transport/request';
 import type { IdRule } from '../shared/validate';
+import type { WarningSink } from '../shared/validate';
 import { Validator } from '../shared/validate';
 
 /**
@@ -21,8 +22,9 @@ export class Params {
 	constructor(
 		readonly ctx: IExecuteFunctions,
 		readonly itemIndex: number,
+		warnings?: WarningSink,
 	) {
-		this.v = new Validator(ctx.getNode(), itemIndex);
+		this.v = new Validator(ctx.getNode(), itemIndex, warnings);
 	}
 
 	get<T = unknown>(name: string, fallback?: T): T {
@@ -36,8 +38,9 @@ export class Params {
 		return this.get<IDataObject>(name, {}) ?? {};
 	}
 
+	/** A path id (see Validator.id). */
 	id(name: string, rule: IdRule): string {
-		return this.v.id(rule, this.get(name, ''));
+		return this.v.id(rule, this.get(name, ''), 'path');
 	}
 
 	get item(): INodeExecutionData {

@@ -139,7 +139,7 @@ function productUpdateBody(p: Params): IDataObject {
 	};
 	if (typeof body.availableFrom === 'string' && typeof body.availableUntil === 'string') {
 		if (Date.parse(body.availableFrom) >= Date.parse(body.availableUntil)) {
-			p.v.fail('"Available From" must be before "Available Until"');
+			p.v.warn('"Available From" is not before "Available Until"');
 		}
 	}
 	return body;
