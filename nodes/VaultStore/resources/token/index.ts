@@ -68,7 +68,7 @@ const expiresAt: INodeProperties = {
 	name: 'expiresAt',
 	type: 'dateTime',
 	default: '',
-	description: 'When the vault deletes the token and its data; must be in the future. Leave unset to keep the token until it is deleted.',
+	description: 'When the vault deletes the token and its data (a time in the past is sent with a warning). Leave unset to keep the token until it is deleted.',
 };
 
 // ---- create ----
@@ -101,12 +101,12 @@ const create: Operation = {
 	name: 'Create',
 	action: 'Create a token',
 	description:
-		'Store a card, bank account, personal value or custom JSON object in the vault and get a token for it. Card details are checked before sending and never shown in the output (only the mask). Always sends an Idempotency-Key.',
+		'Store a card, bank account, personal value or custom JSON object in the vault and get a token for it. Card details never appear in the output (only the mask); a card that looks wrong (checksum, expiry) is sent with a warning. Always sends an Idempotency-Key.',
 	method: 'POST',
 	family: 'vault',
 	path: '/tokens',
 	idempotent: 'required',
-	notes: 'card number, expiry and CVC checked before sending; custom data max 16 KiB; output never has data',
+	notes: 'card number, expiry and CVC checked before sending (warnings); custom data max 16 KiB; output never has data',
 	body: createBody,
 	output: (records) => records.map(publicToken),
 	fields: [
@@ -126,7 +126,7 @@ const create: Operation = {
 			typeOptions: { password: true },
 			default: '',
 			required: true,
-			description: '12 to 19 digits, spaces and dashes allowed; checked with the Luhn algorithm before sending',
+			description: '12 to 19 digits, spaces and dashes allowed; a number that fails the Luhn check is sent with a warning',
 			displayOptions: forType('card'),
 		},
 		{
