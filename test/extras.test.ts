@@ -283,3 +283,52 @@ describe('rules of the extras', () => {
 		expect(post.headers.authorization).toBe('[redacted]');
 	});
 });
+
+describe('a guessed filter the answer plainly ignored is named in a hint', () => {
+	const page = (items: IDataObject[]) => ({ ok: true, data: { items, pagination: { page: 1, limit: 50, total: items.length, totalPages: 1 } } });
+	const ord = (c: string) => `ord_${c.repeat(12)}`;
+
+	test('Refund → Get Many by order: records of other orders give a hint pointing to Additional Query Parameters', async () => {
+		f.sb.faults.add({ kind: 'reply', status: 200, match: { method: 'GET', path: /\/refunds$/ }, reply: { body: page([{ id: 'ref_1', orderId: ord('a') }, { id: 'ref_2', orderId: ord('b') }, { id: 'ref_3', orderId: ord('c') }]) } });
+		const r = await f.run({ resource: 'refund', operation: 'getAll', filters: { orderId: ord('a') } });
+		expect(r.error()).toBeUndefined();
+		expect(f.requests()[0].query).toMatchObject({ orderId: ord('a') });
+		expect(r.hints()).toEqual([
+			expect.objectContaining({
+				type: 'warning',
+				message: expect.stringMatching(/seems to ignore "orderId" \(sent orderId=ord_a+\): 2 of 3 records have another orderId.*"Additional Query Parameters"/),
+			}),
+		]);
+		// Skip Local Checks does not silence it: it is about the answer, not a check of the input.
+		f.sb.faults.add({ kind: 'reply', status: 200, match: { method: 'GET', path: /\/refunds$/ }, reply: { body: page([{ id: 'ref_2', orderId: ord('b') }]) } });
+		const again = await f.run({ resource: 'refund', operation: 'getAll', filters: { orderId: ord('a') }, options: { skipLocalChecks: true } });
+		expect(again.hints()).toHaveLength(1);
+	});
+
+	test('no hint when the records match, lack the field, or no filter was sent', async () => {
+		const cases: [IDataObject, IDataObject[]][] = [
+			[{ filters: { orderId: ord('a') } }, [{ id: 'ref_1', orderId: ord('a') }]],
+			[{ filters: { orderId: ord('a') } }, [{ id: 'ref_1' }]],
+			[{}, [{ id: 'ref_1', orderId: ord('a') }, { id: 'ref_2', orderId: ord('b') }]],
+		];
+		for (const [params, records] of cases) {
+			f.sb.faults.add({ kind: 'reply', status: 200, match: { method: 'GET', path: /\/refunds$/ }, reply: { body: page(records) } });
+			const r = await f.run({ resource: 'refund', operation: 'getAll', ...params });
+			expect([params, r.error(), r.hints()]).toEqual([params, undefined, []]);
+		}
+	});
+
+	test('disputes by status, licenses by product, and the test event type of Send Test', async () => {
+		f.sb.faults.add({ kind: 'reply', status: 200, match: { method: 'GET', path: /\/disputes$/ }, reply: { body: page([{ id: 'dsp_1', status: 'WON' }, { id: 'dsp_2', status: 'LOST' }]) } });
+		const disputes = await f.run({ resource: 'dispute', operation: 'getAll', filters: { status: 'won' } });
+		expect(disputes.hints().map((h) => h.message)).toEqual([expect.stringMatching(/"status" \(sent status=won\): 1 of 2 records/)]);
+
+		f.sb.faults.add({ kind: 'reply', status: 200, match: { method: 'GET', path: /\/licenses$/ }, reply: { body: page([{ id: 'lic_1', productId: 'prd_bbbbbbbbbbbb' }]) } });
+		const licenses = await f.run({ resource: 'license', operation: 'getAll', filters: { productId: 'prd_aaaaaaaaaaaa' } });
+		expect(licenses.hints().map((h) => h.message)).toEqual([expect.stringMatching(/"productId" .*1 of 1 records have another productId/)]);
+
+		f.sb.faults.add({ kind: 'reply', status: 200, match: { method: 'POST', path: /\/test$/ }, reply: { body: { ok: true, data: { id: 'msg_1', eventType: 'PAYMENT_PENDING', test: true } } } });
+		const test = await f.run({ resource: 'webhook', operation: 'sendTest', webhookId: rl('whk_aaaaaaaaaaaa'), eventType: 'PAYMENT_FAILED' });
+		expect(test.hints().map((h) => h.message)).toEqual([expect.stringMatching(/"eventType" \(sent eventType=PAYMENT_FAILED\).*"Additional Body Fields"/)]);
+	});
+});

@@ -3,6 +3,7 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import type { Operation, Resource } from './operation';
 import { credentialOf, extrasOf, Params } from './operation';
+import { ignoredNames } from './guessedNames';
 import { LocalChecks } from './localChecks';
 import { secretParameterNames, withRedactedNode } from './redactNode';
 import {
@@ -374,6 +375,7 @@ async function runOperation(
 			if (res.replay) records = records.map((r) => ({ ...r, idempotentReplay: true }));
 			if (keySource !== undefined) records = records.map((r) => ({ ...r, idempotencyKeySource: keySource }));
 		}
+		if (op.guessedNames) checks.note(ignoredNames(op, request, records));
 		if (op.output) records = op.output(records, p);
 		return toItems(records, itemIndex);
 	};

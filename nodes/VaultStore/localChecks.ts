@@ -10,6 +10,8 @@ import type { WarningSink } from '../shared/validate';
  */
 export class LocalChecks {
 	private readonly seen = new Map<string, number[]>();
+	/** Other hints of the run (e.g. a guessed filter the service ignored): not silenced by the option. */
+	private readonly notes = new Set<string>();
 	private readonly skip: boolean;
 
 	constructor(private readonly ctx: IExecuteFunctions) {
@@ -26,8 +28,16 @@ export class LocalChecks {
 		};
 	}
 
+	/** A hint of the run that is not a local check; each message once. */
+	note(messages: string[]): void {
+		for (const message of messages) this.notes.add(message);
+	}
+
 	/** Adds the hints collected so far (once each) to the node's output. */
 	flush(): void {
+		const notes = [...this.notes].map((message) => ({ message, type: 'warning' as const, location: 'outputPane' as const }));
+		this.notes.clear();
+		if (notes.length) this.ctx.addExecutionHints?.(...notes);
 		if (this.seen.size === 0) return;
 		const hints = [...this.seen].map(([message, items]) => {
 			const which = this.ctx.getInputData().length > 1 ? ` (item${items.length > 1 ? 's' : ''} ${items.sort((a, b) => a - b).map((i) => i + 1).join(', ')})` : '';

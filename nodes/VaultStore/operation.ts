@@ -92,6 +92,13 @@ export interface Operation {
 	 * `message` is the error.
 	 */
 	needsBody?: { message: string; besides?: string[] };
+	/**
+	 * Query or body names the node guessed whose value the answer's records
+	 * carry under the same name (a filter, a test event type): when records
+	 * come back with another value, the service plainly ignored the name, and
+	 * the node says so in an execution hint.
+	 */
+	guessedNames?: { query?: string[]; body?: string[] };
 	/** Sends an Idempotency-Key: `required` by the spec, or `honoured` by the route. */
 	idempotent?: 'required' | 'honoured';
 	/** The spec names the operation but not its path or body. */

@@ -203,6 +203,7 @@ const sendTest: Operation = {
 	path: '/webhooks/{webhookId}/test',
 	ids: hook,
 	notes: 'inferred body name eventType',
+	guessedNames: { body: ['eventType'] },
 	body: (p) => ({ eventType: p.v.oneOf('Event Type', p.get('eventType', ''), TEST_EVENT_TYPES) }),
 	fields: [
 		webhookId,
