@@ -6,7 +6,8 @@ const f = useSandbox({ orders: 30 });
 
 const core = (sub: string) => `/v2/core/stores/${f.sb.store.storeId}${sub}`;
 const stores = (sub: string) => `/v2/stores/${f.sb.store.storeId}${sub}`;
-const call = (params: IDataObject) => f.run({ resource: 'custom', operation: 'request', ...params });
+const call = (params: IDataObject, options: Parameters<typeof f.run>[2] = {}) =>
+	f.run({ resource: 'custom', operation: 'request', ...params }, undefined, options);
 
 describe('custom API call against the sandbox', () => {
 	test('GET with {storeId} replaced: a plain array becomes one item per element', async () => {
@@ -109,3 +110,73 @@ describe('custom API call against the sandbox', () => {
 		}
 	});
 });
+
+describe('custom API call with the vault credential', () => {
+	const vaultRoot = () => `/v2/workspaces/${f.sb.vault.workspaceId}/vaults/${f.sb.vault.vaultId}`;
+	const vaultOnly = () => ({ vaultStoreVaultApi: f.credentials.vaultStoreVaultApi });
+	const storeOnly = () => ({ vaultStoreStoreApi: f.credentials.vaultStoreStoreApi });
+
+	test('a path below the vault (/tokens) goes to the vault URL with the vault key; no store credential needed', async () => {
+		const created = await f.run({ resource: 'token', operation: 'create', tokenType: 'pii', data: '{"value":"custom-call"}' });
+		const tokenId = String(jsonOf(created)[0].id);
+		const r = await call({ api: 'vault', method: 'GET', path: `/tokens/${tokenId}` }, { credentials: vaultOnly() });
+		expect(r.error()).toBeUndefined();
+		expect(f.requests().map((q) => [q.method, q.path, q.status])).toEqual([['GET', `${vaultRoot()}/tokens/${tokenId}`, 200]]);
+		expect(f.requests()[0].headers.authorization).toBe('[redacted]');
+		expect(jsonOf(r)).toEqual([expect.objectContaining({ id: tokenId, type: 'pii' })]);
+		// The vault key was used: the store key would have been refused on a vault route.
+		expect(f.sb.requests.every((q) => !q.path.startsWith('/v2/core'))).toBe(true);
+	});
+
+	test('a route with no operation (the token access log, a bare list) gives one item per entry; POST sends the body', async () => {
+		const created = await f.run({ resource: 'token', operation: 'create', tokenType: 'pii', data: '{"value":"logged"}' });
+		const tokenId = String(jsonOf(created)[0].id);
+		const reveal = await call({ api: 'vault', method: 'POST', path: `/tokens/${tokenId}/reveal` }, { credentials: vaultOnly() });
+		expect(reveal.error()).toBeUndefined();
+		const log = await call({ api: 'vault', method: 'GET', path: `/tokens/${tokenId}/access-log` }, { credentials: vaultOnly() });
+		expect(log.error()).toBeUndefined();
+		expect(jsonOf(log)).toEqual([expect.objectContaining({ token_id: tokenId, action: 'reveal' })]);
+
+		const patched = await call(
+			{ api: 'vault', method: 'PATCH', path: `/tokens/${tokenId}`, body: '{"metadata": {"via": "custom"}}' },
+			{ credentials: vaultOnly() },
+		);
+		expect(patched.error()).toBeUndefined();
+		expect(f.requests()[0].body).toEqual({ metadata: { via: 'custom' } });
+		expect(jsonOf(patched)[0].metadata).toEqual({ via: 'custom' });
+	});
+
+	test('the store API still needs only the store credential', async () => {
+		const r = await call({ api: 'store', method: 'GET', path: '/v2/core/stores/{storeId}/payouts/bank-accounts' }, { credentials: storeOnly() });
+		expect(r.error()).toBeUndefined();
+		expect(f.requests()[0].path).toBe(core('/payouts/bank-accounts'));
+	});
+
+	test('vault path rules fail before any request: below the vault, no traversal, no placeholder', async () => {
+		const cases: [string, RegExp][] = [
+			['tokens', /"Path" must start with \//],
+			[`/v2/workspaces/wks_x/vaults/vlt_x/tokens`, /leave out \/v2\/workspaces/],
+			['/tokens/../../../../v2/core/stores/x/orders', /must not contain empty, "\." or "\.\." segments/],
+			['/tokens/%2e%2e/%2e%2e', /must not contain empty, "\." or "\.\." segments/],
+			['/tokens/%2F..', /encoded slashes/],
+			['/', /"Path" must stay below \//],
+			['/tokens/{storeId}', /unknown placeholder \{storeId\}: a vault path has none/],
+			['/tokens?limit=1', /must not contain spaces, "\?" or "#"/],
+		];
+		for (const [path, message] of cases) {
+			const r = await call({ api: 'vault', method: 'GET', path }, { credentials: vaultOnly() });
+			expect([path, r.error()?.message]).toEqual([path, expect.stringMatching(message)]);
+			expect(f.requests()).toHaveLength(0);
+		}
+	});
+
+	test('same safety as the store calls: a redirect elsewhere is not followed, the key never appears in the error', async () => {
+		f.sb.faults.add({ kind: 'redirect', status: 307, location: 'http://127.0.0.1:9/steal', match: { path: /\/tokens$/ } });
+		const r = await call({ api: 'vault', method: 'GET', path: '/tokens' }, { credentials: vaultOnly() });
+		expect(r.error()?.message).toMatch(/redirect \(HTTP 307\) to another host/);
+		expect(f.requests()).toHaveLength(1);
+		const key = String(f.credentials.vaultStoreVaultApi.secretKey);
+		expect(JSON.stringify({ m: r.error()?.message, d: r.error()?.description })).not.toContain(key);
+	});
+});
+

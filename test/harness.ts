@@ -288,6 +288,8 @@ export interface RunResult {
 	output(nodeName?: string): INodeExecutionData[];
 	/** The node's error, if it failed. */
 	error(nodeName?: string): (Error & { description?: string; httpCode?: string }) | undefined;
+	/** The execution hints the node added (last run). */
+	hints(nodeName?: string): { message: string; type?: string }[];
 }
 
 const DEFAULT_NODE = 'Vault Store';
@@ -399,6 +401,10 @@ export async function runNodes(
 		error(nodeName = nodes[nodes.length - 1].name) {
 			const tasks = runData[nodeName];
 			return tasks?.[tasks.length - 1]?.error as RunResult['error'] extends (n?: string) => infer E ? E : never;
+		},
+		hints(nodeName = nodes[nodes.length - 1].name) {
+			const tasks = runData[nodeName];
+			return (tasks?.[tasks.length - 1]?.hints ?? []) as { message: string; type?: string }[];
 		},
 	};
 }

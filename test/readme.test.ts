@@ -2,9 +2,11 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const { operationsTable, readmeSection } = require('../scripts/operations-table.js') as {
+const { operationsTable, readmeSection, checksTable, checksSection } = require('../scripts/operations-table.js') as {
 	operationsTable(): string;
 	readmeSection(readme: string): string | undefined;
+	checksTable(): string;
+	checksSection(readme: string): string | undefined;
 };
 
 const readme = readFileSync(path.join(__dirname, '..', 'README.md'), 'utf8');
@@ -18,6 +20,10 @@ describe('README', () => {
 
 	test('the operations table is the one generated from the operation rows', () => {
 		expect(readmeSection(readme)).toBe(operationsTable());
+	});
+
+	test('the checks table is the one generated from nodes/VaultStore/checks.ts', () => {
+		expect(checksSection(readme)).toBe(checksTable());
 	});
 
 	test.each([

@@ -202,6 +202,18 @@ describe('no secret in any output, error or log line of token workflows', () => 
 		['past year', { expYear: '2001' }],
 		['bad CVC', { cvc: BAD_CVC }],
 		['expiry in the past', { additionalFields: { expiresAt: '2001-01-01T00:00:00Z' } }],
+	])('doubtful card input (%s) is sent with a warning; no value in the warning, output or error', async (_, extra) => {
+		const r = await scanned(card(extra), undefined, { continueOnFail: true });
+		expect(f.requests()).toHaveLength(1);
+		const hints = r.hints().map((h) => h.message);
+		// scanned() has already scanned the hints with the rest; the typed values are checked here too.
+		expect(hints).toHaveLength(1);
+		for (const value of [MISTYPED, '4242-4242-4242-4241', '4242 4242 42', BAD_CVC]) expect(hints.join(' ')).not.toContain(value);
+	});
+
+	test.each([
+		['no number', { cardNumber: '={{ "" }}' }],
+		['a month that is not a number', { expMonth: 'July' }],
 	])('bad card input (%s) fails before sending, without the values', async (_, extra) => {
 		const r = await scanned(card(extra));
 		expect(r.error()).toBeDefined();

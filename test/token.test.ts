@@ -134,11 +134,14 @@ describe('token create', () => {
 		expect(JSON.stringify(jsonOf(pii))).not.toContain('AB123456C');
 	});
 
-	test('pii and bank account data must be a non-empty JSON object, checked before sending', async () => {
-		for (const data of ['{}', '[1, 2]', '"text"', '{not json']) {
+	test('pii and bank account data must be a JSON object, checked before sending (an empty one only warns)', async () => {
+		for (const data of ['[1, 2]', '"text"', '{not json']) {
 			const r = await f.run({ resource: 'token', operation: 'create', tokenType: 'pii', data });
 			expect(refusedLocally(r)).toMatch(/"Data"/);
 		}
+		const empty = await f.run({ resource: 'token', operation: 'create', tokenType: 'pii', data: '{}' }, undefined, { continueOnFail: true });
+		expect(empty.hints().map((h) => h.message)).toEqual([expect.stringMatching(/"Data" of a PII token is an empty object/)]);
+		expect(f.requests()).toHaveLength(1);
 		const r = await f.run({ resource: 'token', operation: 'create', tokenType: 'bank_account', data: '' });
 		expect(refusedLocally(r)).toMatch(/"Data" is required/);
 	});
@@ -168,34 +171,47 @@ describe('token create', () => {
 	const now = new Date();
 	const thisYear = now.getUTCFullYear();
 	const thisMonth = now.getUTCMonth() + 1;
-	const cardCases: [string, IDataObject, RegExp][] = [
-		['Luhn failure', { cardNumber: '4242424242424241' }, /"Card Number" is not a valid card number: it fails the Luhn check/],
-		['too short', { cardNumber: '42424242424' }, /"Card Number" must be 12 to 19 digits/],
-		['too long', { cardNumber: '42424242424242424242' }, /"Card Number" must be 12 to 19 digits/],
-		['letters', { cardNumber: '4242 4242 4242 424x' }, /"Card Number" must be 12 to 19 digits/],
+	// The spec gives card data without rules (exp_month and exp_year are integers): the node's own checks warn.
+	const cardErrors: [string, IDataObject, RegExp][] = [
 		['empty number (from an expression)', { cardNumber: '={{ "" }}' }, /"Card Number" is required/],
-		['month 13', { expMonth: '13' }, /"Expiry Month" must be a whole number from 1 to 12/],
-		['month 0', { expMonth: '0' }, /"Expiry Month" must be a whole number from 1 to 12/],
-		['month 1.5', { expMonth: '1.5' }, /"Expiry Month" must be a whole number from 1 to 12/],
-		['two-digit year', { expYear: '31' }, /"Expiry Year" must be a four-digit year/],
-		['past year', { expYear: String(thisYear - 1) }, /"Expiry Year" must not be in the past/],
-		['cvc of 2 digits', { cvc: '12' }, /"CVC" must be 3 or 4 digits/],
-		['cvc of 5 digits', { cvc: '12345' }, /"CVC" must be 3 or 4 digits/],
-		['cvc with letters', { cvc: '12a' }, /"CVC" must be 3 or 4 digits/],
+		['month 1.5', { expMonth: '1.5' }, /"Expiry Month" must be a whole number/],
+		['year "next"', { expYear: 'next' }, /"Expiry Year" must be a whole number/],
+	];
+	const cardWarnings: [string, IDataObject, RegExp][] = [
+		['Luhn failure', { cardNumber: '4242424242424241' }, /"Card Number" fails the Luhn check/],
+		['too short', { cardNumber: '42424242424' }, /"Card Number" is not 12 to 19 digits/],
+		['too long', { cardNumber: '42424242424242424242' }, /"Card Number" is not 12 to 19 digits/],
+		['letters', { cardNumber: '4242 4242 4242 424x' }, /"Card Number" is not 12 to 19 digits/],
+		['month 13', { expMonth: '13' }, /"Expiry Month" is not from 1 to 12/],
+		['month 0', { expMonth: '0' }, /"Expiry Month" is not from 1 to 12/],
+		['two-digit year', { expYear: '31' }, /"Expiry Year" is not a four-digit year/],
+		['past year (a legacy import)', { expYear: String(thisYear - 1) }, /The card has expired/],
+		['cvc of 2 digits', { cvc: '12' }, /"CVC" is not 3 or 4 digits/],
+		['cvc of 5 digits', { cvc: '12345' }, /"CVC" is not 3 or 4 digits/],
+		['cvc with letters', { cvc: '12a' }, /"CVC" is not 3 or 4 digits/],
 	];
 	if (thisMonth > 1) {
-		cardCases.push([
-			'past month of this year',
-			{ expYear: String(thisYear), expMonth: String(thisMonth - 1) },
-			/"Expiry Month" must not be in the past/,
-		]);
+		cardWarnings.push(['past month of this year', { expYear: String(thisYear), expMonth: String(thisMonth - 1) }, /The card has expired/]);
 	}
 
-	test.each(cardCases)('card check: %s is refused before sending, without the value', async (_, fields, message) => {
+	test.each(cardErrors)('card check: %s is refused before sending, without the value', async (_, fields, message) => {
 		const r = await f.run(card({ cvc: '4321', ...fields }));
 		const text = refusedLocally(r);
 		expect(text).toMatch(message);
-		expectNoCardData(text, CARD, '4242424242424241', '4321', ...Object.values(fields).map(String).filter((v) => v.length >= 3 && !/^\d{4}$/.test(v)));
+		expectNoCardData(text, CARD, '4321');
+	});
+
+	test.each(cardWarnings)('card check: %s is sent with a warning that does not hold the value', async (_, fields, message) => {
+		const r = await f.run(card({ cvc: '4321', ...fields }), undefined, { continueOnFail: true });
+		expect(f.requests()).toHaveLength(1);
+		const hints = r.hints().map((h) => h.message);
+		expect(hints).toEqual([expect.stringMatching(message)]);
+		expect(r.hints()[0].type).toBe('warning');
+		expectNoCardData(hints.join(' '), CARD, '4242424242424241', '4321', ...Object.values(fields).map(String).filter((v) => v.length >= 3 && !/^\d{4}$/.test(v)));
+		// Skip Local Checks silences it; the request is the same.
+		const quiet = await f.run(card({ cvc: '4321', ...fields, options: { skipLocalChecks: true } }), undefined, { continueOnFail: true });
+		expect(quiet.hints()).toEqual([]);
+		expect(f.requests()).toHaveLength(1);
 	});
 
 	test('a card expiring this month is accepted', async () => {
@@ -204,9 +220,10 @@ describe('token create', () => {
 		expect(f.requests()[0].body).toMatchObject({ data: { exp_month: thisMonth, exp_year: thisYear } });
 	});
 
-	test('an expiry in the past is refused before sending', async () => {
-		const r = await f.run(card({ additionalFields: { expiresAt: '2020-01-01T00:00:00Z' } }));
-		expect(refusedLocally(r)).toMatch(/"Expires At" must be in the future/);
+	test('an expiry (expires_at) in the past is sent with a warning', async () => {
+		const r = await f.run(card({ additionalFields: { expiresAt: '2020-01-01T00:00:00Z' } }), undefined, { continueOnFail: true });
+		expect(r.hints().map((h) => h.message)).toEqual([expect.stringMatching(/"Expires At" is not in the future/)]);
+		expect((f.requests()[0].body as IDataObject).expires_at).toBe('2020-01-01T00:00:00.000Z');
 	});
 
 	test('a 500 is retried with the same Idempotency-Key: one token is created', async () => {
@@ -454,6 +471,29 @@ describe('token getAll', () => {
 		expect(got).toHaveLength(2);
 		expect(got.every((t) => t.fingerprint === created[0].fingerprint)).toBe(true);
 		expect(got.map((t) => t.id)).toEqual([created[2].id, created[1].id]);
+	});
+
+	test('the list wrapper is not shown: a bare array, {data: [...]} and {results: [...]} are all read; Limit applies', async () => {
+		const tokens = (n: number) => Array.from({ length: n }, (_, i) => ({ id: `tok_list${i}`, type: 'pii', fingerprint: `fp_${i}` }));
+		const path = /\/tokens$/;
+		for (const body of [tokens(3), { data: tokens(3) }, { results: tokens(3) }, { object: 'list', data: tokens(3), has_more: false }]) {
+			f.sb.faults.add({ kind: 'reply', status: 200, match: { method: 'GET', path }, reply: { body } });
+			const all = await f.run({ resource: 'token', operation: 'getAll', returnAll: true });
+			expect([body, all.error()?.message]).toEqual([body, undefined]);
+			expect(jsonOf(all).map((t) => t.id)).toEqual(['tok_list0', 'tok_list1', 'tok_list2']);
+			expect(f.requests()).toHaveLength(1);
+		}
+		f.sb.faults.add({ kind: 'reply', status: 200, match: { method: 'GET', path }, reply: { body: tokens(5) } });
+		const two = await f.run({ resource: 'token', operation: 'getAll', returnAll: false, limit: 2 });
+		expect(jsonOf(two).map((t) => t.id)).toEqual(['tok_list0', 'tok_list1']);
+		// A bare array of something else than records is still refused, clearly.
+		f.sb.faults.add({ kind: 'reply', status: 200, match: { method: 'GET', path }, reply: { body: ['tok_1', 'tok_2'] } });
+		const bad = await f.run({ resource: 'token', operation: 'getAll', returnAll: true });
+		expect(bad.error()?.message).toMatch(/not what the API returns/);
+		// A single token is still a JSON object: an array there is refused.
+		f.sb.faults.add({ kind: 'reply', status: 200, match: { method: 'GET', path: /\/tokens\/tok_/ }, reply: { body: tokens(1) } });
+		const one = await f.run({ resource: 'token', operation: 'get', tokenId: byId('tok_aaaaaaaaaaaa') });
+		expect(one.error()?.description).toMatch(/expected a JSON object/);
 	});
 
 	test('a fingerprint without fp_ is refused before sending', async () => {

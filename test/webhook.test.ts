@@ -59,6 +59,22 @@ describe('webhook operations against the sandbox', () => {
 		expect(f.sb.state.webhooks.some((w) => w.id === out.id)).toBe(true);
 	});
 
+	test('update sets a note, and an empty Note clears it (sent as null)', async () => {
+		const now = new Date().toISOString();
+		const id = 'whk_clearnote000001';
+		f.sb.state.webhooks.push({ id, storeId: f.sb.store.storeId, url: 'https://hooks.example.com/n', eventTypes: ['PAYMENT_COMPLETED'], note: 'old note', signatureVersion: 'V2', createdAt: now, updatedAt: now });
+		const set = await f.run({ resource: 'webhook', operation: 'update', webhookId: rl(id), updateFields: { note: 'new note' } });
+		expect(set.error()).toBeUndefined();
+		expect(f.requests()[0].body).toEqual({ note: 'new note' });
+		expect(jsonOf(set)[0].note).toBe('new note');
+
+		const cleared = await f.run({ resource: 'webhook', operation: 'update', webhookId: rl(id), updateFields: { note: '' } });
+		expect(cleared.error()).toBeUndefined();
+		expect([f.requests()[0].method, f.requests()[0].path, f.requests()[0].body]).toEqual(['PATCH', core(`/webhooks/${id}`), { note: null }]);
+		expect(jsonOf(cleared)[0].note).toBeNull();
+		expect(f.sb.state.webhooks.find((w) => w.id === id)?.note).toBeNull();
+	});
+
 	test('create without optional fields sends only url and eventTypes (service default V2)', async () => {
 		const r = await f.run({ resource: 'webhook', operation: 'create', url: 'https://hooks.example.com/a', eventTypes: ['PAYMENT_FAILED'] });
 		expect(f.requests()[0].body).toEqual({ url: 'https://hooks.example.com/a', eventTypes: ['PAYMENT_FAILED'] });

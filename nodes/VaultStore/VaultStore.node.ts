@@ -14,6 +14,8 @@ import { VAULT_CREDENTIAL, STORE_CREDENTIAL } from '../shared/credentials';
 import { optionsProperty } from './options';
 
 const vaultResources = resources.filter((r) => r.credential === VAULT_CREDENTIAL).map((r) => r.value);
+/** Resources whose credential a parameter chooses (the Custom API Call's API). */
+const choosing = resources.filter((r) => r.credentialChoice).map((r) => r.value);
 
 export class VaultStore implements INodeType {
 	description: INodeTypeDescription = {
@@ -31,8 +33,13 @@ export class VaultStore implements INodeType {
 		credentials: [
 			// `hide` (not `show` with every other resource): when the credentials' show lists cover every
 			// resource, n8n's editor takes `resource` for an auth selector and hides the Resource dropdown.
-			{ name: STORE_CREDENTIAL, required: true, displayOptions: { hide: { resource: vaultResources } } },
-			{ name: VAULT_CREDENTIAL, required: true, displayOptions: { show: { resource: vaultResources } } },
+			// The Custom API Call takes either: its API parameter says which.
+			{ name: STORE_CREDENTIAL, required: true, displayOptions: { hide: { resource: vaultResources, api: ['vault'] } } },
+			{
+				name: VAULT_CREDENTIAL,
+				required: true,
+				displayOptions: { show: { resource: [...vaultResources, ...choosing] }, hide: { api: ['store'] } },
+			},
 		],
 		properties: [
 			resourceProperty(resources),

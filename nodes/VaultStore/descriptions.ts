@@ -1,6 +1,7 @@
 import type { INodeProperties, INodePropertyModeValidation, INodePropertyOptions } from 'n8n-workflow';
 
 import type { Resource } from './operation';
+import { extrasOf } from './operation';
 import type { IdRule } from '../shared/validate';
 
 /**
@@ -13,7 +14,8 @@ import type { IdRule } from '../shared/validate';
 export function resourceParameters(resource: Resource): INodeProperties[] {
 	const merged: { field: INodeProperties; key: string; operations: string[] }[] = [];
 	for (const op of resource.operations) {
-		const extras = [...(op.extra?.query ? [extraQueryField] : []), ...(op.extra?.body ? [extraBodyField] : [])];
+		const { query, body } = extrasOf(op);
+		const extras = [...(query ? [extraQueryField] : []), ...(body ? [extraBodyField] : [])];
 		for (const field of [...(op.fields ?? []), ...extras]) {
 			const key = JSON.stringify(field);
 			const same = merged.find((m) => m.key === key);
@@ -147,20 +149,20 @@ function pairsField(name: string, displayName: string, description: string, valu
 	};
 }
 
-/** For operations whose query names may differ on your account: sent as they are, overriding the node's. */
+/** Every operation: query parameters merged over the node's own. */
 export const extraQueryField = pairsField(
 	'additionalQueryParameters',
 	'Additional Query Parameters',
-	"Query parameters sent as they are, after the node's own (a name given here replaces the node's). Use them when your account's API reference names a filter differently.",
-	'Sent as text',
+	"Query parameters added to the request, names and values sent as typed; a name given here replaces the node's own parameter of that name. Use them when your account's API reference names a filter differently, or has one the node has no field for.",
+	'Sent as text, as typed',
 );
 
-/** For operations whose body names may differ on your account: sent as they are, overriding the node's. */
+/** Every operation that sends a body: body fields merged over the node's own. */
 export const extraBodyField = pairsField(
 	'additionalBodyFields',
 	'Additional Body Fields',
-	"Fields added to the request body as they are (a name given here replaces the node's). Use them when your account's API reference names a field differently.",
-	'JSON values (numbers, true/false, objects, "quoted text") are sent as JSON; anything else as text',
+	"Fields added to the request body, names as typed; a name given here replaces the node's own field of that name, and a body of only these fields is sent as it is. Use them when your account's API reference names a field differently, or has one the node has no field for.",
+	'A value that reads as JSON (a number, true, false, null, an object or an array) is sent as that JSON, "quoted text" as the text inside the quotes, anything else as text',
 );
 
 /** The resource selector, built from the resource rows. */

@@ -2,7 +2,9 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, JsonObject } f
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import type { Operation, Resource } from './operation';
-import { Params } from './operation';
+import { credentialOf, extrasOf, Params } from './operation';
+import { ignoredNames } from './guessedNames';
+import { LocalChecks } from './localChecks';
 import { secretParameterNames, withRedactedNode } from './redactNode';
 import {
 	AdaptiveConcurrency,
@@ -93,23 +95,29 @@ function errorItem(error: unknown, itemIndex: number, redactor: Redactor): INode
 export const EXTRA_QUERY = { parameter: 'additionalQueryParameters', label: 'Additional Query Parameters' };
 export const EXTRA_BODY = { parameter: 'additionalBodyFields', label: 'Additional Body Fields' };
 
+/** Integers longer than a number keeps exactly (e.g. numeric ids) stay text. */
+const UNSAFE_INTEGER = /^-?\d{16,}$/;
+
 /**
- * Name/value pairs of an "Additional ..." parameter. Body values that read as
- * JSON (numbers, true/false, objects, quoted text) are sent as that JSON.
+ * Name/value pairs of an "Additional ..." parameter. Query values are sent as
+ * typed; body values that read as JSON (numbers, true/false, null, objects,
+ * arrays, "quoted text") are sent as that JSON, anything else as text.
  */
 function readPairs(p: Params, which: typeof EXTRA_QUERY, json: boolean): IDataObject | undefined {
 	const rows = (p.fields(which.parameter).pair as IDataObject[] | undefined) ?? [];
 	const out: IDataObject = {};
 	for (const row of rows) {
 		const name = typeof row.name === 'string' ? row.name.trim() : '';
-		const raw = row.value === undefined || row.value === null ? '' : String(row.value);
+		const raw = row.value === undefined || row.value === null ? '' : typeof row.value === 'string' ? row.value : JSON.stringify(row.value);
 		if (name === '') {
 			if (raw === '') continue;
-			p.v.fail(`"${which.label}" has a value without a name`);
+			p.v.fail(`"${which.label}" has a value without a name`, 'Give every value the name the service expects, or remove the row.');
 		}
-		if (name in out) p.v.fail(`"${which.label}" names "${name}" twice`);
+		if (Object.prototype.hasOwnProperty.call(out, name)) p.v.fail(`"${which.label}" names "${name}" twice`);
+		// Dropped on the way by JSON tooling, so refused rather than silently lost.
+		if (name === '__proto__') p.v.fail(`"${which.label}" cannot send a field named __proto__`);
 		let value: unknown = raw;
-		if (json && raw.trim() !== '') {
+		if (json && raw.trim() !== '' && !UNSAFE_INTEGER.test(raw.trim())) {
 			try {
 				value = JSON.parse(raw) as unknown;
 			} catch {
@@ -119,6 +127,30 @@ function readPairs(p: Params, which: typeof EXTRA_QUERY, json: boolean): IDataOb
 		out[name] = value as IDataObject[string];
 	}
 	return Object.keys(out).length ? out : undefined;
+}
+
+/**
+ * Merges Additional Query Parameters and Additional Body Fields over the
+ * request the row built (a name given there replaces the node's own); then
+ * refuses an empty body where the row needs one. They only ever reach the
+ * query string and the JSON body: never a header, the host or the path.
+ */
+function applyExtras(op: Operation, p: Params, request: ApiRequest): void {
+	const offered = extrasOf(op);
+	const query = offered.query ? readPairs(p, EXTRA_QUERY, false) : undefined;
+	if (query) request.query = { ...request.query, ...query };
+	const body = offered.body ? readPairs(p, EXTRA_BODY, true) : undefined;
+	if (body) {
+		if (Array.isArray(request.body)) p.v.fail(`"${EXTRA_BODY.label}" cannot be added to a body that is a list`);
+		request.body = { ...request.body, ...body };
+	}
+	if (op.needsBody !== undefined) {
+		const sent = request.body ?? {};
+		const besides = op.needsBody.besides ?? [];
+		if (!Array.isArray(sent) && Object.keys(sent).every((name) => besides.includes(name))) {
+			p.v.fail(op.needsBody.message, `A field the node has no option for can be given under "${EXTRA_BODY.label}".`);
+		}
+	}
 }
 
 const TRIGGER_TYPE = /(^|\.)vaultStoreTrigger$/;
@@ -326,13 +358,14 @@ async function runOperation(
 
 	const items = ctx.getInputData();
 	const secretNames = secretParameterNames(resources);
-	const first = new Params(ctx, 0);
+	const checks = new LocalChecks(ctx);
+	const first = new Params(ctx, 0, checks.sink(0));
 	const options = readOptions(first);
 	// One pool for the whole run: every item's requests and every page of Return All.
 	const pool = new AdaptiveConcurrency({ max: options.concurrency });
 	const transport = new Transport(
 		ctx,
-		resource.credential,
+		credentialOf(resource, ctx),
 		{ ...DEFAULT_TRANSPORT_OPTIONS, maxRetries: options.maxRetries, timeoutMs: options.timeoutMs },
 		pool,
 	);
@@ -374,7 +407,7 @@ async function runOperation(
 		if (mismatch) throw new NodeOperationError(ctx.getNode(), mismatch, { itemIndex });
 	};
 	const runItem = async (itemIndex: number): Promise<INodeExecutionData[]> => {
-		const p = itemIndex === 0 ? first : new Params(ctx, itemIndex);
+		const p = itemIndex === 0 ? first : new Params(ctx, itemIndex, checks.sink(itemIndex));
 		// The run's options (the first item's) apply to every item; only the key may differ per item.
 		checkAgentLimits(p, op, options, tool);
 		const request: ApiRequest = {
@@ -389,14 +422,7 @@ async function runOperation(
 		if (query) request.query = compact(query);
 		const body = op.body?.(p);
 		if (body !== undefined) request.body = Array.isArray(body) ? body : compact(body, op.sendNull);
-		if (op.extra?.query) {
-			const extra = readPairs(p, EXTRA_QUERY, false);
-			if (extra) request.query = { ...request.query, ...extra };
-		}
-		if (op.extra?.body && !Array.isArray(request.body)) {
-			const extra = readPairs(p, EXTRA_BODY, true);
-			if (extra) request.body = { ...request.body, ...extra };
-		}
+		applyExtras(op, p, request);
 		if (op.money) checkAmountGiven(p, op.money, request);
 		let keySource: KeySource | undefined;
 		if (op.idempotent) {
@@ -484,6 +510,7 @@ async function runOperation(
 			if (keySource !== undefined) records = records.map((r) => ({ ...r, idempotencyKeySource: keySource }));
 			if (op.money) settleMoney(op, request, records[0], itemIndex, once);
 		}
+		if (op.guessedNames) checks.note(ignoredNames(op, request, records));
 		if (op.output) records = op.output(records, p);
 		return toItems(records, itemIndex);
 	};
@@ -500,7 +527,7 @@ async function runOperation(
 			}
 			throw redactor.error(new NodeOperationError(ctx.getNode(), error as Error, { itemIndex }));
 		}
-	});
+	}).finally(() => checks.flush());
 	occurrences?.commit();
 	return [perItem.flat()];
 }

@@ -10,6 +10,7 @@ import type { CredentialName } from '../shared/credentials';
 import type { ApiRequest, Family, Transport } from '../shared/transport/request';
 import type { MoneySpec } from '../shared/money';
 import type { IdRule } from '../shared/validate';
+import type { WarningSink } from '../shared/validate';
 import { Validator } from '../shared/validate';
 
 /**
@@ -22,8 +23,9 @@ export class Params {
 	constructor(
 		readonly ctx: IExecuteFunctions,
 		readonly itemIndex: number,
+		warnings?: WarningSink,
 	) {
-		this.v = new Validator(ctx.getNode(), itemIndex);
+		this.v = new Validator(ctx.getNode(), itemIndex, warnings);
 	}
 
 	get<T = unknown>(name: string, fallback?: T): T {
@@ -37,8 +39,9 @@ export class Params {
 		return this.get<IDataObject>(name, {}) ?? {};
 	}
 
+	/** A path id (see Validator.id). */
 	id(name: string, rule: IdRule): string {
-		return this.v.id(rule, this.get(name, ''));
+		return this.v.id(rule, this.get(name, ''), 'path');
 	}
 
 	get item(): INodeExecutionData {
@@ -78,11 +81,25 @@ export interface Operation {
 	/** For `list: 'cursor'`: the query name that carries the next cursor (a parameter may override it). */
 	cursorParam?: string;
 	/**
-	 * The service's query or body names here are a guess: the operation gets
-	 * "Additional Query Parameters" / "Additional Body Fields" (name and value
-	 * pairs sent as they are, overriding the node's own).
+	 * Every operation has "Additional Query Parameters", and every one that
+	 * sends a body (POST, PUT, PATCH) "Additional Body Fields": name and value
+	 * pairs merged over the node's own, so a name the service spells otherwise
+	 * can be corrected from the editor. A row turns one off only with the reason.
 	 */
-	extra?: { query?: boolean; body?: boolean };
+	noExtra?: { query?: string; body?: string };
+	/**
+	 * The body, once Additional Body Fields are merged, must have a field
+	 * besides the `besides` ones (an update with nothing to change): else
+	 * `message` is the error.
+	 */
+	needsBody?: { message: string; besides?: string[] };
+	/**
+	 * Query or body names the node guessed whose value the answer's records
+	 * carry under the same name (a filter, a test event type): when records
+	 * come back with another value, the service plainly ignored the name, and
+	 * the node says so in an execution hint.
+	 */
+	guessedNames?: { query?: string[]; body?: string[] };
 	/** Sends an Idempotency-Key: `required` by the spec, or `honoured` by the route. */
 	idempotent?: 'required' | 'honoured';
 	/** The spec names the operation but not its path or body. */
@@ -125,10 +142,30 @@ export interface Resource {
 	name: string;
 	description: string;
 	credential: CredentialName;
+	/** The credential is chosen by a parameter (value -> credential); `credential` is the default. */
+	credentialChoice?: { parameter: string; credentials: Record<string, CredentialName> };
 	/** In menu order (alphabetical). The editor opens the resource on its first GET operation. */
 	operations: Operation[];
 	/** For a resource without a GET operation: the one to open on (never one that changes data or moves money). */
 	defaultOperation?: string;
 	/** Parameters besides password fields whose values must not appear in errors (e.g. token data). */
 	secretParameters?: string[];
+}
+
+const BODY_METHODS: readonly string[] = ['PATCH', 'POST', 'PUT'];
+
+/** Whether the operation offers Additional Query Parameters / Additional Body Fields (see `noExtra`). */
+export function extrasOf(op: Operation): { query: boolean; body: boolean } {
+	return {
+		query: op.noExtra?.query === undefined,
+		body: BODY_METHODS.includes(op.method) && op.noExtra?.body === undefined,
+	};
+}
+
+/** The credential a run of the resource uses: the one its choice parameter names, else its own. */
+export function credentialOf(resource: Resource, ctx: IExecuteFunctions): CredentialName {
+	const choice = resource.credentialChoice;
+	if (!choice) return resource.credential;
+	const value = ctx.getNodeParameter(choice.parameter, 0, '') as string;
+	return choice.credentials[value] ?? resource.credential;
 }

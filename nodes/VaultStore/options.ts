@@ -61,6 +61,14 @@ export const optionsProperty: INodeProperties = {
 				'With Return All, the most items the node reads before it stops with an error, so a list that never ends cannot exhaust memory',
 		},
 		{
+			displayName: 'Skip Local Checks',
+			name: 'skipLocalChecks',
+			type: 'boolean',
+			default: false,
+			description:
+				"Whether to turn off the warnings of the node's own checks (e.g. a card number's checksum, a URL's form). They never stop a value from being sent; rules the service states are still checked.",
+		},
+		{
 			displayName: 'Timeout (Ms)',
 			name: 'timeout',
 			type: 'number',

@@ -4,9 +4,10 @@ import { NodeOperationError } from 'n8n-workflow';
 import { IDEMPOTENCY_KEY_PATTERN } from './transport/idempotency';
 
 /**
- * Input rules of the spec. Every failure names the field and what is allowed,
- * and happens before any request is sent. Values of secret fields are never
- * echoed.
+ * Input rules. A rule the spec states fails with an error that names the
+ * field and what is allowed, before any request is sent; a rule of the node's
+ * own only warns (`warn`: an execution hint), as the service may accept the
+ * value. Values of secret fields are never echoed.
  */
 export class InputError extends NodeOperationError {}
 
@@ -32,18 +33,31 @@ function show(value: unknown): string {
 	return text === undefined ? String(value) : text.length > 60 ? `${text.slice(0, 57)}...` : text;
 }
 
+/** Where the warnings of the node's own checks go (execution hints); none: they are not shown. */
+export type WarningSink = (message: string) => void;
+
 export class Validator {
 	constructor(
 		private readonly node: INode,
 		private readonly itemIndex: number,
+		private readonly warnings?: WarningSink,
 	) {}
 
 	fail(message: string, description?: string): never {
 		fail(this.node, this.itemIndex, message, description);
 	}
 
-	/** Ids: the spec's prefix, and 12 to 48 characters for store path ids (not `anyLength` ones). */
-	id(rule: IdRule, value: unknown): string {
+	/** A rule of the node's own that the value breaks: the value is sent, the user is told. */
+	warn(message: string): void {
+		this.warnings?.(message);
+	}
+
+	/**
+	 * Ids: the spec's prefix, and 12 to 48 characters for store path ids (not
+	 * `anyLength` ones). Letters, digits, _ and - only: required in a path (the
+	 * id stays one path segment), a warning elsewhere (the node's own rule).
+	 */
+	id(rule: IdRule, value: unknown, place: 'path' | 'field' = 'field'): string {
 		const text = typeof value === 'string' ? value.trim() : '';
 		if (text === '') this.fail(`"${rule.label}" is required`);
 		if (rule.anyLength) {
@@ -57,7 +71,9 @@ export class Validator {
 			}
 		}
 		if (!/^[A-Za-z0-9_-]+$/.test(text)) {
-			this.fail(`"${rule.label}" may contain only letters, digits, "_" and "-" (got ${show(text)})`);
+			const message = `"${rule.label}" may contain only letters, digits, "_" and "-" (got ${show(text)})`;
+			if (place === 'path') this.fail(message);
+			this.warn(`"${rule.label}" has characters other than letters, digits, "_" and "-" (got ${show(text)})`);
 		}
 		return text;
 	}
@@ -126,12 +142,13 @@ export class Validator {
 		return value as T[];
 	}
 
+	/** A URL: the length (and https:// where the spec says so) are errors; the http(s) form is the node's own rule. */
 	url(label: string, value: unknown, rule: { max?: number; httpsOnly?: boolean } = {}): string {
 		const text = this.string(label, value, { min: 1, max: rule.max ?? 2048 });
 		if (rule.httpsOnly && !text.startsWith('https://')) {
 			this.fail(`"${label}" must start with https:// (got ${show(text)})`);
 		}
-		if (!/^https?:\/\/\S+$/.test(text)) this.fail(`"${label}" must be an http(s) URL (got ${show(text)})`);
+		if (!/^https?:\/\/\S+$/.test(text)) this.warn(`"${label}" does not look like an http(s) URL (got ${show(text)})`);
 		return text;
 	}
 

@@ -11,6 +11,9 @@
  *   PATCH  /tokens/:tokenId     metadata (merge; null removes a key), expires_at (timestamp or null)
  *   POST   /tokens/:tokenId/reveal   permission tokens:reveal; data without cvc; access-logged
  *   DELETE /tokens/:tokenId     {object: 'token', id, deleted: true}
+ *   GET    /tokens/:tokenId/access-log   a bare array of {token_id, action, at, key_id}, oldest first; kept after
+ *                               deletion (the access-log route is not shown by the spec: route and shape are this
+ *                               sandbox's choice; the node reaches it with the Custom API Call's Vault API)
  */
 import { badRequest, Ctx, notFound, plain, SandboxApp, single, v, vaultPath } from '../app';
 import { parseMetadata, parseTokenData, TOKEN_TYPES, TokenRecord, tokenView } from '../vault';
@@ -86,6 +89,14 @@ export function register(app: SandboxApp): void {
 		vault.accessLog.push({ tokenId: token.id, action: 'reveal', at: ctx.iso(), keyId: ctx.auth!.keyId });
 		return plain({ object: 'token', id: token.id, type: token.type, data: token.data, ...(token.mask ? { mask: token.mask } : {}), created_at: ctx.iso(token.createdAt) });
 	}, { ...opts, permission: 'tokens:reveal' });
+
+	app.route('GET', vaultPath('/tokens/:tokenId/access-log'), (ctx) =>
+		plain(
+			vault.accessLog
+				.filter((e) => e.tokenId === ctx.params.tokenId)
+				.map((e) => ({ token_id: e.tokenId, action: e.action, at: e.at, key_id: e.keyId })),
+		),
+	opts);
 
 	app.route('DELETE', vaultPath('/tokens/:tokenId'), (ctx) => {
 		const token = findToken(ctx);

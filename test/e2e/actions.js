@@ -72,6 +72,28 @@ const checks = {
 		t.equal('list-and-refund: the sandbox ledger has exactly one refund', ledger.map((/** @type {any} */ e) => [e.orderId, e.amount]), [[listed[0]?.id, 1]]);
 	},
 
+	async 'correct-a-guess.json'({ inst, sb, t, example }) {
+		const from = sb.requests.length;
+		const ledgerFrom = sb.ledger.length;
+		const { run } = await inst.execute(example.id);
+		t.equal('correct-a-guess: execution finished without error', run.data?.resultData?.error?.message ?? null, null);
+		const order = json(nodeOutput(run, 'Newest completed order'))[0] ?? {};
+		const reqs = apiRequests(sb, from);
+		const storeId = sb.store.storeId;
+		const refund = reqs.find((r) => r.method === 'POST' && r.path === `/v2/stores/${storeId}/orders/${order.id}/refund`) ?? {};
+		t.equal('correct-a-guess: the refund body carries the Additional Body Field', refund.body, { amount: 1, reason: 'Duplicate charge (sent as an Additional Body Field)' });
+		t.equal('correct-a-guess: the refund was answered 201', refund.status, 201);
+		const ledger = sb.ledger.slice(ledgerFrom).filter((/** @type {any} */ e) => e.kind === 'refund');
+		t.equal('correct-a-guess: one refund in the ledger', ledger.map((/** @type {any} */ e) => [e.orderId, e.amount]), [[order.id, 1]]);
+
+		const token = json(nodeOutput(run, 'Store a personal value'))[0] ?? {};
+		const read = json(nodeOutput(run, 'Read it with a vault custom call'));
+		const vaultRoot = `/v2/workspaces/${sb.vault.workspaceId}/vaults/${sb.vault.vaultId}`;
+		const call = reqs.find((r) => r.method === 'GET' && r.path === `${vaultRoot}/tokens/${token.id}`) ?? {};
+		t.equal('correct-a-guess: the vault custom call went to the vault URL with the vault key (200)', [call.status, call.headers?.authorization], [200, '[redacted]']);
+		t.check('correct-a-guess: the custom call returned the token without its data', read.length === 1 && read[0].id === token.id && !('data' in read[0]), JSON.stringify(read));
+	},
+
 	async 'tokenize-card.json'({ inst, sb, t, example }) {
 		const from = sb.requests.length;
 		const accessFrom = sb.vault.accessLog.length;

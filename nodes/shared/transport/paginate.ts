@@ -235,7 +235,8 @@ export async function walkCursor(
 	const seen = new Set<string>();
 	let query: IDataObject = { ...req.query };
 	for (let number = 1; ; number++) {
-		const res = await transport.request({ ...req, query });
+		// The list's wrapper is not shown: a bare array, {data}, {items} or {results} are all read.
+		const res = await transport.request({ ...req, query, acceptArray: true });
 		const page = readPage(res.data);
 		const sig = signature(page.items);
 		if (page.items.length > 0 && seen.has(sig)) {

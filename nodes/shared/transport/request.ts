@@ -50,6 +50,8 @@ export interface ApiRequest {
 	hints?: Partial<Record<number, string>>;
 	/** Longest Retry-After this request waits for, when shorter than the transport's. */
 	maxRetryAfterMs?: number;
+	/** A bare JSON array is a valid answer (a vault list, whose wrapper is not shown). */
+	acceptArray?: boolean;
 	itemIndex?: number;
 }
 
@@ -465,8 +467,8 @@ export class Transport {
 		if (enveloped && !(isObject && record.ok === true && 'data' in record)) {
 			throw await this.shapeError(req, status, 'expected a JSON body of the form {ok: true, data}');
 		}
-		if (req.family === 'vault' && !isObject) {
-			throw await this.shapeError(req, status, 'expected a JSON object');
+		if (req.family === 'vault' && !isObject && !(req.acceptArray && Array.isArray(body))) {
+			throw await this.shapeError(req, status, req.acceptArray ? 'expected a JSON object or array' : 'expected a JSON object');
 		}
 		return unwrap(body);
 	}

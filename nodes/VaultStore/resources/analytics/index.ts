@@ -27,10 +27,13 @@ const getMonthlyRevenue: Operation = {
 	path: '/analytics/revenue/monthly',
 	inferred: true,
 	notes: 'route, query name months and response inferred',
-	extra: { query: true },
 	query: (p) => {
 		const months = p.get<number | undefined>('months', undefined);
-		return { months: months === undefined ? undefined : p.v.number('Months', months, { min: 1, integer: true }) };
+		if (months === undefined) return { months: undefined };
+		// The query name and its range are a guess: a count below 1 only warns.
+		const n = p.v.number('Months', months, { integer: true });
+		if (n < 1) p.v.warn(`"Months" is below 1 (got ${n})`);
+		return { months: n };
 	},
 	fields: [
 		{
@@ -56,13 +59,12 @@ const getOverview: Operation = {
 	family: 'core',
 	path: '/analytics/overview',
 	notes: 'inferred query names range, from, to',
-	extra: { query: true },
 	query: (p) => {
 		const range = p.v.oneOf('Range', p.get('range', '30d'), ANALYTICS_RANGES);
 		if (range !== 'custom') return { range };
 		const from = p.v.timestamp('From', p.get('from', ''));
 		const to = p.v.timestamp('To', p.get('to', ''));
-		if (Date.parse(from) >= Date.parse(to)) p.v.fail('"From" must be before "To"');
+		if (Date.parse(from) >= Date.parse(to)) p.v.warn('"From" is not before "To"');
 		return { range, from, to };
 	},
 	fields: [

@@ -31,8 +31,12 @@ function isEmpty(value: unknown): boolean {
 
 // ---- estimate ----
 
-/** Items from the fixedCollection or from a JSON array, as the API's snake_case objects. */
-export function readItems(p: Params): IDataObject[] {
+/**
+ * Items from the fixedCollection or from a JSON array, as the API's snake_case
+ * objects. 1 to 10 items is the estimate's rule (an error there); a session's
+ * item count has no stated rule, so there it only warns.
+ */
+export function readItems(p: Params, countRule: 'estimate' | 'session' = 'estimate'): IDataObject[] {
 	const mode = p.get<string>('itemsInput', 'fields');
 	let raw: unknown[];
 	if (mode === 'json') {
@@ -45,7 +49,10 @@ export function readItems(p: Params): IDataObject[] {
 		const collection = p.get<IDataObject>('items', {}) ?? {};
 		raw = Array.isArray(collection.item) ? collection.item : [];
 	}
-	p.v.array('Items', raw, { min: 1, max: MAX_ESTIMATE_ITEMS });
+	if (countRule === 'estimate') p.v.array('Items', raw, { min: 1, max: MAX_ESTIMATE_ITEMS });
+	else if (raw.length < 1 || raw.length > MAX_ESTIMATE_ITEMS) {
+		p.v.warn(`"Items" has ${raw.length} entries: the estimate takes 1 to ${MAX_ESTIMATE_ITEMS}, a session may differ`);
+	}
 	return raw.map((entry, i) => {
 		const label = `Items ${i + 1}`;
 		if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) {
@@ -58,10 +65,17 @@ export function readItems(p: Params): IDataObject[] {
 			product_id: p.v.id({ ...PRODUCT_ID, label: `${label}: Product ID` }, productId),
 			quantity: isEmpty(item.quantity)
 				? p.v.fail(`"${label}: Quantity" is required (a whole number, at least 1)`)
-				: p.v.number(`${label}: Quantity`, item.quantity, { min: 1, integer: true }),
+				: quantity(p, `${label}: Quantity`, item.quantity),
 			variant_id: isEmpty(variantId) ? undefined : p.v.nonEmpty(`${label}: Variant ID`, variantId),
 		});
 	});
+}
+
+/** A whole number (the spec's integer); below 1 is the node's own rule, a warning. */
+function quantity(p: Params, label: string, value: unknown): number {
+	const n = p.v.number(label, value, { integer: true });
+	if (n < 1) p.v.warn(`"${label}" is below 1 (got ${n})`);
+	return n;
 }
 
 function estimateBody(p: Params): IDataObject {
@@ -199,26 +213,31 @@ const estimate: Operation = {
 
 // ---- create session ----
 
+/** Text (an email's form and length are not given: the node only warns about what cannot be an address). */
+function email(p: Params, value: unknown): string {
+	const text = p.v.string('Customer Email', value).trim();
+	if (!/^[^@\s]+@[^@\s]+$/.test(text)) p.v.warn(`"Customer Email" does not look like an email address`);
+	return text;
+}
+
 const createSession: Operation = {
 	value: 'createSession',
 	name: 'Create Session',
 	action: 'Create a checkout session',
 	description:
-		'Open a checkout session for 1 to 10 products and get its payment page URL. Store checkout sessions capture the payment automatically.',
+		'Open a checkout session for one or more products and get its payment page URL. Store checkout sessions capture the payment automatically.',
 	method: 'POST',
 	family: 'base',
 	path: '/v2/checkouts',
-	inferred: true,
-	notes: 'POST /v2/checkouts is given (automatic capture only); inferred body: items as in the estimate, success_url, cancel_url, customer_email',
-	extra: { body: true },
+	notes: 'route given (POST /v2/checkouts, automatic capture only); inferred body: items as in the estimate, success_url, cancel_url, customer_email',
 	body: (p) => {
 		const f = p.fields('sessionFields');
 		const url = (label: string, value: unknown) => (isEmpty(value) ? undefined : p.v.url(label, value));
 		return {
-			items: readItems(p),
+			items: readItems(p, 'session'),
 			success_url: url('Success URL', f.successUrl),
 			cancel_url: url('Cancel URL', f.cancelUrl),
-			customer_email: isEmpty(f.customerEmail) ? undefined : p.v.string('Customer Email', f.customerEmail, { min: 3 }),
+			customer_email: isEmpty(f.customerEmail) ? undefined : email(p, f.customerEmail),
 		};
 	},
 	fields: [
@@ -305,7 +324,6 @@ const pay: Operation = {
 	path: '/checkouts/{sessionId}/pay',
 	ids: { sessionId: ID.sessionId },
 	idempotent: 'honoured',
-	extra: { body: true },
 	notes: 'inferred body names paymentMethod, token; an already paid session is a clear error',
 	body: payBody,
 	run: runPay,

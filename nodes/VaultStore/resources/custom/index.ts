@@ -1,6 +1,7 @@
 import type { IDataObject, IHttpRequestMethods, INodeExecutionData } from 'n8n-workflow';
 
-import { STORE_CREDENTIAL } from '../../../shared/credentials';
+import type { CredentialName } from '../../../shared/credentials';
+import { STORE_CREDENTIAL, VAULT_CREDENTIAL } from '../../../shared/credentials';
 import { enumOptions } from '../../../shared/labels';
 import { IdempotencyKeys } from '../../../shared/transport/idempotency';
 import { collectionField } from '../../descriptions';
@@ -9,14 +10,30 @@ import type { Operation, Params, Resource, RunContext } from '../../operation';
 export const CUSTOM_METHODS = ['DELETE', 'GET', 'PATCH', 'POST', 'PUT'] as const;
 const BODY_METHODS: readonly string[] = ['PATCH', 'POST', 'PUT'];
 
+/** The credential a custom call uses: the `api` parameter's value. */
+export const CUSTOM_APIS = { store: STORE_CREDENTIAL, vault: VAULT_CREDENTIAL } as const satisfies Record<string, CredentialName>;
+type CustomApi = keyof typeof CUSTOM_APIS;
+
+/** Where the path of each API starts: store paths below the Base URL, vault paths below the credential's vault. */
+const PATH_RULES: Record<CustomApi, { prefix: string; example: string; placeholder?: string }> = {
+	store: { prefix: '/v2/', example: 'Example: /v2/core/stores/{storeId}/payouts', placeholder: 'storeId' },
+	vault: { prefix: '/', example: 'Example: /tokens (below /v2/workspaces/{workspaceId}/vaults/{vaultId} of the credential)' },
+};
+
 /**
- * The path of a custom call: below the Base URL, starting with /v2/, with
- * `{storeId}` as the only placeholder. Query strings belong in Query Parameters.
+ * The path of a custom call. Store: below the Base URL, starting with /v2/,
+ * with `{storeId}` as the only placeholder. Vault: below the credential's
+ * vault URL (e.g. /tokens), no placeholder. Query strings belong in Query
+ * Parameters; nothing may step out of the prefix, encoded or not.
  */
-export function checkCustomPath(p: Params, raw: unknown): string {
+export function checkCustomPath(p: Params, raw: unknown, api: CustomApi = 'store'): string {
+	const rule = PATH_RULES[api];
 	const path = p.v.string('Path', typeof raw === 'string' ? raw.trim() : raw, { min: 1, max: 2048 });
-	const example = 'Example: /v2/core/stores/{storeId}/payouts';
-	if (!path.startsWith('/v2/')) p.v.fail(`"Path" must start with /v2/ (got ${path.slice(0, 60)})`, example);
+	const example = rule.example;
+	if (!path.startsWith(rule.prefix)) p.v.fail(`"Path" must start with ${rule.prefix} (got ${path.slice(0, 60)})`, example);
+	if (api === 'vault' && path.startsWith('/v2/')) {
+		p.v.fail('"Path" is below the vault URL of the credential: leave out /v2/workspaces/.../vaults/...', example);
+	}
 	if (/[\s?#]/.test(path)) {
 		p.v.fail('"Path" must not contain spaces, "?" or "#"', 'Put query values under "Query Parameters".');
 	}
@@ -42,9 +59,13 @@ export function checkCustomPath(p: Params, raw: unknown): string {
 	if (segments.some((segment, i) => (segment === '' && i < segments.length - 1) || segment === '.' || segment === '..')) {
 		p.v.fail('"Path" must not contain empty, "." or ".." segments, encoded or not', `Got ${path.slice(0, 60)}`);
 	}
-	if (!decoded.startsWith('/v2/')) p.v.fail('"Path" must stay below /v2/', example);
-	const unknown = /\{(?!storeId\})[^}]*\}/.exec(path);
-	if (unknown) p.v.fail(`"Path" has an unknown placeholder ${unknown[0]}: only {storeId} is replaced`);
+	if (!decoded.startsWith(rule.prefix) || decoded === '/') p.v.fail(`"Path" must stay below ${rule.prefix}`, example);
+	const unknown = /\{[^}]*\}/.exec(rule.placeholder ? path.split(`{${rule.placeholder}}`).join('') : path);
+	if (unknown) {
+		p.v.fail(
+			`"Path" has an unknown placeholder ${unknown[0]}: ${rule.placeholder ? `only {${rule.placeholder}} is replaced` : 'a vault path has none'}`,
+		);
+	}
 	return path;
 }
 
@@ -88,8 +109,9 @@ function records(data: unknown): IDataObject[] {
 
 async function customRequest(rc: RunContext): Promise<INodeExecutionData[]> {
 	const { p, ctx } = rc;
+	const api = p.v.oneOf('API', p.get('api', 'store'), Object.keys(CUSTOM_APIS) as CustomApi[]);
 	const method = p.v.oneOf('Method', p.get('method', 'GET'), CUSTOM_METHODS);
-	const template = checkCustomPath(p, p.get('path', ''));
+	const template = checkCustomPath(p, p.get('path', ''), api);
 	const query = readQuery(p);
 	const body = BODY_METHODS.includes(method) ? readBody(p) : undefined;
 	const extra = p.fields('additionalFields');
@@ -109,7 +131,7 @@ async function customRequest(rc: RunContext): Promise<INodeExecutionData[]> {
 	}
 
 	let path = template;
-	if (template.includes('{storeId}')) {
+	if (api === 'store' && template.includes('{storeId}')) {
 		const credentials = await ctx.getCredentials(STORE_CREDENTIAL);
 		const storeId = typeof credentials.storeId === 'string' ? credentials.storeId : '';
 		if (storeId === '') p.v.fail('"Path" uses {storeId} but the credential has no Store ID');
@@ -118,6 +140,10 @@ async function customRequest(rc: RunContext): Promise<INodeExecutionData[]> {
 
 	const res = await rc.transport.request({
 		...rc.request,
+		// Store paths start at the Base URL (/v2/...); vault paths at the credential's vault.
+		family: api === 'vault' ? 'vault' : 'base',
+		// A vault route may answer a bare list: each entry becomes an item.
+		acceptArray: api === 'vault',
 		method: method as IHttpRequestMethods,
 		path,
 		query,
@@ -136,12 +162,32 @@ const request: Operation = {
 	action: 'Make a custom API call',
 	agent: { confirm: 'it can call any route, including ones that move money or change where payment events go' },
 	description:
-		"Call any route of the store API with the store credential: for a route the node has no operation for, or when your account's API reference gives another path or body than an operation sends. Path starts with /v2/ and may use {storeId}; the response is unwrapped from {ok, data}.",
+		"Call any route of the store API (store credential) or of your vault (vault credential): for a route the node has no operation for, or when your account's API reference gives another path or body than an operation sends",
 	method: 'GET',
 	family: 'base',
 	path: '',
 	run: customRequest,
+	noExtra: {
+		query: 'its own Query Parameters are the whole query',
+		body: 'its own Body is the whole body',
+	},
 	fields: [
+		{
+			displayName: 'API',
+			name: 'api',
+			type: 'options',
+			noDataExpression: true,
+			options: [
+				{ name: 'Store API', value: 'store', description: 'With the store credential; paths start with /v2/' },
+				{
+					name: 'Vault API',
+					value: 'vault',
+					description: "With the vault credential; paths below the credential's vault, e.g. /tokens",
+				},
+			],
+			default: 'store',
+			description: 'Which API to call, and so which credential the call uses',
+		},
 		{
 			displayName: 'Method',
 			name: 'method',
@@ -157,9 +203,9 @@ const request: Operation = {
 			type: 'string',
 			required: true,
 			default: '',
-			placeholder: '/v2/core/stores/{storeId}/refunds',
+			placeholder: '/v2/stores/{storeId}/refunds',
 			description:
-				"Path below the credential's Base URL, starting with /v2/. {storeId} is replaced with the credential's Store ID. Examples: /v2/core/stores/{storeId}/refunds, /v2/stores/{storeId}/analytics/subscriptions/mrr.",
+				"Store API: the path below the credential's Base URL, starting with /v2/; {storeId} is replaced with the credential's Store ID (e.g. /v2/stores/{storeId}/refunds). Vault API: the path below the credential's vault, /v2/workspaces/{workspaceId}/vaults/{vaultId}, e.g. /tokens, or a proxy or access-log route your account's API reference gives.",
 		},
 		{
 			displayName: 'Query Parameters',
@@ -204,7 +250,8 @@ const request: Operation = {
 export const custom: Resource = {
 	value: 'custom',
 	name: 'Custom API Call',
-	description: 'Any store API route with the store credential, for routes without a dedicated operation',
+	description: 'Any route of the store API or of your vault, for routes without a dedicated operation',
 	credential: STORE_CREDENTIAL,
+	credentialChoice: { parameter: 'api', credentials: CUSTOM_APIS },
 	operations: [request],
 };

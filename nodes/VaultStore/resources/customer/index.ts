@@ -16,7 +16,6 @@ const getAll: Operation = {
 	family: 'core',
 	path: '/customers',
 	list: 'paged',
-	extra: { query: true },
 	query: (p) => {
 		const f = p.fields('filters');
 		return {

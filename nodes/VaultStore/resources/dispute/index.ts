@@ -70,6 +70,7 @@ const getAll: Operation = {
 	inferred: true,
 	scope: 'DISPUTES_READ',
 	notes: 'inferred filter names status, orderId',
+	guessedNames: { query: ['status', 'orderId'] },
 	query: (p) => {
 		const f = p.fields('filters');
 		return {

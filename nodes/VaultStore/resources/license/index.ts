@@ -80,6 +80,7 @@ const getAll: Operation = {
 	list: 'paged',
 	inferred: true,
 	notes: 'inferred filter names status, productId',
+	guessedNames: { query: ['status', 'productId'] },
 	query: (p) => {
 		const f = p.fields('filters');
 		return {

@@ -31,7 +31,7 @@ const create: Operation = {
 	body: (p) => {
 		const description = p.get<unknown>('description', '');
 		return {
-			customerId: p.id('customerId', ID.customerId),
+			customerId: p.v.id(ID.customerId, p.get('customerId', '')),
 			description: description === '' || description === undefined || description === null ? undefined : p.v.string('Description', description),
 			frequency: p.v.oneOf('Frequency', p.get('frequency', ''), MANDATE_FREQUENCIES),
 		};

@@ -174,13 +174,8 @@ const update: Operation = {
 	inferred: true,
 	scope: 'METERS_WRITE',
 	notes: 'inferred method PATCH and body names',
-	body: (p) => {
-		const body = meterBody(p, p.fields('updateFields'));
-		if (Object.values(body).every((v) => v === undefined)) {
-			p.v.fail('"Update Fields": give at least one field to change');
-		}
-		return body;
-	},
+	body: (p) => meterBody(p, p.fields('updateFields')),
+	needsBody: { message: '"Update Fields": give at least one field to change' },
 	fields: [
 		productId,
 		meterId,

@@ -38,7 +38,6 @@ const getAll: Operation = {
 	family: 'core',
 	path: '/orders/',
 	list: 'paged',
-	extra: { query: true },
 	query: (p) => {
 		const f = p.fields('filters');
 		return {
@@ -98,7 +97,6 @@ const refund: Operation = {
 	path: '/orders/{orderId}/refund',
 	ids: { orderId: ID.orderId },
 	idempotent: 'honoured',
-	extra: { body: true },
 	notes: 'body (amount, reason) inferred',
 	body: (p) => {
 		const f = p.fields('additionalFields');

@@ -26,14 +26,13 @@ const create: Operation = {
 	family: 'stores',
 	path: '/payouts',
 	idempotent: 'honoured',
-	extra: { body: true },
 	notes: 'inferred body names amount, bankAccountId, currency',
 	body: (p) => {
 		const f = p.fields('additionalFields');
 		const currency =
 			opt(f, 'currency', (v) => p.v.string('Currency', v).trim());
 		if (currency !== undefined && !/^[A-Za-z]{3}$/.test(currency)) {
-			p.v.fail(`"Currency" must be a three-letter currency code such as USD (got ${currency.slice(0, 20)})`);
+			p.v.warn(`"Currency" is not a three-letter currency code such as USD (got ${currency.slice(0, 20)})`);
 		}
 		const amount = p.v.number('Amount', p.get('amount'), { min: 0 });
 		if (amount <= 0) p.v.fail(`"Amount" must be greater than 0 (got ${amount})`);
@@ -119,7 +118,6 @@ function balanceList(direction: 'credit' | 'debit'): Operation {
 		list: 'paged',
 		inferred: true,
 		notes: 'route and record fields inferred',
-		extra: { query: true },
 		fields: returnAllFields,
 	};
 }

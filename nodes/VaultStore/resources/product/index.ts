@@ -139,11 +139,8 @@ function productUpdateBody(p: Params): IDataObject {
 	};
 	if (typeof body.availableFrom === 'string' && typeof body.availableUntil === 'string') {
 		if (Date.parse(body.availableFrom) >= Date.parse(body.availableUntil)) {
-			p.v.fail('"Available From" must be before "Available Until"');
+			p.v.warn('"Available From" is not before "Available Until"');
 		}
-	}
-	if (Object.values(body).every((v) => v === undefined)) {
-		p.v.fail('Add at least one field to "Update Fields"', 'Only the fields you add are changed.');
 	}
 	return body;
 }
@@ -479,6 +476,7 @@ const update: Operation = {
 	path: '/products/{productId}',
 	ids: { productId: ID.productId },
 	body: productUpdateBody,
+	needsBody: { message: 'Add at least one field to "Update Fields" (only the fields you add are changed)' },
 	output: hideSecret,
 	fields: [productId, updateFields],
 };

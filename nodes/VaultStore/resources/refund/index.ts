@@ -34,6 +34,7 @@ const getAll: Operation = {
 	inferred: true,
 	scope: 'REFUNDS_READ',
 	notes: 'inferred filter name orderId',
+	guessedNames: { query: ['orderId'] },
 	query: (p) => {
 		const f = p.fields('filters');
 		return {

@@ -141,7 +141,6 @@ const create: Operation = {
 	family: 'stores',
 	path: '/reports',
 	body: createBody,
-	extra: { body: true },
 	notes: 'inferred body names type, from, to, format; period checked (from before to, max 90 days); a 429 (10 running reports) fails at once with a clear message',
 	scope: 'REPORTS_WRITE',
 	hints: { 429: LIMIT_HINT },

@@ -51,7 +51,8 @@ export function readInputs(p: Params): string[] {
 	inputs.forEach((s, i) => {
 		const length = [...s].length;
 		if (length > MAX_INPUT_LENGTH) {
-			p.v.fail(`"Inputs" entry ${i + 1} must be 1 to ${MAX_INPUT_LENGTH} characters long (got ${length})`);
+			// No length is given for an input: a long one only warns.
+			p.v.warn(`"Inputs" entry ${i + 1} is longer than ${MAX_INPUT_LENGTH} characters (got ${length})`);
 		}
 	});
 	return inputs;
@@ -64,7 +65,7 @@ async function runResolve(rc: RunContext): Promise<INodeExecutionData[]> {
 	for (let i = 0; i < inputs.length; i += SEARCH_BATCH) {
 		const batch = inputs.slice(i, i + SEARCH_BATCH);
 		await budget.acquire();
-		const res = await rc.transport.request({ ...rc.request, query: { q: batch.join(',') } });
+		const res = await rc.transport.request({ ...rc.request, query: { q: batch.join(','), ...rc.request.query } });
 		for (const json of readPage(res.data).items) out.push({ json, pairedItem: { item: rc.p.itemIndex } });
 	}
 	return out;

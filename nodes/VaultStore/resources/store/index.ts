@@ -22,7 +22,6 @@ const getTaxDetails: Operation = {
 	path: '/tax-details',
 	inferred: true,
 	notes: 'route and response inferred',
-	extra: { query: true },
 	fields: [],
 };
 

@@ -23,7 +23,7 @@ const sub = { subscriptionId: ID.subscriptionId };
 
 const subscriptionId = locatorField('subscriptionId', ID.subscriptionId, { searchMethod: 'searchSubscriptions' });
 
-/** Body of a plan change: at least one change field, plus the proration choice. */
+/** Body of a plan change: the change fields, plus the proration choice (the executor refuses an empty one). */
 function changeBody(p: Params): IDataObject {
 	const f = p.fields('updateFields');
 	const body: IDataObject = {
@@ -34,12 +34,6 @@ function changeBody(p: Params): IDataObject {
 			f.billingInterval === undefined ? undefined : p.v.oneOf('Billing Interval', f.billingInterval, BILLING_INTERVALS),
 		quantity: f.quantity === undefined ? undefined : p.v.number('Quantity', f.quantity, { min: 1, integer: true }),
 	};
-	if (Object.values(body).every((value) => value === undefined)) {
-		p.v.fail(
-			'"Update Fields" must set at least one of Product ID, Variant ID, Billing Interval or Quantity',
-			'A plan change needs something to change: add a field under "Update Fields".',
-		);
-	}
 	const proration = p.get<string>('prorationBehavior', '');
 	if (proration !== '') {
 		body.proration_behavior = p.v.oneOf('Proration Behavior', proration, PRORATION_BEHAVIORS);
@@ -74,9 +68,12 @@ const change: Operation = {
 	path: '/subscriptions/{subscriptionId}/change',
 	ids: sub,
 	scope: 'SUBSCRIPTIONS_WRITE',
-	extra: { body: true },
 	notes: 'inferred body names productId, variantId, billingInterval, quantity (proration_behavior is in the spec)',
 	body: changeBody,
+	needsBody: {
+		message: '"Update Fields" must set at least one of Product ID, Variant ID, Billing Interval or Quantity',
+		besides: ['proration_behavior'],
+	},
 	fields: [
 		subscriptionId,
 		{

@@ -3,9 +3,12 @@ import type { IDataObject } from 'n8n-workflow';
 import type { Params } from '../../operation';
 
 /**
- * Token data rules checked on the node's side, before anything is sent.
- * Messages name the field and the rule but never carry the value: card
- * numbers, expiry dates, CVCs and token data never appear in an error.
+ * Token data rules checked on the node's side, before anything is sent. The
+ * spec gives card data as number, exp_month (int), exp_year (int) and an
+ * optional cvc, without rules: the card checks here (digits, checksum, month
+ * range, four-digit year, expiry, CVC length) are the node's own and only
+ * warn, so a legacy import of an expired card still goes through. Messages
+ * name the field and the rule but never carry the value.
  */
 
 export const TOKEN_TYPES = ['bank_account', 'card', 'custom', 'pii'] as const;
@@ -38,37 +41,30 @@ export function cardNumber(p: Params, value: unknown): string {
 	if (raw === '') p.v.fail('"Card Number" is required');
 	const digits = raw.replace(/[\s-]/g, '');
 	if (!/^\d{12,19}$/.test(digits)) {
-		p.v.fail(
-			'"Card Number" must be 12 to 19 digits (spaces and dashes are allowed)',
-			'The value is not shown here, for your protection.',
-		);
-	}
-	if (!luhnValid(digits)) {
-		p.v.fail(
-			'"Card Number" is not a valid card number: it fails the Luhn check',
-			'Check for a mistyped digit. The value is not shown here, for your protection.',
-		);
+		p.v.warn('"Card Number" is not 12 to 19 digits (spaces and dashes are removed)');
+	} else if (!luhnValid(digits)) {
+		p.v.warn('"Card Number" fails the Luhn check: check for a mistyped digit');
 	}
 	return digits;
 }
 
 export function expMonth(p: Params, value: unknown): number {
 	const raw = text(value);
-	if (!/^\d{1,2}$/.test(raw) || Number(raw) < 1 || Number(raw) > 12) {
-		p.v.fail('"Expiry Month" must be a whole number from 1 to 12');
-	}
+	// exp_month is an integer (the spec's mask); 1 to 12 is the node's own rule.
+	if (!/^\d+$/.test(raw)) p.v.fail('"Expiry Month" must be a whole number, e.g. 12');
+	if (Number(raw) < 1 || Number(raw) > 12) p.v.warn('"Expiry Month" is not from 1 to 12');
 	return Number(raw);
 }
 
-/** A four-digit year not in the past; in the current year the month must not be past either. */
+/** A whole number (the spec's int); a four-digit year not in the past is the node's own rule (warnings). */
 export function expYear(p: Params, value: unknown, month: number, now = new Date()): number {
 	const raw = text(value);
-	if (!/^\d{4}$/.test(raw)) p.v.fail('"Expiry Year" must be a four-digit year, e.g. 2031');
+	if (!/^\d+$/.test(raw)) p.v.fail('"Expiry Year" must be a whole number, e.g. 2031');
 	const year = Number(raw);
 	const thisYear = now.getUTCFullYear();
-	if (year < thisYear) p.v.fail('"Expiry Year" must not be in the past: the card has expired');
-	if (year === thisYear && month < now.getUTCMonth() + 1) {
-		p.v.fail('"Expiry Month" must not be in the past for a card expiring this year: the card has expired');
+	if (!/^\d{4}$/.test(raw)) p.v.warn('"Expiry Year" is not a four-digit year (e.g. 2031); it is sent as given');
+	else if (year < thisYear || (year === thisYear && month < now.getUTCMonth() + 1)) {
+		p.v.warn('The card has expired ("Expiry Month" / "Expiry Year" are in the past)');
 	}
 	return year;
 }
@@ -76,7 +72,7 @@ export function expYear(p: Params, value: unknown, month: number, now = new Date
 export function cvc(p: Params, value: unknown): string | undefined {
 	const raw = text(value);
 	if (raw === '') return undefined;
-	if (!/^\d{3,4}$/.test(raw)) p.v.fail('"CVC" must be 3 or 4 digits');
+	if (!/^\d{3,4}$/.test(raw)) p.v.warn('"CVC" is not 3 or 4 digits');
 	return raw;
 }
 
@@ -107,10 +103,7 @@ export function jsonData(p: Params, type: Exclude<TokenType, 'card'>): IDataObje
 		return data;
 	}
 	if (Object.keys(data).length === 0) {
-		p.v.fail(
-			`"Data" of a ${type === 'pii' ? 'PII' : 'bank account'} token must not be empty`,
-			type === 'pii' ? 'Example: {"value": "..."}' : 'Example: {"account_number": "...", "routing_number": "..."}',
-		);
+		p.v.warn(`"Data" of a ${type === 'pii' ? 'PII' : 'bank account'} token is an empty object`);
 	}
 	return data;
 }
@@ -196,9 +189,9 @@ export function keyList(value: unknown): string[] {
 	return [...new Set(parts.map((k) => k.trim()).filter((k) => k !== ''))];
 }
 
-/** An expiry timestamp, which must lie in the future. */
+/** An expiry timestamp; one not in the future warns (the node's own rule: the service decides). */
 export function futureTimestamp(p: Params, label: string, value: unknown, nowMs = Date.now()): string {
 	const iso = p.v.timestamp(label, value);
-	if (Date.parse(iso) <= nowMs) p.v.fail(`"${label}" must be in the future (got ${iso})`);
+	if (Date.parse(iso) <= nowMs) p.v.warn(`"${label}" is not in the future (got ${iso})`);
 	return iso;
 }

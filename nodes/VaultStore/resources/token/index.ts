@@ -1,11 +1,11 @@
-import type { IDataObject, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, INodeProperties } from 'n8n-workflow';
 
 import { VAULT_CREDENTIAL } from '../../../shared/credentials';
 import { opt } from '../../../shared/readers';
 import { ID } from '../../../shared/ids';
 import { enumOptions } from '../../../shared/labels';
 import { collectionField, locatorField, returnAllFields } from '../../descriptions';
-import type { Operation, Params, Resource, RunContext } from '../../operation';
+import type { Operation, Params, Resource } from '../../operation';
 import type { TokenType } from './data';
 import {
 	cardData,
@@ -60,12 +60,6 @@ function keyValues(displayName: string, name: string, description: string): INod
 	};
 }
 
-function asRecords(data: unknown): IDataObject[] {
-	if (Array.isArray(data)) return data as IDataObject[];
-	if (data !== null && typeof data === 'object') return [data as IDataObject];
-	return [];
-}
-
 const tokenId = locatorField('tokenId', ID.tokenId);
 const ids = { tokenId: ID.tokenId };
 
@@ -74,7 +68,7 @@ const expiresAt: INodeProperties = {
 	name: 'expiresAt',
 	type: 'dateTime',
 	default: '',
-	description: 'When the vault deletes the token and its data; must be in the future. Leave unset to keep the token until it is deleted.',
+	description: 'When the vault deletes the token and its data (a time in the past is sent with a warning). Leave unset to keep the token until it is deleted.',
 };
 
 // ---- create ----
@@ -107,12 +101,12 @@ const create: Operation = {
 	name: 'Create',
 	action: 'Create a token',
 	description:
-		'Store a card, bank account, personal value or custom JSON object in the vault and get a token for it. Card details are checked before sending and never shown in the output (only the mask). Always sends an Idempotency-Key.',
+		'Store a card, bank account, personal value or custom JSON object in the vault and get a token for it. Card details never appear in the output (only the mask); a card that looks wrong (checksum, expiry) is sent with a warning. Always sends an Idempotency-Key.',
 	method: 'POST',
 	family: 'vault',
 	path: '/tokens',
 	idempotent: 'required',
-	notes: 'card number, expiry and CVC checked before sending; custom data max 16 KiB; output never has data',
+	notes: 'card number, expiry and CVC checked before sending (warnings); custom data max 16 KiB; output never has data',
 	body: createBody,
 	output: (records) => records.map(publicToken),
 	fields: [
@@ -132,7 +126,7 @@ const create: Operation = {
 			typeOptions: { password: true },
 			default: '',
 			required: true,
-			description: '12 to 19 digits, spaces and dashes allowed; checked with the Luhn algorithm before sending',
+			description: '12 to 19 digits, spaces and dashes allowed; a number that fails the Luhn check is sent with a warning',
 			displayOptions: forType('card'),
 		},
 		{
@@ -282,7 +276,6 @@ const getAll: Operation = {
 	path: '/tokens',
 	list: 'cursor',
 	cursorParam: 'cursor',
-	extra: { query: true },
 	query: filtersQuery,
 	output: (records) => records.map(publicToken),
 	fields: [
@@ -370,22 +363,7 @@ export function updateBody(p: Params): IDataObject {
 	} else if (hasExpiry) {
 		body.expires_at = futureTimestamp(p, 'Expires At', f.expiresAt);
 	}
-	if (Object.keys(body).length === 0) {
-		p.v.fail(
-			'Nothing to update: add "Set Metadata", "Remove Metadata Keys", "Expires At" or "Clear Expiry"',
-			'Type and data of a token cannot be changed: create a new token and delete the old one.',
-		);
-	}
 	return body;
-}
-
-async function runUpdate(rc: RunContext): Promise<INodeExecutionData[]> {
-	const body = updateBody(rc.p);
-	const res = await rc.transport.request({ ...rc.request, body });
-	return asRecords(res.data).map((record) => ({
-		json: publicToken(record),
-		pairedItem: { item: rc.p.itemIndex },
-	}));
 }
 
 const update: Operation = {
@@ -400,7 +378,13 @@ const update: Operation = {
 	ids,
 	hints: { 404: GONE },
 	notes: 'metadata keys removed with null; Clear Expiry sends expires_at: null',
-	run: runUpdate,
+	body: updateBody,
+	sendNull: ['expires_at'],
+	needsBody: {
+		message:
+			'Nothing to update: add "Set Metadata", "Remove Metadata Keys", "Expires At" or "Clear Expiry". Type and data of a token cannot be changed: create a new token and delete the old one.',
+	},
+	output: (records) => records.map(publicToken),
 	fields: [
 		tokenId,
 		{

@@ -146,7 +146,6 @@ const update: Operation = {
 	ids: hook,
 	inferred: true,
 	notes: 'PATCH route and body inferred (the endpoint is settable on update)',
-	extra: { body: true },
 	body: (p) => {
 		const f = p.fields('updateFields');
 		const eventTypes =
@@ -154,15 +153,15 @@ const update: Operation = {
 		const body = {
 			url: f.url === undefined ? undefined : p.v.url('URL', f.url, { max: 512, httpsOnly: true }),
 			eventTypes: eventTypes?.map((e) => p.v.oneOf('Event Types', e, WEBHOOK_EVENT_TYPES)),
-			note: f.note === undefined ? undefined : p.v.string('Note', f.note, { max: 256 }),
+			// An added but empty Note clears the note (null, as the endpoint shows "no note").
+			note: f.note === undefined ? undefined : f.note === '' || f.note === null ? null : p.v.string('Note', f.note, { max: 256 }),
 			signatureVersion:
 				f.signatureVersion === undefined ? undefined : p.v.oneOf('Signature Version', f.signatureVersion, SIGNATURE_VERSIONS),
 		};
-		if (Object.values(body).every((value) => value === undefined)) {
-			p.v.fail('Choose at least one field to update in "Update Fields"');
-		}
 		return body;
 	},
+	sendNull: ['note'],
+	needsBody: { message: 'Choose at least one field to update in "Update Fields"' },
 	fields: [
 		webhookId,
 		collectionField('updateFields', [
@@ -174,7 +173,7 @@ const update: Operation = {
 				default: [],
 				description: 'Events the endpoint receives from now on (replaces the list; at least one)',
 			},
-			noteField,
+			{ ...noteField, description: 'Your own description of the endpoint (max 256 characters). Leave it empty to clear the note.' },
 			{
 				displayName: 'Signature Version',
 				name: 'signatureVersion',
@@ -207,6 +206,7 @@ const sendTest: Operation = {
 	path: '/webhooks/{webhookId}/test',
 	ids: hook,
 	notes: 'inferred body name eventType',
+	guessedNames: { body: ['eventType'] },
 	body: (p) => ({ eventType: p.v.oneOf('Event Type', p.get('eventType', ''), TEST_EVENT_TYPES) }),
 	fields: [
 		webhookId,

@@ -1,0 +1,53 @@
+import type { IExecuteFunctions } from 'n8n-workflow';
+
+import type { WarningSink } from '../shared/validate';
+
+/**
+ * Warnings of the node's own checks (rules the service never stated), for
+ * every item of a run: each becomes one execution hint, with the items it
+ * concerns. The values are sent as given. The "Skip Local Checks" option
+ * silences them.
+ */
+export class LocalChecks {
+	private readonly seen = new Map<string, number[]>();
+	/** Other hints of the run (e.g. a guessed filter the service ignored): not silenced by the option. */
+	private readonly notes = new Set<string>();
+	private readonly skip: boolean;
+
+	constructor(private readonly ctx: IExecuteFunctions) {
+		const options = ctx.getNodeParameter('options', 0, {}) as { skipLocalChecks?: unknown };
+		this.skip = options?.skipLocalChecks === true;
+	}
+
+	sink(itemIndex: number): WarningSink | undefined {
+		if (this.skip) return undefined;
+		return (message) => {
+			const items = this.seen.get(message) ?? [];
+			if (!items.includes(itemIndex)) items.push(itemIndex);
+			this.seen.set(message, items);
+		};
+	}
+
+	/** A hint of the run that is not a local check; each message once. */
+	note(messages: string[]): void {
+		for (const message of messages) this.notes.add(message);
+	}
+
+	/** Adds the hints collected so far (once each) to the node's output. */
+	flush(): void {
+		const notes = [...this.notes].map((message) => ({ message, type: 'warning' as const, location: 'outputPane' as const }));
+		this.notes.clear();
+		if (notes.length) this.ctx.addExecutionHints?.(...notes);
+		if (this.seen.size === 0) return;
+		const hints = [...this.seen].map(([message, items]) => {
+			const which = this.ctx.getInputData().length > 1 ? ` (item${items.length > 1 ? 's' : ''} ${items.sort((a, b) => a - b).map((i) => i + 1).join(', ')})` : '';
+			return {
+				message: `${message}${which}. Sent as given: this is a check of the node, not a rule of the service ("Skip Local Checks" in Options turns these off).`,
+				type: 'warning' as const,
+				location: 'outputPane' as const,
+			};
+		});
+		this.seen.clear();
+		this.ctx.addExecutionHints?.(...hints);
+	}
+}
