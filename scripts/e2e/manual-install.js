@@ -6,9 +6,10 @@
  * the newest n8n line the suite covers, lib.N8N_LATEST):
  *   1. the package built and packed, published to a local registry (scripts/e2e/registry.js: only
  *      this package is there, so npm fetching any peer, n8n-workflow included, fails with a 404)
- *   2. per Node line, a fresh HOME: the README's `sh` blocks of "Manual install" (the npm route, with
- *      the registry set by npm_config_registry) run by `sh -e` with HOME there, so `~/.n8n/nodes`
- *      is a fresh nodes folder; the folder must then hold the package and nothing else
+ *   2. per Node line, a fresh HOME (under the system temp folder, outside this repository): the
+ *      README's `sh` blocks of "Manual install" (the registry set by npm_config_registry) run by
+ *      `sh -e` with HOME there, so `~/.n8n/nodes` is a fresh nodes folder; it must then hold the
+ *      package and nothing else
  *   3. n8n started on that HOME (its default user folder), the credentials and one workflow
  *      (n8n Webhook → Vault Store store/get) imported and published with the n8n CLI before the
  *      start; the webhook called: the Vault Store node must answer with the sandbox's store
@@ -20,6 +21,7 @@
 
 const crypto = require('node:crypto');
 const fs = require('node:fs');
+const os = require('node:os');
 const path = require('node:path');
 
 const lib = require('./lib');
@@ -128,6 +130,7 @@ async function main() {
 	const registry = await startRegistry({ dir: path.join(runDir, 'registry'), logDir });
 	await registry.publish(tgz);
 	const durations = /** @type {string[]} */ ([]);
+	const homes = /** @type {string[]} */ ([]);
 
 	for (const line of lines) {
 		const lt = Date.now();
@@ -138,8 +141,9 @@ async function main() {
 			const node = (await lib.ensureNode()).bin;
 			const nodeVersion = (await lib.run(node, ['--version'])).stdout.trim();
 			t.check(`${phase}: runs on Node ${line.node}`, nodeVersion.startsWith(`v${line.node}.`), nodeVersion);
-			const home = path.join(runDir, `home-node${line.node}`);
-			fs.mkdirSync(home, { recursive: true });
+			// A home outside this repository, as a user's is (npm looks for package.json in parent folders).
+			const home = fs.mkdtempSync(path.join(os.tmpdir(), `vs-manual-node${line.node}-`));
+			homes.push(home);
 
 			// The README's command by name, in a fresh ~/.n8n/nodes.
 			const r = await shell(byName, home, node, registry.npmEnv, path.join(logDir, `npm-node${line.node}-by-name.log`));
@@ -182,8 +186,8 @@ async function main() {
 			t.check(`${phase}: n8n stopped cleanly`, stopped.clean, JSON.stringify(stopped));
 
 			// The README's tarball command, placeholders filled in, in another fresh home.
-			const home2 = path.join(runDir, `home-node${line.node}-tarball`);
-			fs.mkdirSync(home2, { recursive: true });
+			const home2 = fs.mkdtempSync(path.join(os.tmpdir(), `vs-manual-node${line.node}-tarball-`));
+			homes.push(home2);
 			const script = tarball.replace(/<path>/g, path.dirname(tgz)).replace(/<version>/g, lib.PACKAGE_VERSION);
 			const r2 = await shell(script, home2, node, registry.npmEnv, path.join(logDir, `npm-node${line.node}-tarball.log`));
 			durations.push(`node ${line.node}: install from the tarball ${r2.seconds.toFixed(1)} s`);
@@ -201,8 +205,8 @@ async function main() {
 	log(`durations: ${durations.join('; ')}`);
 	log(`finished in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 	const ok = t.failed.length === 0;
-	if (ok && process.env.VS_E2E_KEEP !== '1') fs.rmSync(runDir, { recursive: true, force: true });
-	else log(`run folder kept: ${path.relative(ROOT, runDir)}`);
+	if (ok && process.env.VS_E2E_KEEP !== '1') for (const d of [runDir, ...homes]) fs.rmSync(d, { recursive: true, force: true });
+	else log(`run folder kept: ${path.relative(ROOT, runDir)}; homes: ${homes.join(', ')}`);
 	process.exit(ok ? 0 : 1);
 }
 
