@@ -279,7 +279,8 @@ async function main() {
 		log(`${flows.length - 1 - unpublished.length} of ${flows.length - 1} action workflows published and run with ${PREVIOUS.version}; saved only (a required field the sandbox does not fill): ${unpublished.map((f) => `${f.name} (${f.missing?.join(', ')})`).join('; ') || 'none'}`);
 		t.check(`every published action workflow answers 200 with ${PREVIOUS.version}`, flows.every((f) => f.trigger || f.missing?.length || f.before?.status === 200), JSON.stringify(flows.filter((f) => !f.trigger && !f.missing?.length && f.before?.status !== 200).map((f) => [f.name, f.before])));
 	});
-	const before = t.phases[t.phases.length - 1].ok;
+	// Went on when every workflow is saved and the trigger's endpoint recorded (a failed run is a failed check, not a stop).
+	const before = flows.length > 0 && endpointBefore !== undefined && flows.every((f) => f.trigger || f.missing?.length || f.before);
 
 	if (before) {
 		await t.runPhase(`update to ${newVersion} through the panel, restart`, async () => {
