@@ -19,10 +19,11 @@
  *   6. the trigger under load: 500 valid and 500 forged/stale deliveries (test/e2e/trigger-load.js)
  *   7. the dispute-evidence example published and driven by a sandbox dispute (test/e2e/dispute.js)
  *   8. the editor in Debian's chromium with playwright-core           (test/e2e/editor.js)
- *   9. the trigger example published and unpublished (no endpoint left at the sandbox), then the
- *      package uninstalled through the panel (DELETE /rest/community-packages): types gone, folder gone;
- *      install and uninstall times printed (the update is timed by npm run test:e2e:upgrade)
- *  10. n8n stopped; it must exit cleanly
+ *   9. n8n stopped; it must exit cleanly
+ *  10. n8n started in panel mode again: the same build published as the next patch version, the
+ *      panel offers it and updates to it (PATCH /rest/community-packages); the trigger example
+ *      published and unpublished (no endpoint left at the sandbox); the package uninstalled
+ *      (DELETE): types gone, folder gone. Install, update and uninstall times printed
  * Everything listens on 127.0.0.1; every child runs in its own process group and is killed on
  * exit, failure, Ctrl-C or the overall timeout (VS_E2E_TIMEOUT_MS, default 20 minutes).
  *
@@ -37,7 +38,7 @@ const path = require('node:path');
 
 const lib = require('./lib');
 const panel = require('./panel');
-const { startRegistry } = require('./registry');
+const { startRegistry, repack } = require('./registry');
 const { Checks } = require('./checks');
 const { log, ROOT } = lib;
 
@@ -87,8 +88,10 @@ async function main() {
 	const build = process.env.VS_E2E_SKIP_BUILD !== '1';
 	/** @type {Awaited<ReturnType<typeof startRegistry>> | undefined} */
 	let registry;
-	/** Seconds of the panel's install and uninstall (the upgrade test times the update). */
-	/** @type {{install?: number, uninstall?: number}} */
+	/** The packed build (published to the registry). */
+	let tgzFile = '';
+	/** Seconds of the panel's install, update and uninstall. */
+	/** @type {{install?: number, update?: number, uninstall?: number}} */
 	const timings = {};
 
 	await t.runPhase('setup', async () => {
@@ -104,6 +107,7 @@ async function main() {
 			// The package from a registry through n8n's Community Nodes panel, as users install it.
 			registry = await startRegistry({ dir: path.join(runDir, 'registry'), logDir });
 			await registry.publish(tgz);
+			tgzFile = tgz;
 			const version = lib.PACKAGE_VERSION;
 			const rest0 = await panel.startPanel(inst, registry);
 			const installed = await panel.install(rest0, version);
@@ -234,11 +238,34 @@ async function main() {
 		}
 	}
 
-	if (registry && serverOk && rest) {
-		await t.runPhase('panel: uninstall', async () => {
+	if (inst?.server) {
+		await t.runPhase('n8n stop', async () => {
 			const i = /** @type {NonNullable<typeof inst>} */ (inst);
-			const r = /** @type {NonNullable<typeof rest>} */ (rest);
+			const r = await i.stop();
+			t.check('n8n stop: SIGTERM ends n8n within 30 s with exit code 0', r.clean, JSON.stringify(r));
+			const leftovers = await lib.run('pgrep', ['-f', i.userFolder], { allowFail: true });
+			t.check('n8n stop: no process of this run is left', leftovers.stdout.trim() === '', leftovers.stdout);
+		});
+	}
+
+	if (registry && serverOk && inst && tgzFile) {
+		await t.runPhase('panel: update and uninstall', async () => {
+			const i = /** @type {NonNullable<typeof inst>} */ (inst);
+			const reg = /** @type {NonNullable<typeof registry>} */ (registry);
+			// The same build as the next patch release, so the panel has an update to offer.
+			const [maj, min, pat] = lib.PACKAGE_VERSION.split(/[-+]/)[0].split('.').map(Number);
+			const next = `${maj}.${min}.${pat + 1}-e2e-update`;
+			await reg.publish(await repack(tgzFile, next, path.join(runDir, 'pack')));
+			const r = await panel.startPanel(i, reg);
+			r.apiKey = rest?.apiKey ?? (await r.createApiKey());
 			const H = { 'X-N8N-API-KEY': r.apiKey };
+			const listed = await panel.list(r);
+			t.equal('update: the panel offers the new version', listed.map((/** @type {any} */ p) => [p.packageName, p.installedVersion, p.updateAvailable]), [[lib.PKG_NAME, lib.PACKAGE_VERSION, next]]);
+			const u = await panel.update(r, next);
+			timings.update = u.seconds;
+			t.equal('update: the panel updated the package, both nodes loaded', [u.pkg?.installedVersion, (u.pkg?.installedNodes ?? []).map((/** @type {any} */ n) => n.type).sort()], [next, [`${lib.PKG_NAME}.vaultStore`, `${lib.PKG_NAME}.vaultStoreTrigger`]]);
+			t.equal('update: the nodes folder holds the new version and nothing else', panel.installedOnDisk(i.userFolder), { version: next, listed: next, modules: [lib.PKG_NAME] });
+
 			// What the README asks before uninstalling: unpublish the workflows that use the trigger.
 			// n8n's uninstall does not deactivate them; deactivating deletes the trigger's endpoint at the service.
 			if (trigger && !trigger.missing.length) {
@@ -250,27 +277,19 @@ async function main() {
 				t.check('uninstall: the trigger example unpublished (the README\'s step before uninstalling)', deact.status === 200, JSON.stringify(deact.body).slice(0, 300));
 				t.check('uninstall: no endpoint is left at the service', await waitUntil(() => sb.state.webhooks.length === 0, 30_000), JSON.stringify(sb.state.webhooks.map((/** @type {any} */ w) => w.url)));
 			}
-			const u = await panel.uninstall(r);
-			timings.uninstall = u.seconds;
+			const un = await panel.uninstall(r);
+			timings.uninstall = un.seconds;
 			t.equal('uninstall: the panel lists no package', await panel.list(r), []);
 			const types = await r.ok('GET', '/types/nodes.json');
 			const ours = (Array.isArray(types) ? types : []).map((/** @type {any} */ n) => n.name).filter((/** @type {string} */ n) => n.startsWith(`${lib.PKG_NAME}.`));
 			t.equal('uninstall: the editor serves none of the package\'s node types', ours, []);
 			const disk = panel.installedOnDisk(i.userFolder);
 			t.equal('uninstall: the package folder is gone from ~/.n8n/nodes/node_modules', [disk.version, disk.modules], [undefined, []]);
-			// n8n 2.8 and 2.41 leave the dependency line in ~/.n8n/nodes/package.json (a later `npm install`
+			// n8n 2.8 leaves the dependency line in ~/.n8n/nodes/package.json (2.41 removes it; a later `npm install`
 			// there would bring the package back): the README says to run `npm uninstall` there for a clean folder.
 			log(`uninstall: ~/.n8n/nodes/package.json ${disk.listed ? `still lists ${lib.PKG_NAME}@${disk.listed}` : `no longer lists ${lib.PKG_NAME}`}`);
-		});
-	}
-
-	if (inst?.server) {
-		await t.runPhase('n8n stop', async () => {
-			const i = /** @type {NonNullable<typeof inst>} */ (inst);
-			const r = await i.stop();
-			t.check('n8n stop: SIGTERM ends n8n within 30 s with exit code 0', r.clean, JSON.stringify(r));
-			const leftovers = await lib.run('pgrep', ['-f', i.userFolder], { allowFail: true });
-			t.check('n8n stop: no process of this run is left', leftovers.stdout.trim() === '', leftovers.stdout);
+			const stopped = await i.stop();
+			t.check('uninstall: n8n (panel mode) stops cleanly', stopped.clean, JSON.stringify(stopped));
 		});
 	}
 
@@ -279,7 +298,7 @@ async function main() {
 	await lib.stopAll();
 	clearTimeout(overall);
 	console.log(t.summary());
-	if (registry) log(`panel timings (n8n ${lib.N8N_VERSION}): install ${fmt(timings.install)}, uninstall ${fmt(timings.uninstall)} (update: npm run test:e2e:upgrade)`);
+	if (registry) log(`panel timings (n8n ${lib.N8N_VERSION}): install ${fmt(timings.install)}, update ${fmt(timings.update)}, uninstall ${fmt(timings.uninstall)}`);
 	log(`finished in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 	const ok = t.failed.length === 0;
 	if (ok && process.env.VS_E2E_KEEP !== '1') fs.rmSync(runDir, { recursive: true, force: true });
