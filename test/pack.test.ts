@@ -237,6 +237,17 @@ describe('package.json publishing rules', () => {
 		expect(pkg.peerDependencies).toEqual({ 'n8n-workflow': '*' });
 	});
 
+	it('marks the n8n-workflow peer optional, so a manual npm install does not fetch a second n8n-workflow', () => {
+		expect((pkg as unknown as { peerDependenciesMeta?: unknown }).peerDependenciesMeta).toEqual({ 'n8n-workflow': { optional: true } });
+	});
+
+	it('names no entry point the tarball lacks (n8n loads the files listed under "n8n")', () => {
+		const { main } = pkg as unknown as { main?: string };
+		if (main === undefined) return;
+		const packed = npmPackDryRun().files.map((f) => f.path);
+		expect(packed).toContain(path.posix.normalize(main));
+	});
+
 	it('has no install-time lifecycle scripts', () => {
 		const scripts = Object.keys(pkg.scripts ?? {});
 		expect(scripts.filter((s) => FORBIDDEN_SCRIPTS.includes(s))).toEqual([]);

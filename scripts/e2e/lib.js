@@ -875,7 +875,12 @@ function nodeTypesOf(wf) {
 
 module.exports = {
 	ROOT,
+	CACHE_ROOT,
 	PKG_NAME,
+	PACKAGE_VERSION: PACKAGE.version,
+	withInstallLock,
+	pathWithNode,
+	npmCli,
 	N8N_DEFAULT,
 	N8N_LATEST,
 	NODE_PINS,

@@ -7,8 +7,11 @@
  * `npm run test:e2e -- --n8n <version>` — any other n8n version:
  *   1. n8n installed once into a cache folder (VS_N8N_HOME, default ~/.cache/n8n-nodes-vault-store/n8n-<version>),
  *      with a Node from the registry beside it when that n8n needs a newer one (node-<version>)
- *   2. npm run build, npm pack, the tarball installed into a fresh N8N_USER_FOLDER/.n8n/nodes
- *      (under .e2e/) the way the community-nodes panel does
+ *   2. npm run build, npm pack; the tarball published to a local npm registry (verdaccio, pinned,
+ *      offline: scripts/e2e/registry.js) and installed into a fresh N8N_USER_FOLDER (under .e2e/)
+ *      through n8n's Community Nodes panel route, POST /rest/community-packages (scripts/e2e/panel.js;
+ *      n8n started once for it, in E2E_TESTS mode for the custom-registry feature); the install time
+ *      is printed. VS_E2E_INSTALL=unpack unpacks the tarball by hand instead (no registry)
  *   3. the sandbox started in this process (its request log is read directly), credentials and
  *      the example workflows imported with the n8n CLI
  *   4. action workflows run with `n8n execute --id --rawOutput`      (test/e2e/actions.js)
@@ -18,12 +21,16 @@
  *   7. the dispute-evidence example published and driven by a sandbox dispute (test/e2e/dispute.js)
  *   8. the editor in Debian's chromium with playwright-core           (test/e2e/editor.js)
  *   9. n8n stopped; it must exit cleanly
+ *  10. n8n started in panel mode again: the same build published as the next patch version, the
+ *      panel offers it and updates to it (PATCH /rest/community-packages); the trigger example
+ *      published and unpublished (no endpoint left at the sandbox); the package uninstalled
+ *      (DELETE): types gone, folder gone. Install, update and uninstall times printed
  * Everything listens on 127.0.0.1; every child runs in its own process group and is killed on
  * exit, failure, Ctrl-C or the overall timeout (VS_E2E_TIMEOUT_MS, default 20 minutes).
  *
  * Options: --n8n <version> | --latest (or VS_N8N_VERSION); environment: VS_N8N_HOME, VS_E2E_SKIP_BUILD=1 (reuse dist/ and out/),
  * VS_E2E_SKIP_BROWSER=1, VS_E2E_KEEP=1 (keep the run folder under .e2e/),
- * VS_E2E_ONLY=actions,trigger,money,load,dispute,editor (any subset)
+ * VS_E2E_ONLY=actions,trigger,money,load,dispute,editor (any subset), VS_E2E_INSTALL=unpack
  */
 'use strict';
 
@@ -31,6 +38,8 @@ const fs = require('node:fs');
 const path = require('node:path');
 
 const lib = require('./lib');
+const panel = require('./panel');
+const { startRegistry, repack } = require('./registry');
 const { Checks } = require('./checks');
 const { log, ROOT } = lib;
 
@@ -39,6 +48,18 @@ lib.selectN8n(lib.n8nFromArgs());
 const TIMEOUT_MS = Number(process.env.VS_E2E_TIMEOUT_MS || 20 * 60_000);
 const only = process.env.VS_E2E_ONLY ? new Set(process.env.VS_E2E_ONLY.split(',')) : undefined;
 const wants = (phase) => !only || only.has(phase);
+
+const fmt = (/** @type {number | undefined} */ s) => (s === undefined ? 'not run' : `${s.toFixed(1)} s`);
+
+/** Polls until cond() holds or timeoutMs passes; returns whether it held. */
+async function waitUntil(/** @type {() => boolean} */ cond, timeoutMs) {
+	const end = Date.now() + timeoutMs;
+	while (!cond()) {
+		if (Date.now() > end) return false;
+		await new Promise((r) => setTimeout(r, 250));
+	}
+	return true;
+}
 
 async function main() {
 	const started = Date.now();
@@ -66,6 +87,13 @@ async function main() {
 	/** @type {{example: ReturnType<typeof lib.exampleWorkflows>[number], missing: string[]}[]} */
 	let examples = [];
 	const build = process.env.VS_E2E_SKIP_BUILD !== '1';
+	/** @type {Awaited<ReturnType<typeof startRegistry>> | undefined} */
+	let registry;
+	/** The packed build (published to the registry). */
+	let tgzFile = '';
+	/** Seconds of the panel's install, update and uninstall. */
+	/** @type {{install?: number, update?: number, uninstall?: number}} */
+	const timings = {};
 
 	await t.runPhase('setup', async () => {
 		const [home, tgz] = await Promise.all([lib.ensureN8n(), lib.buildAndPack(path.join(runDir, 'pack'), { build })]);
@@ -73,8 +101,29 @@ async function main() {
 		const { startSandbox } = await lib.loadSandbox({ build });
 		sb = await startSandbox({ allowHttpWebhooks: true, seed: 1 });
 		log(`sandbox on ${sb.baseUrl}`);
-		await lib.installPackage(userFolder, tgz);
 		inst = lib.makeInstance({ userFolder, logDir, home });
+		if (process.env.VS_E2E_INSTALL === 'unpack') {
+			await lib.installPackage(userFolder, tgz);
+		} else {
+			// The package from a registry through n8n's Community Nodes panel, as users install it.
+			registry = await startRegistry({ dir: path.join(runDir, 'registry'), logDir });
+			await registry.publish(tgz);
+			tgzFile = tgz;
+			const version = lib.PACKAGE_VERSION;
+			const rest0 = await panel.startPanel(inst, registry);
+			const installed = await panel.install(rest0, version);
+			timings.install = installed.seconds;
+			t.equal(
+				'setup: the panel installed the package from the registry with both nodes',
+				[installed.pkg?.installedVersion, (installed.pkg?.installedNodes ?? []).map((/** @type {any} */ n) => n.type).sort()],
+				[version, [`${lib.PKG_NAME}.vaultStore`, `${lib.PKG_NAME}.vaultStoreTrigger`]],
+			);
+			const listed = await panel.list(rest0);
+			t.equal('setup: the panel lists the package once, no update available', listed.map((/** @type {any} */ p) => [p.packageName, p.installedVersion, p.updateAvailable ?? null]), [[lib.PKG_NAME, version, null]]);
+			t.equal('setup: the nodes folder holds the package and nothing else (no n8n-workflow of its own)', panel.installedOnDisk(userFolder), { version, listed: version, modules: [lib.PKG_NAME] });
+			const stopped = await inst.stop();
+			t.check('setup: n8n (panel mode) stopped cleanly after the install', stopped.clean, JSON.stringify(stopped));
+		}
 		await inst.importCredentials(lib.credentialsFor(sb));
 		examples = lib.exampleWorkflows().map((example) => ({ example, missing: lib.missingInBuild(ROOT, example.workflow) }));
 		const importDir = path.join(runDir, 'import');
@@ -209,10 +258,57 @@ async function main() {
 		});
 	}
 
+	if (registry && serverOk && inst && tgzFile) {
+		await t.runPhase('panel: update and uninstall', async () => {
+			const i = /** @type {NonNullable<typeof inst>} */ (inst);
+			const reg = /** @type {NonNullable<typeof registry>} */ (registry);
+			// The same build as the next patch release, so the panel has an update to offer.
+			const [maj, min, pat] = lib.PACKAGE_VERSION.split(/[-+]/)[0].split('.').map(Number);
+			const next = `${maj}.${min}.${pat + 1}-e2e-update`;
+			await reg.publish(await repack(tgzFile, next, path.join(runDir, 'pack')));
+			const r = await panel.startPanel(i, reg);
+			r.apiKey = rest?.apiKey ?? (await r.createApiKey());
+			const H = { 'X-N8N-API-KEY': r.apiKey };
+			const listed = await panel.list(r);
+			t.equal('update: the panel offers the new version', listed.map((/** @type {any} */ p) => [p.packageName, p.installedVersion, p.updateAvailable]), [[lib.PKG_NAME, lib.PACKAGE_VERSION, next]]);
+			const u = await panel.update(r, next);
+			timings.update = u.seconds;
+			t.equal('update: the panel updated the package, both nodes loaded', [u.pkg?.installedVersion, (u.pkg?.installedNodes ?? []).map((/** @type {any} */ n) => n.type).sort()], [next, [`${lib.PKG_NAME}.vaultStore`, `${lib.PKG_NAME}.vaultStoreTrigger`]]);
+			t.equal('update: the nodes folder holds the new version and nothing else', panel.installedOnDisk(i.userFolder), { version: next, listed: next, modules: [lib.PKG_NAME] });
+
+			// What the README asks before uninstalling: unpublish the workflows that use the trigger.
+			// n8n's uninstall does not deactivate them; deactivating deletes the trigger's endpoint at the service.
+			if (trigger && !trigger.missing.length) {
+				const id = trigger.example.id;
+				const act = await r.request('POST', `/api/v1/workflows/${id}/activate`, undefined, H);
+				t.must('uninstall: the trigger example published again before the uninstall', act.status === 200, JSON.stringify(act.body).slice(0, 300));
+				t.check('uninstall: publishing registered its endpoint at the service', await waitUntil(() => sb.state.webhooks.length === 1, 30_000), JSON.stringify(sb.state.webhooks.map((/** @type {any} */ w) => w.url)));
+				const deact = await r.request('POST', `/api/v1/workflows/${id}/deactivate`, undefined, H);
+				t.check('uninstall: the trigger example unpublished (the README\'s step before uninstalling)', deact.status === 200, JSON.stringify(deact.body).slice(0, 300));
+				t.check('uninstall: no endpoint is left at the service', await waitUntil(() => sb.state.webhooks.length === 0, 30_000), JSON.stringify(sb.state.webhooks.map((/** @type {any} */ w) => w.url)));
+			}
+			const un = await panel.uninstall(r);
+			timings.uninstall = un.seconds;
+			t.equal('uninstall: the panel lists no package', await panel.list(r), []);
+			const types = await r.ok('GET', '/types/nodes.json');
+			const ours = (Array.isArray(types) ? types : []).map((/** @type {any} */ n) => n.name).filter((/** @type {string} */ n) => n.startsWith(`${lib.PKG_NAME}.`));
+			t.equal('uninstall: the editor serves none of the package\'s node types', ours, []);
+			const disk = panel.installedOnDisk(i.userFolder);
+			t.equal('uninstall: the package folder is gone from ~/.n8n/nodes/node_modules', [disk.version, disk.modules], [undefined, []]);
+			// n8n 2.8 leaves the dependency line in ~/.n8n/nodes/package.json (2.41 removes it; a later `npm install`
+			// there would bring the package back): the README says to run `npm uninstall` there for a clean folder.
+			log(`uninstall: ~/.n8n/nodes/package.json ${disk.listed ? `still lists ${lib.PKG_NAME}@${disk.listed}` : `no longer lists ${lib.PKG_NAME}`}`);
+			const stopped = await i.stop();
+			t.check('uninstall: n8n (panel mode) stops cleanly', stopped.clean, JSON.stringify(stopped));
+		});
+	}
+
 	await sb?.close();
+	await registry?.stop();
 	await lib.stopAll();
 	clearTimeout(overall);
 	console.log(t.summary());
+	if (registry) log(`panel timings (n8n ${lib.N8N_VERSION}): install ${fmt(timings.install)}, update ${fmt(timings.update)}, uninstall ${fmt(timings.uninstall)}`);
 	log(`finished in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 	const ok = t.failed.length === 0;
 	if (ok && process.env.VS_E2E_KEEP !== '1') fs.rmSync(runDir, { recursive: true, force: true });
