@@ -4,6 +4,7 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import type { Operation, Resource } from './operation';
 import { Params } from './operation';
 import { secretParameterNames, withRedactedNode } from './redactNode';
+import type { Permit } from '../shared/transport/concurrency';
 import {
 	AdaptiveConcurrency,
 	DEFAULT_MAX_CONCURRENCY,
@@ -269,7 +270,10 @@ async function runOperation(
 
 	const tool = isToolRun(ctx);
 	let origins: (EventOrigin | undefined)[] | undefined;
-	const runItem = async (itemIndex: number): Promise<INodeExecutionData[]> => {
+	// Single-request operations take their slot of the pool before the item is read, so items are
+	// read only as fast as the window lets them go out (no item waits, read, behind a full window).
+	const direct = !op.run && !op.list;
+	const runItem = async (itemIndex: number, slot: { permit?: Permit } = {}): Promise<INodeExecutionData[]> => {
 		const p = itemIndex === 0 ? first : new Params(ctx, itemIndex);
 		// The run's options (the first item's) apply to every item; only the key may differ per item.
 		checkAgentLimits(p, op, options, tool);
@@ -344,7 +348,9 @@ async function runOperation(
 			const res = await transport.request(request);
 			records = readPage(res.data).items.slice(0, limit);
 		} else {
-			const res = await transport.request(request);
+			const permit = slot.permit;
+			slot.permit = undefined;
+			const res = await transport.request(request, permit);
 			records = asRecords(res.data);
 			if (res.replay) records = records.map((r) => ({ ...r, idempotentReplay: true }));
 			if (keySource !== undefined) records = records.map((r) => ({ ...r, idempotencyKeySource: keySource }));
@@ -354,8 +360,9 @@ async function runOperation(
 	};
 
 	const perItem = await mapLimit(items, options.concurrency, async (_, itemIndex) => {
+		const slot = { permit: direct ? await pool.acquire() : undefined };
 		try {
-			return await runItem(itemIndex);
+			return await runItem(itemIndex, slot);
 		} catch (error) {
 			const redactor = await transport.redactor(secretValues(new Params(ctx, itemIndex), secretNames));
 			redactor.error(error);
@@ -364,6 +371,9 @@ async function runOperation(
 				throw redactor.error(new NodeApiError(ctx.getNode(), error as unknown as JsonObject, { itemIndex }));
 			}
 			throw redactor.error(new NodeOperationError(ctx.getNode(), error as Error, { itemIndex }));
+		} finally {
+			// The item failed before its request was sent: give the slot back.
+			if (slot.permit) pool.release(slot.permit, 'neutral');
 		}
 	});
 	return [perItem.flat()];
