@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import type { Operation, Resource } from './operation';
+import type { Operation, Resource, RunInput } from './operation';
 import { Params } from './operation';
 import { secretParameterNames, withRedactedNode } from './redactNode';
 import type { Permit } from '../shared/transport/concurrency';
@@ -251,7 +251,9 @@ async function runOperation(
 
 	const items = ctx.getInputData();
 	const secretNames = secretParameterNames(resources);
-	const first = new Params(ctx, 0);
+	// Read once for the run: n8n copies the node on every getNode().
+	const run: RunInput = { node: ctx.getNode(), items };
+	const first = new Params(ctx, 0, run);
 	const options = readOptions(first);
 	// One pool for the whole run: every item's requests and every page of Return All.
 	const pool = new AdaptiveConcurrency({ max: options.concurrency });
@@ -274,7 +276,7 @@ async function runOperation(
 	// read only as fast as the window lets them go out (no item waits, read, behind a full window).
 	const direct = !op.run && !op.list;
 	const runItem = async (itemIndex: number, slot: { permit?: Permit } = {}): Promise<INodeExecutionData[]> => {
-		const p = itemIndex === 0 ? first : new Params(ctx, itemIndex);
+		const p = itemIndex === 0 ? first : new Params(ctx, itemIndex, run);
 		// The run's options (the first item's) apply to every item; only the key may differ per item.
 		checkAgentLimits(p, op, options, tool);
 		const request: ApiRequest = {
