@@ -3,10 +3,18 @@
  * belong to it alone. Usage (from bench/run.ts):
  *   node out/bench/child.js <scenario> '<json args>'
  * Node types are loaded before the clock starts, as in a running n8n; the workflow run is timed.
- * Prints one JSON line: { ms, cpuMs, loadMs, items, failed, peakRssMb }. A node that fails as a whole
- * counts every input item as failed.
+ * Prints one JSON line: { ms, nodeMs, cpuMs, loadMs, items, failed, peakRssMb, idleMs, peakInFlight,
+ * loopDelay }. A node that fails as a whole counts every input item as failed.
+ *
+ * Requests in flight are counted from Node's HTTP client diagnostics channels (sent: a request
+ * starts; done: its response headers arrive, or it fails), whoever sends them, so the count is the
+ * same instrument for every contender. Idle time: time from the start of the run to the last
+ * answer with nothing in flight (items remain until the last answer is in).
  */
+import diagnostics from 'node:diagnostics_channel';
+import http from 'node:http';
 import path from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 
 import type { IDataObject, INodeExecutionData, INodeType, IVersionedNodeType } from 'n8n-workflow';
 
@@ -17,6 +25,8 @@ interface Args {
 	storeId: string;
 	secretKey: string;
 	items?: string[];
+	/** Instead of `items` (a long list does not fit in the arguments): order ids ord_000…0 to ord_000…(n-1). */
+	itemCount?: number;
 	/** The Concurrency option; unset means the node's default. */
 	concurrency?: number;
 	batchSize?: number;
@@ -25,6 +35,62 @@ interface Args {
 	/** Settings → On Error: continue, so a failed item is an item with `error` instead of a failed node. */
 	continueOnFail?: boolean;
 	n8nHome?: string;
+	/** The plain client: sockets of its keep-alive agent (and requests in flight at most). */
+	sockets?: number;
+}
+
+/** Requests in flight over the run, from Node's HTTP client channels. */
+const flight = {
+	now: 0,
+	peak: 0,
+	idleMs: 0,
+	/** When nothing was last in flight (the run's start until the first request). */
+	idleSince: 0,
+	lastAnswerAt: 0,
+};
+function started(): void {
+	if (flight.now === 0) flight.idleMs += performance.now() - flight.idleSince;
+	flight.now++;
+	if (flight.now > flight.peak) flight.peak = flight.now;
+}
+function ended(): void {
+	flight.now--;
+	flight.lastAnswerAt = performance.now();
+	if (flight.now === 0) flight.idleSince = flight.lastAnswerAt;
+}
+const counted = new WeakSet<object>();
+diagnostics.subscribe('http.client.request.start', (message) => {
+	const request = (message as { request: http.ClientRequest }).request;
+	counted.add(request);
+	started();
+	request.once('error', () => {
+		if (counted.delete(request)) ended();
+	});
+});
+diagnostics.subscribe('http.client.response.finish', (message) => {
+	const request = (message as { request: http.ClientRequest }).request;
+	if (counted.delete(request)) ended();
+});
+
+/** The headroom client: plain `http.get` with a keep-alive agent, `sockets` at a time, JSON parsed. */
+async function plainClient(a: Args): Promise<INodeExecutionData[]> {
+	const agent = new http.Agent({ keepAlive: true, maxSockets: a.sockets ?? 64 });
+	const root = `${a.baseUrl}/v2/core/stores/${a.storeId}/orders/`;
+	const headers = { Authorization: `Bearer ${a.secretKey}`, Accept: 'application/json' };
+	const one = (id: string) =>
+		new Promise<INodeExecutionData>((resolve, reject) => {
+			http
+				.get(`${root}${id}`, { agent, headers }, (res) => {
+					let text = '';
+					res.setEncoding('utf8');
+					res.on('data', (chunk: string) => (text += chunk));
+					res.on('end', () => resolve({ json: (JSON.parse(text) as { data: IDataObject }).data }));
+				})
+				.on('error', reject);
+		});
+	const out = await Promise.all((a.items ?? []).map(one));
+	agent.destroy();
+	return out;
 }
 
 function credentials(a: Args) {
@@ -52,12 +118,18 @@ const authHeader = (a: Args) => ({
 const ourOptions = (a: Args): IDataObject => (a.concurrency === undefined ? {} : { concurrency: a.concurrency });
 
 /** The node's output; a node that failed as a whole failed every input item. */
+/** The node's execution time n8n recorded for the last run. */
+let lastNodeMs: number | undefined;
+
 function settle(run: Awaited<ReturnType<typeof runNodes>>, inputCount: number): INodeExecutionData[] {
+	const tasks = Object.values(run.run.data.resultData.runData)[0] ?? [];
+	lastNodeMs = tasks.reduce((sum, t) => sum + (t.executionTime ?? 0), 0);
 	if (run.error()) return Array.from({ length: inputCount }, () => ({ json: { error: run.error()?.message ?? 'failed' } }));
 	return run.output();
 }
 
 async function scenario(name: string, a: Args): Promise<INodeExecutionData[]> {
+	if (a.itemCount !== undefined) a.items = Array.from({ length: a.itemCount }, (_, i) => `ord_${String(i).padStart(20, '0')}`);
 	const input = (a.items ?? []).map((id) => ({ json: { id } as IDataObject }));
 	switch (name) {
 		case 'returnAll-ours': {
@@ -101,7 +173,8 @@ async function scenario(name: string, a: Args): Promise<INodeExecutionData[]> {
 				[{ json: {} }],
 				{ extraNodeTypes: httpRequestNode(a) },
 			);
-			if (run.error()) return settle(run, 1);
+			const all = settle(run, 1);
+			if (run.error()) return all;
 			// One item per page: the orders are inside each page body.
 			return run
 				.output()
@@ -109,6 +182,8 @@ async function scenario(name: string, a: Args): Promise<INodeExecutionData[]> {
 					i.json.error !== undefined ? [i] : ((i.json.data as IDataObject)?.items as IDataObject[]).map((json) => ({ json })),
 				);
 		}
+		case 'plain':
+			return await plainClient(a);
 		case 'items-ours': {
 			const run = await runNodes(
 				[
@@ -167,15 +242,34 @@ async function main(): Promise<void> {
 	await loadPackage();
 	if (name.endsWith('-http')) httpRequestNode(args);
 	const loadMs = performance.now() - loadStart;
+	const loop = monitorEventLoopDelay({ resolution: 1 });
 	const start = performance.now();
+	flight.idleSince = start;
+	loop.enable();
 	const cpuStart = process.cpuUsage();
 	const out = await scenario(name, args);
 	const ms = performance.now() - start;
 	const cpu = process.cpuUsage(cpuStart);
+	loop.disable();
 	const cpuMs = (cpu.user + cpu.system) / 1000;
 	const peakRssMb = process.resourceUsage().maxRSS / 1024;
 	const failed = out.filter((i) => i.json.error !== undefined).length;
-	process.stdout.write(`${JSON.stringify({ ms, cpuMs, loadMs, items: out.length, failed, peakRssMb })}\n`);
+	const result = {
+		ms,
+		/** The node's own execution time as n8n records it (the workflow run less the harness around it). */
+		nodeMs: lastNodeMs ?? ms,
+		cpuMs,
+		loadMs,
+		items: out.length,
+		failed,
+		peakRssMb,
+		idleMs: flight.idleMs,
+		/** Wall time from the start to the last answer: the span over which idle time is counted. */
+		spanMs: (flight.lastAnswerAt || performance.now()) - start,
+		peakInFlight: flight.peak,
+		loopDelay: { meanMs: loop.mean / 1e6, p99Ms: loop.percentile(99) / 1e6, maxMs: loop.max / 1e6 },
+	};
+	process.stdout.write(`${JSON.stringify(result)}\n`);
 	process.exit(0);
 }
 

@@ -6,7 +6,7 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 
 import type { AdaptiveConcurrencyOptions } from '../nodes/shared/transport/concurrency';
-import { AdaptiveConcurrency, DEFAULT_MAX_CONCURRENCY, mapLimit } from '../nodes/shared/transport/concurrency';
+import { AdaptiveConcurrency, DEFAULT_MAX_CONCURRENCY, INITIAL_CONCURRENCY, mapLimit } from '../nodes/shared/transport/concurrency';
 import { paginate } from '../nodes/shared/transport/paginate';
 import { Transport } from '../nodes/shared/transport/request';
 import { FakeClock } from './fake-clock';
@@ -32,7 +32,8 @@ interface Answer {
 /** A pool on a fake clock and a simulated service behind it. */
 function simulate(options: Partial<AdaptiveConcurrencyOptions> & { max: number }, service: (call: Call, calls: Call[]) => Answer = () => ({})) {
 	const clock = new FakeClock();
-	const pool = new AdaptiveConcurrency({ now: clock.now, sleep: clock.sleep, ...options });
+	// The rules below are traced from a start of 5 (the node's own start is INITIAL_CONCURRENCY, tested below).
+	const pool = new AdaptiveConcurrency({ now: clock.now, sleep: clock.sleep, initial: 5, ...options });
 	const calls: Call[] = [];
 	/** One request with up to `retries` retries after 429/503, as the transport does. */
 	const request = async (n: number, retries = 3): Promise<Call> => {
@@ -88,13 +89,29 @@ describe('adaptive concurrency: growth', () => {
 		expect(pool.backoffs).toBe(0);
 	});
 
-	test('a slower answer holds the limit: a service that slows down from t = 40 on keeps it at 20 below a ceiling of 50', async () => {
+	test('slower answers stop the growth and bring the limit back toward its start, never below it', async () => {
 		const { pool, calls, runAll } = simulate({ max: 50 }, (c) => ({ latencyMs: c.sentAt >= 40 ? 60 : 20 }));
 		await runAll(400);
-		// 5, then 10 (fast answers), then 20 (answers of 60 ms: more than 2 × 20 ms + 5 ms): no further growth.
+		// 5, then 10 (fast answers), then 20 (answers of 60 ms: more than 2 × 20 ms + 5 ms): no further growth;
+		// each round of slow answers takes a tenth off, down to the start (5) and no lower.
 		expect(pool.peakLimit).toBe(20);
 		expect(Math.max(...calls.map((c) => c.inFlight))).toBe(20);
-		expect(pool.limit).toBe(20);
+		expect(pool.slowCuts).toBeGreaterThan(0);
+		expect(pool.limit).toBe(5);
+		expect(Math.max(...calls.filter((c) => c.sentAt >= 1000).map((c) => c.inFlight))).toBe(5);
+		expect(pool.backoffs).toBe(0);
+	});
+
+	test('the node starts at INITIAL_CONCURRENCY (10) and a healthy service takes it past that', async () => {
+		const clock = new FakeClock();
+		const pool = new AdaptiveConcurrency({ max: DEFAULT_MAX_CONCURRENCY, now: clock.now, sleep: clock.sleep });
+		expect(pool.limit).toBe(INITIAL_CONCURRENCY);
+		expect(INITIAL_CONCURRENCY).toBe(10);
+		const send = async () => await clock.sleep(20);
+		await clock.run(mapLimit(Array.from({ length: 2000 }, (_, n) => n), pool.max, async () => await pool.run(send, () => ({ outcome: 'ok' }))));
+		// 10, 20, 40, 80, 160, then the ceiling.
+		expect(pool.peakInFlight).toBe(DEFAULT_MAX_CONCURRENCY);
+		expect(DEFAULT_MAX_CONCURRENCY).toBeGreaterThan(64);
 	});
 
 	test('a service that slows down under load stops the growth where answers get slow', async () => {
@@ -315,7 +332,7 @@ describe('the transport and Return All use the pool', () => {
 
 	test('a 429 with Retry-After through the transport pauses every request of the pool; the request then succeeds', async () => {
 		const clock = new FakeClock();
-		const pool = new AdaptiveConcurrency({ max: 8, now: clock.now, sleep: clock.sleep });
+		const pool = new AdaptiveConcurrency({ max: 8, initial: 5, now: clock.now, sleep: clock.sleep });
 		let refused = false;
 		const { ctx, sent } = fakeContext(clock, (url) => {
 			if (url.pathname.endsWith('/orders/ord_0000000003') && !refused) {
@@ -340,7 +357,7 @@ describe('the transport and Return All use the pool', () => {
 
 	test('Return All fetches its pages through the same pool: never more in flight than its limit, every page once, in order', async () => {
 		const clock = new FakeClock();
-		const pool = new AdaptiveConcurrency({ max: 12, now: clock.now, sleep: clock.sleep });
+		const pool = new AdaptiveConcurrency({ max: 12, initial: 5, now: clock.now, sleep: clock.sleep });
 		let inFlight = 0;
 		let peak = 0;
 		const { ctx, sent } = fakeContext(clock, (url) => {

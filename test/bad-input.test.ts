@@ -100,9 +100,9 @@ const tableCases: Case[] = [
 		error: /"Search" must be at most 128 characters long/,
 	},
 	{
-		name: 'concurrency of 101',
-		parameters: { resource: 'store', operation: 'get', options: { concurrency: 101 } },
-		error: /"Concurrency" must be at most 100/,
+		name: 'concurrency of 1001',
+		parameters: { resource: 'store', operation: 'get', options: { concurrency: 1001 } },
+		error: /"Concurrency" must be at most 1000/,
 	},
 	{
 		name: 'limit of 0',

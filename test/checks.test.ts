@@ -44,7 +44,7 @@ const EXAMPLES: Record<string, [IDataObject, RegExp]> = {
 	idempotencyKey: [{ resource: 'order', operation: 'refund', orderId: rl(id('ord_')), options: { idempotencyKey: 'bad key!' } }, /"Idempotency Key" must be 1 to 255/],
 	extras: [{ resource: 'order', operation: 'getAll', additionalQueryParameters: { pair: [{ name: '', value: 'x' }] } }, /"Additional Query Parameters" has a value without a name/],
 	nothingToUpdate: [{ resource: 'webhook', operation: 'update', webhookId: rl(id('whk_')) }, /Choose at least one field to update/],
-	nodeOptions: [{ resource: 'store', operation: 'get', options: { concurrency: 101 } }, /"Concurrency" must be at most 100/],
+	nodeOptions: [{ resource: 'store', operation: 'get', options: { concurrency: 1001 } }, /"Concurrency" must be at most 1000/],
 	tokenData: [{ resource: 'token', operation: 'create', tokenType: 'pii', data: '[1]' }, /"Data" must be a JSON object/],
 	customData: [{ resource: 'token', operation: 'create', tokenType: 'custom', data: JSON.stringify({ x: 'x'.repeat(16_400) }) }, /at most 16 KiB/],
 	emptyData: [{ resource: 'token', operation: 'create', tokenType: 'pii', data: '{}' }, /"Data" of a PII token is an empty object/],

@@ -9,14 +9,18 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
+import { DEFAULT_MAX_CONCURRENCY, INITIAL_CONCURRENCY } from '../nodes/shared/transport/concurrency';
 import { runNode } from './harness';
 import { items } from './fixtures';
 
 interface Peer {
 	url: string;
 	maxInFlight: number;
-	arrivals: { id: string; at: number }[];
+	/** Each request as it arrives, with the requests in flight then (itself included). */
+	arrivals: { id: string; at: number; inFlight: number }[];
 	rateLimitOnce?: boolean;
+	/** Answers one 429 (Retry-After 1 s) to the first request that arrives with this many in flight. */
+	rateLimitAtInFlight?: number;
 	close(): Promise<void>;
 }
 
@@ -25,9 +29,11 @@ async function countingServer(delayMs: number): Promise<Peer> {
 	const peer: Peer = { url: '', maxInFlight: 0, arrivals: [], close: async () => {} };
 	const server = http.createServer((req, res) => {
 		const id = decodeURIComponent(String(req.url).split('/').pop() ?? '');
-		peer.arrivals.push({ id, at: Date.now() });
-		if (peer.rateLimitOnce) {
+		peer.arrivals.push({ id, at: Date.now(), inFlight: inFlight + 1 });
+		const overloaded = peer.rateLimitAtInFlight !== undefined && inFlight + 1 >= peer.rateLimitAtInFlight;
+		if (peer.rateLimitOnce || overloaded) {
 			peer.rateLimitOnce = false;
+			peer.rateLimitAtInFlight = undefined;
 			res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '1' });
 			res.end(JSON.stringify({ ok: false, error: { code: 'rate_limited', message: 'slow down' } }));
 			return;
@@ -48,7 +54,7 @@ async function countingServer(delayMs: number): Promise<Peer> {
 
 const orderIds = Array.from({ length: 23 }, (_, i) => `ord_${String(i).padStart(10, '0')}`);
 
-async function runOrders(peer: Peer, options: Record<string, unknown>) {
+async function runOrders(peer: Peer, options: Record<string, unknown>, ids = orderIds) {
 	const credentials = {
 		vaultStoreStoreApi: { baseUrl: peer.url, storeId: 'shp_concurrency1', secretKey: 'sk_concurrency_test', signingSecret: '' },
 	};
@@ -60,13 +66,13 @@ async function runOrders(peer: Peer, options: Record<string, unknown>) {
 			options,
 		},
 		credentials,
-		items(...orderIds.map((id) => ({ id }))),
+		items(...ids.map((id) => ({ id }))),
 	);
 }
 
 describe('concurrency option', () => {
 	test.each([
-		['default (ceiling 64)', {}, 64],
+		[`default (ceiling ${DEFAULT_MAX_CONCURRENCY})`, {}, DEFAULT_MAX_CONCURRENCY],
 		['1: one at a time', { concurrency: 1 }, 1],
 		['12', { concurrency: 12 }, 12],
 	])('%s: never more in flight than the ceiling, order and pairedItem kept', async (_, options, ceiling) => {
@@ -79,6 +85,30 @@ describe('concurrency option', () => {
 			expect(out.map((i) => (i.pairedItem as { item: number }).item)).toEqual(orderIds.map((_, i) => i));
 			expect(peer.maxInFlight).toBeLessThanOrEqual(ceiling);
 			if (ceiling === 1) expect(peer.maxInFlight).toBe(1);
+		} finally {
+			await peer.close();
+		}
+	});
+
+	test('default settings: on a healthy service the window grows past its start (and past the old fixed ceiling of 64); a 429 shrinks it', async () => {
+		// 300 items at 600 ms: no timing is asserted, only how many requests the node had in flight
+		// (the long latency leaves the node several milliseconds per item even on a busy machine).
+		const many = Array.from({ length: 300 }, (_, i) => `ord_${String(i).padStart(10, '0')}`);
+		const peer = await countingServer(600);
+		peer.rateLimitAtInFlight = 80;
+		try {
+			const run = await runOrders(peer, {}, many);
+			expect(run.error()).toBeUndefined();
+			expect(run.output().map((i) => i.json.id)).toEqual(many);
+			// It started at INITIAL_CONCURRENCY and grew to 80 in flight (the service then answered one 429)...
+			expect(Math.max(...peer.arrivals.slice(0, INITIAL_CONCURRENCY).map((a) => a.inFlight))).toBeLessThanOrEqual(INITIAL_CONCURRENCY);
+			const limited = peer.arrivals.findIndex((a) => a.inFlight >= 80);
+			expect(limited).toBeGreaterThan(0);
+			// ...then, after the Retry-After, it sent with fewer in flight than before the 429.
+			const after = peer.arrivals.filter((a) => a.at - peer.arrivals[limited].at >= 950);
+			expect(after.length).toBeGreaterThan(0);
+			expect(Math.max(...after.map((a) => a.inFlight))).toBeLessThan(80);
+			expect(peer.arrivals).toHaveLength(many.length + 1);
 		} finally {
 			await peer.close();
 		}

@@ -42,10 +42,11 @@ const CORRECTIONS: Record<string, Record<string, (old: Record<string, unknown>) 
 
 /** Corrections of a node-wide parameter, shown for every operation. */
 const EVERY_OPERATION: Record<string, (old: Record<string, unknown>) => Record<string, unknown>> = {
-	// Concurrency became the ceiling of an adaptive pool: default 64, up to 100 (was a fixed 5, up to 20).
+	// Concurrency became the ceiling of an adaptive pool: default 256, up to 1000 (was a fixed 5, up to 20;
+	// then 64, up to 100, which bound a healthy service's window below what the HTTP Request node sends).
 	options: (old) => {
 		const children = old.children as Record<string, Record<string, unknown>>;
-		return { ...old, children: { ...children, concurrency: { ...children.concurrency, default: 64, maxValue: 100 } } };
+		return { ...old, children: { ...children, concurrency: { ...children.concurrency, default: 256, maxValue: 1000 } } };
 	},
 };
 

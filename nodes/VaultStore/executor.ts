@@ -1,11 +1,12 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import type { Operation, Resource } from './operation';
+import type { Operation, Resource, RunInput } from './operation';
 import { credentialOf, extrasOf, Params } from './operation';
 import { ignoredNames } from './guessedNames';
 import { LocalChecks } from './localChecks';
 import { secretParameterNames, withRedactedNode } from './redactNode';
+import type { Permit } from '../shared/transport/concurrency';
 import {
 	AdaptiveConcurrency,
 	DEFAULT_MAX_CONCURRENCY,
@@ -359,7 +360,9 @@ async function runOperation(
 	const items = ctx.getInputData();
 	const secretNames = secretParameterNames(resources);
 	const checks = new LocalChecks(ctx);
-	const first = new Params(ctx, 0, checks.sink(0));
+	// Read once for the run: n8n copies the node on every getNode().
+	const run: RunInput = { node: ctx.getNode(), items };
+	const first = new Params(ctx, 0, checks.sink(0), run);
 	const options = readOptions(first);
 	// One pool for the whole run: every item's requests and every page of Return All.
 	const pool = new AdaptiveConcurrency({ max: options.concurrency });
@@ -406,8 +409,11 @@ async function runOperation(
 		if (once !== undefined && record) record.put(once, answer ?? {}, mismatch);
 		if (mismatch) throw new NodeOperationError(ctx.getNode(), mismatch, { itemIndex });
 	};
-	const runItem = async (itemIndex: number): Promise<INodeExecutionData[]> => {
-		const p = itemIndex === 0 ? first : new Params(ctx, itemIndex, checks.sink(itemIndex));
+	// Single-request operations take their slot of the pool before the item is read, so items are
+	// read only as fast as the window lets them go out (no item waits, read, behind a full window).
+	const direct = !op.run && !op.list;
+	const runItem = async (itemIndex: number, slot: { permit?: Permit } = {}): Promise<INodeExecutionData[]> => {
+		const p = itemIndex === 0 ? first : new Params(ctx, itemIndex, checks.sink(itemIndex), run);
 		// The run's options (the first item's) apply to every item; only the key may differ per item.
 		checkAgentLimits(p, op, options, tool);
 		const request: ApiRequest = {
@@ -504,7 +510,9 @@ async function runOperation(
 			const res = await transport.request(request);
 			records = readPage(res.data).items.slice(0, limit);
 		} else {
-			const res = await transport.request(request);
+			const permit = slot.permit;
+			slot.permit = undefined;
+			const res = await transport.request(request, permit);
 			records = asRecords(res.data);
 			if (res.replay) records = records.map((r) => ({ ...r, idempotentReplay: true }));
 			if (keySource !== undefined) records = records.map((r) => ({ ...r, idempotencyKeySource: keySource }));
@@ -516,8 +524,9 @@ async function runOperation(
 	};
 
 	const perItem = await mapLimit(items, options.concurrency, async (_, itemIndex) => {
+		const slot = { permit: direct ? await pool.acquire() : undefined };
 		try {
-			return await runItem(itemIndex);
+			return await runItem(itemIndex, slot);
 		} catch (error) {
 			const redactor = await transport.redactor(secretValues(new Params(ctx, itemIndex), secretNames));
 			redactor.error(error);
@@ -526,6 +535,9 @@ async function runOperation(
 				throw redactor.error(new NodeApiError(ctx.getNode(), error as unknown as JsonObject, { itemIndex }));
 			}
 			throw redactor.error(new NodeOperationError(ctx.getNode(), error as Error, { itemIndex }));
+		} finally {
+			// The item failed before its request was sent: give the slot back.
+			if (slot.permit) pool.release(slot.permit, 'neutral');
 		}
 	}).finally(() => checks.flush());
 	occurrences?.commit();

@@ -2,6 +2,7 @@ import type {
 	IDataObject,
 	IExecuteFunctions,
 	IHttpRequestMethods,
+	INode,
 	INodeExecutionData,
 	INodeProperties,
 } from 'n8n-workflow';
@@ -13,25 +14,66 @@ import type { IdRule } from '../shared/validate';
 import type { WarningSink } from '../shared/validate';
 import { Validator } from '../shared/validate';
 
+/** What stays the same for every item of a run, read once: the node (n8n copies it on every read) and the input. */
+export interface RunInput {
+	node: INode;
+	items: INodeExecutionData[];
+}
+
+/** `={{ $json.a }}` or `={{ $json.a.b }}` exactly: a reference to a field of the item, the commonest expression. */
+const FIELD_REFERENCE = /^=\{\{\s*\$json((?:\.[A-Za-z_$][\w$]*)+)\s*\}\}$/;
+
 /**
  * Reads one item's parameters (resource locators give their value) and
  * validates them with messages that name the field.
  */
 export class Params {
 	readonly v: Validator;
+	private readonly run: RunInput | undefined;
 
 	constructor(
 		readonly ctx: IExecuteFunctions,
 		readonly itemIndex: number,
 		warnings?: WarningSink,
+		run?: RunInput,
 	) {
-		this.v = new Validator(ctx.getNode(), itemIndex, warnings);
+		this.run = run;
+		this.v = new Validator(run?.node ?? ctx.getNode(), itemIndex, warnings);
 	}
 
 	get<T = unknown>(name: string, fallback?: T): T {
+		const field = this.fieldReference(name);
+		if (field !== undefined) return field as T;
 		return this.ctx.getNodeParameter(name, this.itemIndex, fallback as never, {
 			extractValue: true,
 		}) as T;
+	}
+
+	/**
+	 * A parameter that is exactly `={{ $json.field }}` (as text, or as the ID of a resource locator)
+	 * and names a text, number or boolean of the item: that value, read from the item as n8n's
+	 * expression would return it, without starting the expression engine for every item. Anything
+	 * else (another expression, a missing field, an object) is undefined and goes to n8n.
+	 */
+	private fieldReference(name: string): unknown {
+		if (this.run === undefined) return undefined;
+		let raw = this.run.node.parameters[name] as unknown;
+		if (raw !== null && typeof raw === 'object') {
+			const locator = raw as { __rl?: unknown; mode?: unknown; value?: unknown };
+			if (locator.__rl !== true || (locator.mode !== 'id' && locator.mode !== 'list')) return undefined;
+			raw = locator.value;
+		}
+		if (typeof raw !== 'string') return undefined;
+		const match = FIELD_REFERENCE.exec(raw);
+		if (!match) return undefined;
+		let value: unknown = this.run.items[this.itemIndex]?.json;
+		for (const key of match[1].slice(1).split('.')) {
+			if (value === null || typeof value !== 'object' || Array.isArray(value) || !Object.prototype.hasOwnProperty.call(value, key)) {
+				return undefined;
+			}
+			value = (value as Record<string, unknown>)[key];
+		}
+		return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? value : undefined;
 	}
 
 	/** A collection parameter (additionalFields, updateFields, filters, options). */

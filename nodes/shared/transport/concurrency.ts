@@ -30,12 +30,15 @@ export async function mapLimit<T, R>(
 	return results;
 }
 
-/** Ceiling of requests in flight when the node's "Concurrency" option is not set. */
-export const DEFAULT_MAX_CONCURRENCY = 64;
+/**
+ * Ceiling of requests in flight when the node's "Concurrency" option is not set: high enough that
+ * the window, not the ceiling, decides (a peer that sends every item at once is bound only by CPU).
+ */
+export const DEFAULT_MAX_CONCURRENCY = 256;
 /** Highest value the "Concurrency" option accepts. */
-export const MAX_CONCURRENCY = 100;
+export const MAX_CONCURRENCY = 1000;
 /** Requests in flight at the start of a node run (fewer when the ceiling is lower). */
-export const INITIAL_CONCURRENCY = 5;
+export const INITIAL_CONCURRENCY = 10;
 
 /**
  * How a request ended, for the limit:
@@ -64,6 +67,8 @@ export interface AdaptiveConcurrencyOptions {
 	latencySlackMs?: number;
 	/** Factor the limit is multiplied by on a 429 or 503. */
 	backoffFactor?: number;
+	/** Factor the limit is multiplied by, once per usual latency, while answers are slow (never below `initial`). */
+	slowFactor?: number;
 	/** After a back-off the limit grows by one at most this often, counted from the end of any pause. */
 	probeIntervalMs?: number;
 	/** How far back successes count when a back-off asks what the service let through; 0 turns that cap off. */
@@ -83,7 +88,11 @@ export interface AdaptiveConcurrencyOptions {
  * - Start at `initial` requests in flight; never more than `max`.
  * - Growth: a success whose latency holds (at most `latencyFactor` × the
  *   fastest answer seen + `latencySlackMs`) adds one, so the limit doubles every
- *   round trip. A slower success holds the limit.
+ *   round trip. A slower success (latency rising: requests queue somewhere)
+ *   multiplies the limit by `slowFactor`, at most once per usual latency and
+ *   never below where it started: by Little's law fewer in flight at the same
+ *   throughput means less queueing, and a service that is just slower keeps
+ *   the starting window.
  * - Back-off: a 429 or 503 multiplies the limit by `backoffFactor`, and caps it
  *   at what the service let through, by Little's law: successes per second over
  *   the last `throughputWindowMs` × the usual latency (at least 1). Once per
@@ -108,6 +117,9 @@ export class AdaptiveConcurrency {
 	/** After a back-off: no growth before this time. */
 	private growAfter = 0;
 	private fastestMs = Infinity;
+	private readonly initial: number;
+	/** While answers are slow: no further cut before this time. */
+	private slowCutAfter = 0;
 	/** Smoothed latency of successes. */
 	private usualMs: number | undefined;
 	/** Completion times of recent successes, oldest first, from `successesFrom` on. */
@@ -118,6 +130,7 @@ export class AdaptiveConcurrency {
 	private readonly latencyFactor: number;
 	private readonly latencySlackMs: number;
 	private readonly backoffFactor: number;
+	private readonly slowFactor: number;
 	private readonly probeIntervalMs: number;
 	private readonly throughputWindowMs: number;
 	private readonly now: () => number;
@@ -126,13 +139,17 @@ export class AdaptiveConcurrency {
 	peakInFlight = 0;
 	/** Highest limit reached. */
 	peakLimit: number;
-	/** How many times the limit was cut. */
+	/** How many times the limit was cut for a 429 or 503. */
 	backoffs = 0;
+	/** How many times the limit was cut for slow answers. */
+	slowCuts = 0;
 
 	constructor(options: AdaptiveConcurrencyOptions) {
 		this.max = Math.max(1, Math.floor(options.max));
 		this.value = Math.min(this.max, Math.max(1, Math.floor(options.initial ?? INITIAL_CONCURRENCY)));
+		this.initial = this.value;
 		this.peakLimit = this.value;
+		this.slowFactor = options.slowFactor ?? 0.9;
 		this.latencyFactor = options.latencyFactor ?? 2;
 		this.latencySlackMs = options.latencySlackMs ?? 5;
 		this.backoffFactor = options.backoffFactor ?? 0.5;
@@ -243,7 +260,15 @@ export class AdaptiveConcurrency {
 		this.successTimes.push(now);
 		this.forgetSuccessesBefore(now - this.throughputWindowMs);
 		const holds = latency <= this.fastestMs * this.latencyFactor + this.latencySlackMs;
-		if (!holds || permit.generation !== this.generation || this.value >= this.max) return;
+		if (!holds) {
+			if (now >= this.slowCutAfter && this.limit > this.initial) {
+				this.value = Math.max(this.initial, Math.floor(this.limit * this.slowFactor));
+				this.slowCuts++;
+				this.slowCutAfter = now + (this.usualMs ?? latency);
+			}
+			return;
+		}
+		if (permit.generation !== this.generation || this.value >= this.max) return;
 		if (!this.backedOff) {
 			this.value += 1;
 		} else if (now >= this.growAfter) {
