@@ -8,6 +8,7 @@ import { createServer, IncomingMessage, ServerResponse } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import {
+	HostileMode,
 	Auth,
 	checkParams,
 	Ctx,
@@ -26,6 +27,7 @@ import { TokenBucketLimiter } from './ratelimit';
 import { ErrorStyle, errorReply, forbidden, HttpError, internalError, notFound, Reply, tooLarge, unauthorized } from './reply';
 import { SandboxState, seedState } from './state';
 import { Clock, isPlainObject, parseQuery, Rng, sha256, Timers } from './util';
+import { newEndpointSecret } from './resources/webhooks';
 import { AccessLogEntry, Vault } from './vault';
 
 export interface SandboxOptions {
@@ -89,6 +91,10 @@ export interface Sandbox {
 	clock: Clock;
 	state: SandboxState;
 	app: SandboxApp;
+	/** Service-wide hostile switches (off by default). */
+	hostile: HostileMode;
+	/** Gives endpoint `webhookId` a new signing secret of its own (a dashboard rotation); returns it. */
+	rotateEndpointSecret(webhookId: string): string;
 	close(): Promise<void>;
 }
 
@@ -129,6 +135,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
 		[secrets.vaultNoRevealKey, { kind: 'vault', workspaceId: secrets.workspaceId, vaultId: secrets.vaultId, permissions: new Set(['tokens:read', 'tokens:write']), keyId: 'key_vault_noreveal' }],
 	]);
 
+	const hostile: HostileMode = { registrationSecret: false };
 	const deliveries = new Deliveries({
 		secret: secrets.signingSecret,
 		clock,
@@ -158,6 +165,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
 			return state.collections[name] as T[];
 		},
 		newId: (prefix) => rng.id(prefix),
+		hostile,
 		state,
 		clock,
 		vault,
@@ -321,6 +329,13 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
 		clock,
 		state,
 		app,
+		hostile,
+		rotateEndpointSecret: (webhookId) => {
+			const endpoint = state.webhooks.find((w) => w.id === webhookId);
+			if (!endpoint) throw new Error(`no webhook endpoint ${webhookId}`);
+			endpoint.secret = newEndpointSecret();
+			return endpoint.secret;
+		},
 		close: async () => {
 			timers.clear();
 			deliveries.close();
