@@ -12,6 +12,8 @@ import {
 } from '../shared/transport/concurrency';
 import type { EventOrigin, KeySource } from '../shared/transport/idempotency';
 import { IdempotencyKeys } from '../shared/transport/idempotency';
+import { VAULT_CREDENTIAL } from '../shared/credentials';
+import { guardOutput } from '../shared/transport/outputGuard';
 import { checkRecords, DEFAULT_MAX_ITEMS, paginate, readPage, UnexpectedAnswerError, walkCursor } from '../shared/transport/paginate';
 import type { Redactor } from '../shared/transport/redact';
 import type { ApiRequest } from '../shared/transport/request';
@@ -353,9 +355,12 @@ async function runOperation(
 		return toItems(records, itemIndex);
 	};
 
+	const vaultAllowList = resource.credential === VAULT_CREDENTIAL && op.revealsData !== true;
 	const perItem = await mapLimit(items, options.concurrency, async (_, itemIndex) => {
 		try {
-			return await runItem(itemIndex);
+			// Success items: known secrets redacted; vault tokens through the allow-list (outputGuard.ts).
+			const redactor = await transport.redactor(secretValues(new Params(ctx, itemIndex), secretNames));
+			return guardOutput(await runItem(itemIndex), redactor, vaultAllowList);
 		} catch (error) {
 			const redactor = await transport.redactor(secretValues(new Params(ctx, itemIndex), secretNames));
 			redactor.error(error);
