@@ -61,14 +61,16 @@ describe('1. rotation revokes: the credential is the source of truth for signing
 		expect(t.staticData().signingSecret).toBe(registered);
 		expect((await deliverSigned(t, endpoint, registered)).started).toBe(true);
 
-		// Step 0: the user copies the endpoint's secret into the credential (nothing changes).
+		// Before rotating: the endpoint's secret copied into Webhook Signing Secret (nothing changes).
 		creds.vaultStoreStoreApi.signingSecret = registered;
 		expect((await deliverSigned(t, endpoint, registered)).started).toBe(true);
 
-		// Step 1: the secret is rotated at the service; it signs with the new one from now on.
-		const next = f.sb.rotateEndpointSecret(endpoint.id);
-		// Step 2: Previous Signing Secret = old, Webhook Signing Secret = new. No re-activation.
+		// README step 1: Webhook Signing Secret copied into Previous Signing Secret (nothing changes).
 		creds.vaultStoreStoreApi.previousSigningSecret = registered;
+		expect((await deliverSigned(t, endpoint, registered)).started).toBe(true);
+		// Step 2: the secret is rolled at the service (it signs with the new one from now on) and
+		// pasted into Webhook Signing Secret. No re-activation.
+		const next = f.sb.rotateEndpointSecret(endpoint.id);
 		creds.vaultStoreStoreApi.signingSecret = next;
 		const signedNew = await deliverSigned(t, endpoint, next);
 		expect(signedNew.status).toBe(200);
@@ -78,10 +80,12 @@ describe('1. rotation revokes: the credential is the source of truth for signing
 		expect(signedOld.started).toBe(true);
 		expect(signedOld.items[0].json.meta).toMatchObject({ signingSecret: 'previous' });
 
-		// n8n restarts meanwhile (checkExists on the same static data): nothing brings the old secret back.
+		// Step 3: old deliveries may still come (retries); n8n restarts meanwhile (checkExists on the
+		// same static data): nothing brings the returned secret back as the current one.
+		expect((await deliverSigned(t, endpoint, registered)).started).toBe(true);
 		expect(await t.checkExists()).toBe(true);
 
-		// Step 3: Previous Signing Secret cleared. The replaced (maybe leaked) secret starts nothing.
+		// Step 4: Previous Signing Secret cleared. The replaced (maybe leaked) secret starts nothing.
 		creds.vaultStoreStoreApi.previousSigningSecret = '';
 		const replaced = await deliverSigned(t, endpoint, registered);
 		expect(replaced.status).toBe(401);
