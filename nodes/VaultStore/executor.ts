@@ -13,7 +13,7 @@ import {
 import type { EventOrigin, KeySource } from '../shared/transport/idempotency';
 import { IdempotencyKeys } from '../shared/transport/idempotency';
 import { VAULT_CREDENTIAL } from '../shared/credentials';
-import { guardOutput } from '../shared/transport/outputGuard';
+import { guardOutput, outputRedactor } from '../shared/transport/outputGuard';
 import { checkRecords, DEFAULT_MAX_ITEMS, paginate, readPage, UnexpectedAnswerError, walkCursor } from '../shared/transport/paginate';
 import type { Redactor } from '../shared/transport/redact';
 import type { ApiRequest } from '../shared/transport/request';
@@ -359,8 +359,9 @@ async function runOperation(
 	const perItem = await mapLimit(items, options.concurrency, async (_, itemIndex) => {
 		try {
 			// Success items: known secrets redacted; vault tokens through the allow-list (outputGuard.ts).
-			const redactor = await transport.redactor(secretValues(new Params(ctx, itemIndex), secretNames));
-			return guardOutput(await runItem(itemIndex), redactor, vaultAllowList);
+			const out = await runItem(itemIndex);
+			const redactor = await outputRedactor(transport, secretValues(new Params(ctx, itemIndex), secretNames));
+			return guardOutput(out, redactor, vaultAllowList);
 		} catch (error) {
 			const redactor = await transport.redactor(secretValues(new Params(ctx, itemIndex), secretNames));
 			redactor.error(error);

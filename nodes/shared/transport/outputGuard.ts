@@ -2,6 +2,7 @@ import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
 import { hasCardNumber, isSecurityCodeName } from './redact';
 import type { Redactor } from './redact';
+import type { Transport } from './request';
 
 /**
  * The last step of every success item before it leaves the node.
@@ -87,6 +88,29 @@ export function allowedToken(record: IDataObject): IDataObject {
 		}
 	}
 	return out;
+}
+
+/** One redactor of the credential's secrets per transport (node run), for items without secret values of their own. */
+const runRedactors = new WeakMap<Transport, Promise<Redactor>>();
+
+function hasValue(value: unknown): boolean {
+	if (value === undefined || value === null || value === '') return false;
+	if (typeof value === 'object') return Object.values(value as IDataObject).some(hasValue);
+	return true;
+}
+
+/**
+ * The redactor for one item's success output: the run's (the credential's secrets) unless the
+ * item has secret parameter values of its own (e.g. card data), then one that knows them too.
+ */
+export async function outputRedactor(transport: Transport, itemSecrets: unknown[]): Promise<Redactor> {
+	if (itemSecrets.some(hasValue)) return await transport.redactor(itemSecrets);
+	let shared = runRedactors.get(transport);
+	if (shared === undefined) {
+		shared = transport.redactor();
+		runRedactors.set(transport, shared);
+	}
+	return await shared;
 }
 
 /** Success items of one input item, as they may leave the node. */
