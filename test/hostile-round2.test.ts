@@ -137,6 +137,20 @@ describe('2. secrets have a shape: blank, whitespace, a bare prefix or a short s
 		}
 	});
 
+	test('a sloppy secret put in the credential after registration fails the next activation too (endpoint already in place)', async () => {
+		const creds = mutableCredentials();
+		const t = await createTrigger({ parameters: { events: ['PAYMENT_COMPLETED'], signatureVersion: 'V2', options: {} }, credentials: creds });
+		await t.activate();
+		for (const [field, label] of [['signingSecret', 'Webhook Signing Secret'], ['previousSigningSecret', 'Previous Signing Secret']]) {
+			const good = creds.vaultStoreStoreApi[field];
+			creds.vaultStoreStoreApi[field] = 'whsec_';
+			await expect(t.checkExists()).rejects.toThrow(new RegExp(`Credential field "${label}" is only the prefix`));
+			creds.vaultStoreStoreApi[field] = good;
+		}
+		expect(await t.checkExists()).toBe(true);
+		expect(await t.delete()).toBe(true);
+	});
+
 	test('V1: a delivery forged with a previous secret of " " or "whsec_" (credential changed after activation) starts nothing', async () => {
 		const creds = mutableCredentials();
 		const t = await createTrigger({ parameters: { events: ['PAYMENT_COMPLETED'], signatureVersion: 'V1', options: {} }, credentials: creds });

@@ -195,17 +195,22 @@ function checkPreviousSecret(ctx: IHookFunctions, previous: string, version: Sig
 }
 
 /**
- * Warns (once per activation) while a previous signing secret is set; refuses one that is
- * blank, whitespace, a bare prefix, too short or (V2) not a key: anyone could sign with it.
+ * Warns (once per activation) while a previous signing secret is set; refuses a signing or
+ * previous secret that is blank, whitespace, a bare prefix, too short or (V2) not a key:
+ * anyone could sign with it.
  */
 async function noteRotation(ctx: IHookFunctions, version: SignatureVersion): Promise<void> {
 	let previous = '';
+	let current = '';
 	try {
 		const credentials = (await ctx.getCredentials(STORE_CREDENTIAL)) as IDataObject;
 		previous = typeof credentials.previousSigningSecret === 'string' ? credentials.previousSigningSecret : '';
+		current = typeof credentials.signingSecret === 'string' ? credentials.signingSecret : '';
 	} catch {
 		return; // The requests that follow report credential problems.
 	}
+	// Also at an activation that finds its endpoint in place (create() is not called then).
+	if (current !== '') checkSigningSecret(ctx, current, version, 'credential');
 	if (previous === '') return;
 	checkPreviousSecret(ctx, previous, version);
 	ctx.logger.warn(
