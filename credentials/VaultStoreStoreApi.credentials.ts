@@ -61,7 +61,7 @@ export class VaultStoreStoreApi implements ICredentialType {
 			typeOptions: { password: true },
 			default: '',
 			description:
-				'Secret used by the Vault Store Trigger to verify deliveries (whsec_...). Only needed for the trigger.',
+				'Secret used by the Vault Store Trigger to verify deliveries (whsec_ followed by at least 24 characters, no spaces). Only needed for the trigger.',
 		},
 		{
 			displayName: 'Previous Signing Secret',
