@@ -130,6 +130,14 @@ export interface SandboxApp {
 	readonly vault: Vault;
 	readonly ledger: LedgerEntry[];
 	readonly options: Readonly<ResolvedOptions>;
+	/** Hostile switches a test may turn on and off at run time (see HostileMode). */
+	readonly hostile: HostileMode;
+}
+
+/** Misbehaviour that is a mode of the whole service rather than a per-request fault. */
+export interface HostileMode {
+	/** POST /webhooks answers with a `secret` of the new endpoint's own, and signs its deliveries with it. */
+	registrationSecret: boolean;
 }
 
 export interface ResolvedOptions {

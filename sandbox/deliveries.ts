@@ -137,7 +137,7 @@ export class Deliveries {
 
 	private async attempt(endpoint: WebhookEndpoint, messageId: string, jobId: string, body: string, attempt: number): Promise<void> {
 		if (this.closed || !this.deps.isActive(endpoint.id)) return;
-		const headers = signedHeaders(endpoint, this.deps.secret, messageId, jobId, body, Date.now());
+		const headers = signedHeaders(endpoint, endpoint.secret ?? this.deps.secret, messageId, jobId, body, Date.now());
 		const record: DeliveryAttempt = { endpointId: endpoint.id, messageId, attempt, status: 0, at: this.deps.clock.iso(), url: endpoint.url, headers, body };
 		const abort = new AbortController();
 		this.aborts.add(abort);

@@ -18,6 +18,10 @@
  *   'html'              answer 200 with an HTML page
  *   'empty'             answer 200 with an empty body
  *   'reply'             answer `reply` (status, body or body(query), headers); handler not run
+ *   'trickle'           the handler's answer (or `reply`), headers at once, body one byte every
+ *                       `delayMs` (default 400); with `forever` the body never ends
+ *   'echo-success'      run the handler; its success answer echoes the request into every record
+ *                       (card number top-level and in the mask, CVC nested, Authorization)
  *
  * With `oncePerKey`, a fault fires on the first request of each distinct Idempotency-Key (and
  * never on its retries), as many times as `count` allows: one fault per input item of a run.
@@ -35,7 +39,9 @@ export type FaultKind =
 	| 'echo'
 	| 'html'
 	| 'empty'
-	| 'reply';
+	| 'reply'
+	| 'echo-success'
+	| 'trickle';
 
 export interface FaultSpec {
 	match?: { method?: string; path?: string | RegExp };
@@ -46,6 +52,8 @@ export interface FaultSpec {
 	oncePerKey?: boolean;
 	/** 'redirect', 'echo', 'reply': the status to answer. */
 	status?: number;
+	/** 'trickle': send the body for ever. */
+	forever?: boolean;
 	/** 'redirect': the Location header. */
 	location?: string;
 	/** 'reply': the body (a function gets the parsed query) and extra headers. */

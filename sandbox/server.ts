@@ -8,6 +8,7 @@ import { createServer, IncomingMessage, ServerResponse } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import {
+	HostileMode,
 	Auth,
 	checkParams,
 	Ctx,
@@ -26,6 +27,7 @@ import { TokenBucketLimiter } from './ratelimit';
 import { ErrorStyle, errorReply, forbidden, HttpError, internalError, notFound, Reply, tooLarge, unauthorized } from './reply';
 import { SandboxState, seedState } from './state';
 import { Clock, isPlainObject, parseQuery, Rng, sha256, Timers } from './util';
+import { newEndpointSecret } from './resources/webhooks';
 import { AccessLogEntry, Vault } from './vault';
 
 export interface SandboxOptions {
@@ -62,6 +64,8 @@ export interface RequestLogEntry {
 	dropped?: boolean;
 	/** The route's handler ran and succeeded (not a replay, not refused): the request had its effect. */
 	effect?: boolean;
+	/** 'trickle': the client closed the connection before the whole answer was sent. */
+	clientClosed?: boolean;
 }
 
 export interface Sandbox {
@@ -89,6 +93,10 @@ export interface Sandbox {
 	clock: Clock;
 	state: SandboxState;
 	app: SandboxApp;
+	/** Service-wide hostile switches (off by default). */
+	hostile: HostileMode;
+	/** Gives endpoint `webhookId` a new signing secret of its own (a dashboard rotation); returns it. */
+	rotateEndpointSecret(webhookId: string): string;
 	close(): Promise<void>;
 }
 
@@ -129,6 +137,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
 		[secrets.vaultNoRevealKey, { kind: 'vault', workspaceId: secrets.workspaceId, vaultId: secrets.vaultId, permissions: new Set(['tokens:read', 'tokens:write']), keyId: 'key_vault_noreveal' }],
 	]);
 
+	const hostile: HostileMode = { registrationSecret: false };
 	const deliveries = new Deliveries({
 		secret: secrets.signingSecret,
 		clock,
@@ -158,6 +167,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
 			return state.collections[name] as T[];
 		},
 		newId: (prefix) => rng.id(prefix),
+		hostile,
 		state,
 		clock,
 		vault,
@@ -273,6 +283,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
 			const hostile = fault ? hostileReply(fault, req, raw, entry) : undefined;
 			reply = hostile ?? (await dispatch(req, entry, raw, fault));
 			if (fault?.kind === 'commit-then-500') reply = errorReply(new HttpError(500, 'internal_error', 'Internal server error (injected after commit)'), style);
+			if (fault?.kind === 'echo-success' && reply.status >= 200 && reply.status < 300) reply = { ...reply, body: echoIntoSuccess(reply.body, entry.body, req) };
 		} catch (err) {
 			reply = errorReply(err instanceof HttpError ? err : internalError(), style);
 			if (!(err instanceof HttpError)) console.error('[sandbox] handler error', err);
@@ -280,6 +291,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
 		if (fault?.kind === 'drop-after-commit') return drop(res, entry);
 		await timers.sleep(options.latencyMs);
 		entry.status = reply.status;
+		if (fault?.kind === 'trickle') return void (await trickle(res, reply, fault, entry, timers));
 		send(res, reply);
 	};
 
@@ -321,6 +333,13 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
 		clock,
 		state,
 		app,
+		hostile,
+		rotateEndpointSecret: (webhookId) => {
+			const endpoint = state.webhooks.find((w) => w.id === webhookId);
+			if (!endpoint) throw new Error(`no webhook endpoint ${webhookId}`);
+			endpoint.secret = newEndpointSecret();
+			return endpoint.secret;
+		},
 		close: async () => {
 			timers.clear();
 			deliveries.close();
@@ -410,6 +429,32 @@ function redactHeaders(h: IncomingMessage['headers']): Record<string, string | s
 	return out;
 }
 
+/**
+ * 'echo-success': the handler's success answer with the request echoed into every record, the
+ * way a careless service leaks: the card number top-level (`card_number`), in the mask
+ * (`mask.number`), the CVC nested (`source.card_cvc`), the request body and the Authorization
+ * header as given.
+ */
+function echoIntoSuccess(body: unknown, requestBody: unknown, req: IncomingMessage): unknown {
+	const sent = isPlainObject(requestBody) ? requestBody : {};
+	const data = isPlainObject(sent.data) ? sent.data : {};
+	const leak = (record: unknown): unknown => {
+		if (!isPlainObject(record)) return record;
+		const mask = isPlainObject(record.mask) ? record.mask : {};
+		return {
+			...record,
+			card_number: data.number ?? null,
+			mask: { ...mask, number: data.number ?? null },
+			source: { card_cvc: data.cvc ?? null, request: sent },
+			authorization: req.headers.authorization ?? null,
+		};
+	};
+	const records = (value: unknown): unknown =>
+		Array.isArray(value) ? value.map(leak) : isPlainObject(value) && Array.isArray(value.data) ? { ...value, data: value.data.map(leak) } : leak(value);
+	if (isPlainObject(body) && body.ok === true && 'data' in body) return { ...body, data: records(body.data) };
+	return records(body);
+}
+
 /** The answer of a hostile fault that replaces the handler, if this fault is one. */
 function hostileReply(fault: FaultSpec, req: IncomingMessage, raw: Buffer, entry: RequestLogEntry): Reply | undefined {
 	switch (fault.kind) {
@@ -431,6 +476,9 @@ function hostileReply(fault: FaultSpec, req: IncomingMessage, raw: Buffer, entry
 			};
 		case 'empty':
 			return { status: 200, body: Buffer.alloc(0), headers: { 'content-type': 'application/json' } };
+		case 'trickle':
+			if (!fault.reply) return undefined;
+		// falls through: a trickle with `reply` answers that
 		case 'reply': {
 			const spec = fault.reply ?? { body: undefined };
 			const body = typeof spec.body === 'function' ? (spec.body as (q: Record<string, unknown>) => unknown)(entry.query) : spec.body;
@@ -444,6 +492,32 @@ function hostileReply(fault: FaultSpec, req: IncomingMessage, raw: Buffer, entry
 function drop(res: ServerResponse, entry: RequestLogEntry): void {
 	entry.dropped = true;
 	res.socket?.destroy();
+}
+
+/**
+ * 'trickle': the answer (the handler's, or `reply` when given) with its headers at once and its
+ * body one byte every `delayMs` (default 400); with `forever` it never ends. Notes in the log
+ * entry whether the client gave up first (`clientClosed`).
+ */
+async function trickle(res: ServerResponse, reply: Reply, fault: FaultSpec, entry: RequestLogEntry, timers: Timers): Promise<void> {
+	const raw = Buffer.isBuffer(reply.body);
+	const bytes = raw ? (reply.body as Buffer) : Buffer.from(reply.body === undefined ? '' : JSON.stringify(reply.body));
+	res.writeHead(reply.status, {
+		'content-type': raw ? 'application/octet-stream' : 'application/json; charset=utf-8',
+		...(fault.forever ? {} : { 'content-length': bytes.length }),
+		...reply.headers,
+	});
+	let closed = false;
+	res.on('close', () => {
+		closed = true;
+		if (!res.writableFinished) entry.clientClosed = true;
+	});
+	for (let i = 0; fault.forever || i < bytes.length; i++) {
+		if (closed) return;
+		res.write(fault.forever ? ' ' : bytes.subarray(i, i + 1));
+		await timers.sleep(fault.delayMs ?? 400);
+	}
+	if (!closed) res.end();
 }
 
 function send(res: ServerResponse, reply: Reply): void {

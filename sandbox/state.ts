@@ -130,6 +130,8 @@ export interface WebhookEndpoint {
 	signatureVersion: (typeof SIGNATURE_VERSIONS)[number];
 	createdAt: string;
 	updatedAt: string;
+	/** Hostile mode `registrationSecret`: this endpoint's own signing secret (returned at creation, signs its deliveries). */
+	secret?: string;
 }
 
 export interface SandboxState {

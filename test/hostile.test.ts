@@ -182,7 +182,7 @@ describe('1. no credential is sent to another origin', () => {
 		await t.delete();
 	});
 
-	test('report download: the pre-signed URL (another origin by design) gets no Authorization header', async () => {
+	test('report download: the pre-signed URL (another origin, allowed in "Allowed Download Hosts") gets no Authorization header', async () => {
 		const report = f.sb.state.collections.reports as { id: string; status: string }[] | undefined;
 		const done = report?.find((x) => x.status === 'SUCCEEDED');
 		let reportId = done?.id;
@@ -196,7 +196,7 @@ describe('1. no credential is sent to another origin', () => {
 			match: { path: /\/download\/CSV$/ },
 			reply: { body: { ok: true, data: { reportId, format: 'CSV', url: `${other.url}/files/report.csv`, expiresAt: new Date(Date.now() + 300_000).toISOString() } } },
 		});
-		const r = await f.run({ resource: 'report', operation: 'download', reportId: rl(reportId), format: 'CSV' });
+		const r = await f.run({ resource: 'report', operation: 'download', reportId: rl(reportId), format: 'CSV', allowedDownloadHosts: new URL(other.url).host });
 		expect(r.error()).toBeUndefined();
 		expect(other.hits.map((h) => h.path)).toEqual(['/files/report.csv']);
 		expect(other.hits[0].headers.authorization).toBeUndefined();

@@ -399,7 +399,7 @@ describe('trigger lifecycle against the sandbox', () => {
 	});
 
 	test('an invalid V2 signing secret stops activation before anything is registered, naming the credential field', async () => {
-		const secret = 'not base64 at all!';
+		const secret = 'not-base64-at-all!-not-base64-at-all!';
 		const creds = { ...f.credentials, vaultStoreStoreApi: { ...f.credentials.vaultStoreStoreApi, signingSecret: secret } };
 		const bad = await trigger(PARAMS, { credentials: creds });
 		const error = await bad.create().then(
@@ -411,7 +411,7 @@ describe('trigger lifecycle against the sandbox', () => {
 		expect(webhookRequests(f)).toHaveLength(0);
 		expect(endpointsFor(f, bad.webhookUrl())).toHaveLength(0);
 
-		// V1 uses the secret's bytes as they are: any non-empty secret is accepted.
+		// V1 uses the secret's bytes as they are: any secret of the stated shape (24+ characters, no spaces) is accepted.
 		bad.setParameters({ ...PARAMS, signatureVersion: 'V1' });
 		expect(await bad.create()).toBe(true);
 		expect(await bad.delete()).toBe(true);
@@ -549,7 +549,7 @@ describe('trigger lifecycle against the sandbox', () => {
 		expect(all?.description).toMatch(/Payment Dispute Prevented is opt-in/);
 	});
 
-	test('while a Previous Signing Secret is set, activation logs it once (no secret in the line); one that cannot verify V2 is reported as ignored', async () => {
+	test('while a Previous Signing Secret is set, activation logs it once (no secret in the line); one that cannot verify V2 is refused, naming the field', async () => {
 		const previous = 'whsec_' + Buffer.alloc(24, 5).toString('base64');
 		const creds = { ...f.credentials, vaultStoreStoreApi: { ...f.credentials.vaultStoreStoreApi, previousSigningSecret: previous } };
 		const rotating = await trigger(PARAMS, { credentials: creds });
@@ -561,15 +561,15 @@ describe('trigger lifecycle against the sandbox', () => {
 		for (const line of logLines.slice(start)) expect(line).not.toContain(previous.slice(6));
 		expect(await rotating.delete()).toBe(true);
 
-		const bad = 'not base64 at all!';
+		const bad = 'not-base64-at-all!-not-base64-at-all!';
 		const badCreds = { ...f.credentials, vaultStoreStoreApi: { ...f.credentials.vaultStoreStoreApi, previousSigningSecret: bad } };
 		const badTrigger = await trigger(PARAMS, { credentials: badCreds });
-		start = logLines.length;
-		await badTrigger.activate();
-		lines = logLines.slice(start).filter((l) => l.includes('Previous Signing Secret'));
-		expect(lines).toHaveLength(2);
-		expect(lines[1]).toContain('is not a valid V2 signing secret and is ignored');
-		for (const line of lines) expect(line).not.toContain(bad);
+		const refused = await badTrigger.activate().then(
+			() => undefined,
+			(e: Error & { description?: string }) => e,
+		);
+		expect(refused?.message).toMatch(/^Credential field "Previous Signing Secret" is not a valid V2 signing secret/);
+		expect(`${refused?.message} ${refused?.description}`).not.toContain(bad);
 		expect(await badTrigger.delete()).toBe(true);
 
 		start = logLines.length;

@@ -12,6 +12,7 @@ import type { AddressInfo } from 'node:net';
 
 import type { IDataObject } from 'n8n-workflow';
 
+import { bindingOf } from '../nodes/VaultStoreTrigger/secrets';
 import { decodeSigningSecret } from '../nodes/VaultStoreTrigger/verify';
 import { hmacHex, signV2 } from '../sandbox/deliveries';
 import { useSandbox } from './fixtures';
@@ -385,13 +386,21 @@ describe('V2 deliveries', () => {
 		expect(logLines.slice(start).some((l) => l.startsWith('error ') && l.includes('"Webhook Signing Secret"'))).toBe(true);
 	});
 
-	test('a signing secret kept in static data (returned at creation) is preferred to the credential', async () => {
+	test('a signing secret kept in static data (returned at creation) is used only while the credential still has the secret it was bound to', async () => {
 		const t = await activeTrigger({ events: ['PAYMENT_COMPLETED'], signatureVersion: 'V2' });
 		const c = await emitFor(t, 'PAYMENT_COMPLETED');
-		t.staticData().signingSecret = 'whsec_' + Buffer.alloc(24, 9).toString('base64');
+		const returned = 'whsec_' + Buffer.alloc(24, 9).toString('base64');
+		// Bound to the credential as it is: the returned secret verifies, the credential's does not.
+		t.staticData().signingSecret = returned;
+		t.staticData().signingSecretFor = bindingOf(returned, secret());
 		expectRejected(await deliverTo(t, c), /no signature entry matched/);
-		delete t.staticData().signingSecret;
+		// Bound to another credential secret (the credential changed since): the credential wins.
+		t.staticData().signingSecretFor = bindingOf(returned, 'whsec_' + Buffer.alloc(24, 8).toString('base64'));
 		expect((await deliverTo(t, c)).items).toHaveLength(1);
+		// Without a binding (older static data) a credential secret wins too.
+		delete t.staticData().signingSecretFor;
+		expect((await deliverTo(t, c, { headers: { ...c.headers } })).status).not.toBe(401);
+		delete t.staticData().signingSecret;
 	});
 });
 

@@ -18,6 +18,8 @@ import { checkCap, isMoneyRoute, readBack } from '../shared/money';
 import type { EventOrigin, KeySource } from '../shared/transport/idempotency';
 import { IdempotencyKeys, writeFingerprint } from '../shared/transport/idempotency';
 import { WriteRecord } from '../shared/writeRecord';
+import { VAULT_CREDENTIAL } from '../shared/credentials';
+import { guardOutput, outputRedactor } from '../shared/transport/outputGuard';
 import { checkRecords, DEFAULT_MAX_ITEMS, paginate, readPage, UnexpectedAnswerError, walkCursor } from '../shared/transport/paginate';
 import type { Redactor } from '../shared/transport/redact';
 import type { ApiRequest } from '../shared/transport/request';
@@ -523,10 +525,14 @@ async function runOperation(
 		return toItems(records, itemIndex);
 	};
 
+	const vaultAllowList = resource.credential === VAULT_CREDENTIAL && op.revealsData !== true;
 	const perItem = await mapLimit(items, options.concurrency, async (_, itemIndex) => {
 		const slot = { permit: direct ? await pool.acquire() : undefined };
 		try {
-			return await runItem(itemIndex, slot);
+			// Success items: known secrets redacted; vault tokens through the allow-list (outputGuard.ts).
+			const out = await runItem(itemIndex, slot);
+			const redactor = await outputRedactor(transport, secretValues(new Params(ctx, itemIndex), secretNames));
+			return guardOutput(out, redactor, vaultAllowList);
 		} catch (error) {
 			const redactor = await transport.redactor(secretValues(new Params(ctx, itemIndex), secretNames));
 			redactor.error(error);

@@ -156,6 +156,11 @@ export interface Operation {
 	/** Reshapes the unwrapped records before they become items. */
 	output?: (records: IDataObject[], p: Params) => IDataObject[];
 	/**
+	 * The output carries revealed data on purpose (token Reveal). Success items of every other
+	 * operation with the vault credential pass through the token allow-list (outputGuard.ts).
+	 */
+	revealsData?: true;
+	/**
 	 * The operation's own parameters. Their resource/operation display options
 	 * are derived from where the row sits (never typed); a field may add other
 	 * conditions (e.g. `show: { returnAll: [false] }`).

@@ -74,7 +74,7 @@ export const optionsProperty: INodeProperties = {
 			type: 'number',
 			typeOptions: { minValue: 100 },
 			default: 30000,
-			description: 'How long to wait for each response before retrying, in milliseconds',
+			description: 'Deadline for each attempt\'s whole response (headers and body, report files included), in milliseconds; a response not complete by then is cut and retried by the retry rule',
 		},
 	],
 };

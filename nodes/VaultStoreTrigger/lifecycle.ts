@@ -5,8 +5,8 @@ import { STORE_CREDENTIAL } from '../shared/credentials';
 import { Transport } from '../shared/transport/request';
 import type { TriggerOptions } from './description';
 import { checkNote, readEvents, readManageEndpoint, readOptions, readVersion } from './description';
+import { bindingOf, registrationSecret, secretShapeProblem } from './secrets';
 import type { SignatureVersion } from './verify';
-import { decodeSigningSecret } from './verify';
 
 /**
  * Endpoint lifecycle of the trigger: register the n8n webhook URL at the service on
@@ -16,7 +16,10 @@ import { decodeSigningSecret } from './verify';
  * Static data of the node (workflow static data, type 'node'):
  *   webhookId        id of the endpoint this node registered (whk_...)
  *   signingSecret    only when the creation response carries a secret (field `secret` or
- *                    `signingSecret`): used in preference to the credential's
+ *                    `signingSecret`): used while the credential's Webhook Signing Secret
+ *                    is what it was at registration (see secrets.ts)
+ *   signingSecretFor the binding of that secret to the credential's secret then (an HMAC,
+ *                    no secret of the credential); a changed credential wins at once
  *   staleWebhookIds  endpoints this node no longer wants but could not delete (the DELETE
  *                    failed other than with 404): at most MAX_STALE_IDS, oldest first.
  *                    An id leaves static data only once its DELETE succeeded or answered
@@ -81,6 +84,7 @@ async function settle<T>(run: () => Promise<T>): Promise<Settled<T>> {
 function clearStaticData(data: IDataObject): void {
 	delete data.webhookId;
 	delete data.signingSecret;
+	delete data.signingSecretFor;
 	delete data.chosenVersion;
 	delete data.signatureVersion;
 }
@@ -193,30 +197,38 @@ function httpsRefusal(ctx: IHookFunctions, s: Settings, error: unknown): NodeOpe
 	);
 }
 
-/** Warns (once per activation) while a previous signing secret is set, and when it cannot verify `version`. */
+/** Refuses a previous secret that anyone could sign with. */
+function checkPreviousSecret(ctx: IHookFunctions, previous: string, version: SignatureVersion): void {
+	const problem = secretShapeProblem(previous, version);
+	if (problem === undefined) return;
+	throw new NodeOperationError(ctx.getNode(), `Credential field "${PREVIOUS_SECRET_FIELD}" ${problem}`, {
+		description: `Clear "${PREVIOUS_SECRET_FIELD}", or paste the whole secret being replaced. A short or blank secret is a key anyone can sign with.`,
+	});
+}
+
+/**
+ * Warns (once per activation) while a previous signing secret is set; refuses a signing or
+ * previous secret that is blank, whitespace, a bare prefix, too short or (V2) not a key:
+ * anyone could sign with it.
+ */
 async function noteRotation(ctx: IHookFunctions, version: SignatureVersion): Promise<void> {
 	let previous = '';
+	let current = '';
 	try {
 		const credentials = (await ctx.getCredentials(STORE_CREDENTIAL)) as IDataObject;
 		previous = typeof credentials.previousSigningSecret === 'string' ? credentials.previousSigningSecret : '';
+		current = typeof credentials.signingSecret === 'string' ? credentials.signingSecret : '';
 	} catch {
 		return; // The requests that follow report credential problems.
 	}
+	// Also at an activation that finds its endpoint in place (create() is not called then).
+	if (current !== '') checkSigningSecret(ctx, current, version, 'credential');
 	if (previous === '') return;
+	checkPreviousSecret(ctx, previous, version);
 	ctx.logger.warn(
 		`Vault Store Trigger: the credential still has a "${PREVIOUS_SECRET_FIELD}": deliveries signed with it or with "${SIGNING_SECRET_FIELD}" are accepted. Clear it once the service signs with the new secret.`,
 		logContext(ctx),
 	);
-	if (version !== 'V2') return;
-	try {
-		decodeSigningSecret(previous);
-	} catch (error) {
-		const detail = error instanceof Error ? error.message : 'not valid base64';
-		ctx.logger.warn(
-			`Vault Store Trigger: "${PREVIOUS_SECRET_FIELD}" is not a valid V2 signing secret and is ignored (${detail})`,
-			logContext(ctx),
-		);
-	}
 }
 
 /** Throws a clear error naming the credential field when `secret` cannot verify `version` deliveries. */
@@ -228,17 +240,41 @@ function checkSigningSecret(ctx: IHookFunctions, secret: string, version: Signat
 			{ description: 'Copy the signing secret (whsec_...) of the store from the merchant dashboard into the credential.' },
 		);
 	}
-	if (version !== 'V2') return;
+	const problem = secretShapeProblem(secret, version);
+	if (problem === undefined) return;
+	throw new NodeOperationError(
+		ctx.getNode(),
+		source === 'credential'
+			? `Credential field "${SIGNING_SECRET_FIELD}" ${problem}`
+			: `The signing secret returned by the service ${problem}`,
+		{ description: 'A signing secret has at least 24 characters after its prefix (V2: base64 of at least 16 bytes) and no spaces. Copy it again from the merchant dashboard.' },
+	);
+}
+
+/**
+ * A secret the service returned at registration, once the credential has changed since, is
+ * no longer used (secrets.ts): forget it. Static data of an older version (no binding) is bound
+ * to the credential as it is now.
+ */
+async function settleRegistrationSecret(ctx: IHookFunctions, data: IDataObject): Promise<void> {
+	if (typeof data.signingSecret !== 'string' || data.signingSecret === '') return;
+	let current = '';
 	try {
-		decodeSigningSecret(secret);
-	} catch (error) {
-		const detail = error instanceof Error ? error.message : 'not valid base64';
-		throw new NodeOperationError(
-			ctx.getNode(),
-			source === 'credential'
-				? `Credential field "${SIGNING_SECRET_FIELD}" is not a valid V2 signing secret`
-				: 'The signing secret returned by the service is not a valid V2 signing secret',
-			{ description: `${detail}. V2 secrets are base64, optionally prefixed with whsec_.` },
+		const credentials = (await ctx.getCredentials(STORE_CREDENTIAL)) as IDataObject;
+		current = typeof credentials.signingSecret === 'string' ? credentials.signingSecret : '';
+	} catch {
+		return;
+	}
+	if (typeof data.signingSecretFor !== 'string') {
+		data.signingSecretFor = bindingOf(data.signingSecret, current);
+		return;
+	}
+	if (registrationSecret(data, current) === undefined) {
+		delete data.signingSecret;
+		delete data.signingSecretFor;
+		ctx.logger.info(
+			`Vault Store Trigger: the credential's "${SIGNING_SECRET_FIELD}" changed since the endpoint was registered; the secret the service returned then is no longer used`,
+			logContext(ctx),
 		);
 	}
 }
@@ -252,6 +288,7 @@ export async function endpointExists(ctx: IHookFunctions): Promise<boolean> {
 	const data = ctx.getWorkflowStaticData('node');
 	const transport = new Transport(ctx, STORE_CREDENTIAL);
 	await noteRotation(ctx, s.version);
+	await settleRegistrationSecret(ctx, data);
 	if (!s.options.manageEndpoint) {
 		// Endpoints this node registered earlier and failed to delete are still its own.
 		await removeStale(ctx, transport, data);
@@ -382,6 +419,8 @@ export async function createEndpoint(ctx: IHookFunctions): Promise<boolean> {
 	const credentialSecret = typeof credentials.signingSecret === 'string' ? credentials.signingSecret : '';
 	// Checked before registering, so no endpoint is created that this node could not verify.
 	if (credentialSecret !== '') checkSigningSecret(ctx, credentialSecret, s.version, 'credential');
+	const previousSecret = typeof credentials.previousSigningSecret === 'string' ? credentials.previousSigningSecret : '';
+	if (previousSecret !== '') checkPreviousSecret(ctx, previousSecret, s.version);
 
 	const body: IDataObject = { url: s.url, eventTypes: s.events, signatureVersion: s.version };
 	if (s.note !== '') body.note = s.note;
@@ -431,8 +470,20 @@ export async function createEndpoint(ctx: IHookFunctions): Promise<boolean> {
 	data.webhookId = webhookId;
 	const answered = endpoint.signatureVersion;
 	rememberVersions(data, s.version, answered === 'V1' || answered === 'V2' ? answered : s.version);
-	if (returned !== undefined) data.signingSecret = returned;
-	else delete data.signingSecret;
+	if (returned !== undefined) {
+		// Used only while the credential's secret stays what it is now (secrets.ts).
+		data.signingSecret = returned;
+		data.signingSecretFor = bindingOf(returned, credentialSecret);
+		if (credentialSecret !== returned) {
+			ctx.logger.warn(
+				`Vault Store Trigger: the service returned a signing secret of its own for webhook endpoint ${webhookId}; it verifies deliveries until "${SIGNING_SECRET_FIELD}" in the credential is changed. Copy the endpoint's secret from the merchant dashboard into the credential, so that a rotation is in your hands.`,
+				logContext(ctx),
+			);
+		}
+	} else {
+		delete data.signingSecret;
+		delete data.signingSecretFor;
+	}
 	if (s.options.sendTestEvent && isListeningForTest(ctx, s.url)) await requestTestDelivery(ctx, transport, webhookId, s.events);
 	return true;
 }

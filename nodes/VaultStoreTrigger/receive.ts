@@ -4,7 +4,8 @@ import { STORE_CREDENTIAL } from '../shared/credentials';
 import { readEvents, readOptions, readVersion } from './description';
 import type { TriggerOptions } from './description';
 import { SeenIds, signedContentKey } from './duplicates';
-import type { Verdict } from './verify';
+import { registrationSecret, secretShapeProblem } from './secrets';
+import type { SignatureVersion, Verdict } from './verify';
 import { verifySignature } from './verify';
 
 /**
@@ -71,8 +72,9 @@ function headerValue(headers: Record<string, string | string[] | undefined>, nam
  *           `id`. With the body-only option on, also the hash of the body alone, so the
  *           same delivery stripped down to its legacy header is recognised too.
  *   legacy  a hash of the raw body (all that X-Service-Signature signs).
- * For V1 and legacy the message `id` inside the signed body is a key as well: it
- * recognises the service's retries, which are re-signed with a fresh timestamp.
+ * For V1 and legacy the message `id` inside the signed body is a key as well, in the same
+ * key space as the V2 webhook-id (which is the message id): it recognises the service's
+ * retries, re-signed with a fresh timestamp, also when a retry comes signed with V2.
  */
 function duplicateKeys(
 	verdict: Extract<Verdict, { ok: true }>,
@@ -81,7 +83,11 @@ function duplicateKeys(
 	payload: IDataObject,
 	options: TriggerOptions,
 ): string[] {
-	if (verdict.version === 'V2') return [verdict.id];
+	// One key space for message ids: a V2 webhook-id is the message id, which V1 and legacy
+	// deliveries carry as the signed body's `id`, so one message delivered as V1 and retried as
+	// V2 (an endpoint migrated meanwhile), or the other way round, is recognised.
+	if (verdict.version === 'V2') return [`message:${verdict.id}`];
+	const messageKey = typeof payload.id === 'string' && payload.id !== '' ? [`message:${payload.id}`] : [];
 	const keys: string[] = [];
 	if (verdict.legacy === true) {
 		keys.push(signedContentKey('body', '', rawBody));
@@ -89,31 +95,45 @@ function duplicateKeys(
 		keys.push(signedContentKey('v1', `${headerValue(headers, 'webhook-timestamp')}.`, rawBody));
 		if (options.acceptBodyOnlySignature) keys.push(signedContentKey('body', '', rawBody));
 	}
-	if (typeof payload.id === 'string' && payload.id !== '') keys.push(`body:${payload.id}`);
-	return keys;
+	return [...keys, ...messageKey];
 }
 
 /**
- * The current signing secret (the one returned at creation, kept in static data, else the
- * credential's) and, during a rotation, the credential's previous one ('' when none).
+ * The current signing secret and, during a rotation, the previous one ('' when none). The
+ * credential is the source of truth: a secret the service returned at registration is used
+ * only while the credential's Webhook Signing Secret is what it was then (secrets.ts), so a
+ * changed credential takes effect on the next delivery. A secret of the wrong shape (blank,
+ * whitespace, a bare prefix, too short) is never a key: `problem` says which field is unusable.
  */
-async function signingSecrets(ctx: IWebhookFunctions): Promise<{ current: string; previous: string }> {
-	const stored = ctx.getWorkflowStaticData('node').signingSecret;
-	const haveStored = typeof stored === 'string' && stored !== '';
+async function signingSecrets(
+	ctx: IWebhookFunctions,
+	version: SignatureVersion,
+): Promise<{ current: string; previous: string; problem?: string }> {
+	const data = ctx.getWorkflowStaticData('node');
 	let credentials: IDataObject = {};
+	let unreadable = false;
 	try {
 		credentials = (await ctx.getCredentials(STORE_CREDENTIAL)) as IDataObject;
 	} catch (error) {
-		// Only worth an error when there is no secret at all (the stored one still verifies).
-		if (!haveStored) {
-			ctx.logger.error(
-				`Vault Store Trigger: could not read the credential (${error instanceof Error ? error.message : 'unknown error'})`,
-			);
-		}
+		unreadable = true;
+		ctx.logger.error(
+			`Vault Store Trigger: could not read the credential (${error instanceof Error ? error.message : 'unknown error'})`,
+		);
 	}
 	const text = (value: unknown): string => (typeof value === 'string' ? value : '');
-	const current = haveStored ? (stored as string) : text(credentials.signingSecret);
-	return { current, previous: text(credentials.previousSigningSecret) };
+	const credentialSecret = text(credentials.signingSecret);
+	// An unreadable credential is not a changed one: the registration secret is not used then.
+	const returned = unreadable ? undefined : registrationSecret(data, credentialSecret);
+	const current = returned ?? credentialSecret;
+	const previous = text(credentials.previousSigningSecret);
+	if (current === '') return { current, previous: '' };
+	const currentProblem = returned === undefined ? secretShapeProblem(current, version) : undefined;
+	if (currentProblem !== undefined) return { current: '', previous: '', problem: `"Webhook Signing Secret" ${currentProblem}` };
+	if (previous !== '') {
+		const previousProblem = secretShapeProblem(previous, version);
+		if (previousProblem !== undefined) return { current, previous: '', problem: `"Previous Signing Secret" ${previousProblem}` };
+	}
+	return { current, previous };
 }
 
 /** Nodes already warned that their V1 endpoint sends V2 deliveries (once per node and process). */
@@ -152,7 +172,11 @@ export async function receiveDelivery(ctx: IWebhookFunctions): Promise<IWebhookR
 			return answer(401, { error: reason });
 		}
 
-		const { current: secret, previous } = await signingSecrets(ctx);
+		const { current: secret, previous, problem } = await signingSecrets(ctx, version);
+		if (problem !== undefined) {
+			// Verification goes on with the usable secret only; the field is named, its value never.
+			ctx.logger.error(`Vault Store Trigger: credential field ${problem}; it is not used to verify deliveries`, where());
+		}
 		if (secret === '') {
 			ctx.logger.error(
 				'Vault Store Trigger: no signing secret: fill the credential field "Webhook Signing Secret"; every delivery is rejected until then',

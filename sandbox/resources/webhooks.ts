@@ -1,6 +1,8 @@
 /**
  * Webhook endpoints. Deliveries are signed with the store's signing secret (see ../deliveries.ts),
- * so no response carries a secret.
+ * so no response carries a secret; in hostile mode `registrationSecret` (sb.hostile) each new
+ * endpoint gets a secret of its own, returned once as `secret` in the creation answer and used
+ * for its deliveries; sb.rotateEndpointSecret(id) replaces it, as a dashboard rotation would.
  *   POST   /v2/core/stores/:storeId/webhooks             {url, eventTypes, note?, signatureVersion?} -> 201
  *   GET    /v2/core/stores/:storeId/webhooks             list (inferred; page/limit)
  *   GET    /v2/stores/:storeId/webhooks/:webhookId       (also under /v2/core)
@@ -8,6 +10,8 @@
  *   DELETE /v2/core/stores/:storeId/webhooks/:webhookId  -> {id, deleted: true} (also under /v2/stores)
  *   POST   /v2/stores/:storeId/webhooks/:webhookId/test  {eventType} -> sends one test delivery
  */
+import { randomBytes } from 'node:crypto';
+
 import { badRequest, both, core, Ctx, notFound, ok, paginate, SandboxApp, stores, v } from '../app';
 import { WEBHOOK_EVENTS } from '../deliveries';
 import { SIGNATURE_VERSIONS, WebhookEndpoint } from '../state';
@@ -28,8 +32,9 @@ export function register(app: SandboxApp): void {
 			createdAt: now,
 			updatedAt: now,
 		};
+		if (app.hostile.registrationSecret) endpoint.secret = newEndpointSecret();
 		state.webhooks.push(endpoint);
-		return ok(view(endpoint), 201);
+		return ok(endpoint.secret === undefined ? view(endpoint) : { ...view(endpoint), secret: endpoint.secret }, 201);
 	});
 
 	app.route('GET', core('/webhooks'), (ctx) => ok(paginate(state.webhooks, ctx.query, view)));
@@ -67,6 +72,11 @@ export function register(app: SandboxApp): void {
 		if (!endpoint) throw notFound('Webhook endpoint');
 		return endpoint;
 	}
+}
+
+/** A fresh V2-style signing secret (32 random bytes). */
+export function newEndpointSecret(): string {
+	return `whsec_${randomBytes(32).toString('base64')}`;
 }
 
 const view = (w: WebhookEndpoint) => ({

@@ -19,6 +19,9 @@
  *     that happens is n8n's Retry of the failed execution: a new execution id, the same event
  *     item, so the same key derived from the event; the service replays the original refund and
  *     the ledger keeps one
+ *   - rotation on a live trigger: an endpoint whose registration returns a secret, then the README's
+ *     rotation steps with the credential changed through n8n's REST API (no re-activation); once
+ *     Previous Signing Secret is cleared, the returned secret gets 401
  * Executions are read through n8n's public API with an API key.
  */
 'use strict';
@@ -253,6 +256,73 @@ async function triggerChecks({ inst, sb, t, rest, example }) {
 	t.equal('trigger: in all, the example workflow ran twice', (await executions(example.id)).length, 2);
 
 	await eventKeyChecks({ inst, sb, t, rest, node, executions });
+	await rotationChecks({ inst, sb, t, rest, node, executions });
+}
+
+/**
+ * The README's rotation steps on one live trigger in real n8n, against a sandbox whose endpoint
+ * registration returns a secret of its own (hostile mode `registrationSecret`): the credential
+ * (changed through n8n's REST API while the workflow stays active) is the source of truth, and
+ * once Previous Signing Secret is cleared the replaced secret starts nothing.
+ * @param {{inst: any, sb: any, t: import('../../scripts/e2e/checks').Checks, rest: any, node: any, executions: (id: string) => Promise<any[]>}} ctx
+ */
+async function rotationChecks({ inst, sb, t, rest, node, executions }) {
+	const H = { 'X-N8N-API-KEY': rest.apiKey };
+	const deliveriesMod = require(path.join(ROOT, 'out', 'sandbox', 'deliveries.js'));
+	const base = sb.credentials().vaultStoreStoreApi;
+	const data = { ...base, signingSecret: '', previousSigningSecret: '' };
+	const name = `e2e rotation ${crypto.randomBytes(3).toString('hex')}`;
+	const cred = /** @type {any} */ (await rest.ok('POST', '/rest/credentials', { name, type: 'vaultStoreStoreApi', data }));
+	t.must('rotation: a store credential without a signing secret created (REST)', cred?.id, JSON.stringify(cred).slice(0, 300));
+	const setCredential = async (/** @type {Record<string, string>} */ changes) => {
+		Object.assign(data, changes);
+		await rest.ok('PATCH', `/rest/credentials/${cred.id}`, { name, type: 'vaultStoreStoreApi', data });
+	};
+	const trigger = { ...JSON.parse(JSON.stringify(node)), id: crypto.randomUUID(), webhookId: crypto.randomUUID(), parameters: { events: ['PAYMENT_COMPLETED'], signatureVersion: 'V2', options: {} }, credentials: { vaultStoreStoreApi: { id: cred.id, name } } };
+	sb.hostile.registrationSecret = true;
+	const created = /** @type {any} */ (await rest.request('POST', '/api/v1/workflows', { name: 'e2e: rotation on a live trigger', nodes: [trigger], connections: {}, settings: { executionOrder: 'v1' } }, H));
+	t.must('rotation: workflow created over the public API', created.status === 200 && created.body?.id, JSON.stringify(created).slice(0, 300));
+	const wfId = created.body.id;
+	const act = /** @type {any} */ (await rest.request('POST', `/api/v1/workflows/${wfId}/activate`, undefined, H));
+	t.must('rotation: activated', act.status === 200, JSON.stringify(act).slice(0, 300));
+	const url = webhookUrl(inst.url, trigger);
+	const ep = /** @type {any} */ (await waitUntil(() => sb.state.webhooks.find((/** @type {any} */ w) => w.url === url), 30_000));
+	sb.hostile.registrationSecret = false;
+	t.must('rotation: its endpoint is registered, with a secret returned at registration', ep && typeof ep.secret === 'string', JSON.stringify(ep && { id: ep.id, secret: typeof ep.secret }));
+	await routedStatus(url, 401);
+	const registered = ep.secret;
+
+	/** One sandbox delivery of a fresh event (signed with the endpoint's current secret); its HTTP status. */
+	const viaSandbox = async () => {
+		const messageId = sb.app.deliver(ep.id, 'PAYMENT_COMPLETED', { orderId: `ord_rot${crypto.randomBytes(5).toString('hex')}`, amount: 1 });
+		const d = /** @type {any} */ (await waitUntil(() => sb.deliveries.find((/** @type {any} */ x) => x.messageId === messageId && x.attempt === 1 && (x.status !== 0 || x.error)), 20_000));
+		return d?.status;
+	};
+	/** A fresh event signed with `secret`, posted by us; its HTTP status. */
+	const signedWith = async (/** @type {string} */ secret) => {
+		const id = `msg_rot${crypto.randomBytes(8).toString('hex')}`;
+		const body = JSON.stringify({ id, event: 'PAYMENT_COMPLETED', createdAt: new Date().toISOString(), data: { amount: 1 } });
+		const ts = String(Math.floor(Date.now() / 1000));
+		const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'webhook-id': id, 'webhook-timestamp': ts, 'webhook-signature': deliveriesMod.signV2(secret, id, ts, body) }, body, signal: AbortSignal.timeout(15_000) });
+		await res.text();
+		return res.status;
+	};
+
+	t.equal('rotation: a delivery signed with the returned secret starts the workflow (credential field empty)', await viaSandbox(), 200);
+	await setCredential({ signingSecret: registered, previousSigningSecret: registered });
+	t.equal('rotation: step 1 (secret copied into both fields): still accepted', await viaSandbox(), 200);
+	const next = sb.rotateEndpointSecret(ep.id);
+	await setCredential({ signingSecret: next });
+	t.equal('rotation: step 2 (rolled at the service, new secret in the credential, no re-activation): the new secret is accepted', await viaSandbox(), 200);
+	t.equal('rotation: step 3: a delivery signed with the old secret is still accepted', await signedWith(registered), 200);
+	await setCredential({ previousSigningSecret: '' });
+	t.equal('rotation: step 4 (Previous Signing Secret cleared): the old, returned secret gets 401', await signedWith(registered), 401);
+	t.equal('rotation: step 4: the new secret is accepted', await viaSandbox(), 200);
+	await sleep(1500);
+	t.equal('rotation: 5 executions in all (nothing from the refused delivery)', (await executions(wfId)).length, 5);
+
+	const deact = /** @type {any} */ (await rest.request('POST', `/api/v1/workflows/${wfId}/deactivate`, undefined, H));
+	t.check('rotation: deactivated; its endpoint deleted at the sandbox', deact.status === 200 && (await waitUntil(() => !sb.state.webhooks.some((/** @type {any} */ w) => w.url === url), 15_000)), JSON.stringify(deact).slice(0, 200));
 }
 
 /**

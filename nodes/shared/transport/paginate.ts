@@ -92,7 +92,8 @@ function signature(items: IDataObject[]): string {
  *
  * Every walk ends: on an empty or short page, once `total` items are read, on a
  * page the service already sent (an error), and past `maxItems` (an error that
- * names the option). No more pages are scheduled than the first page's
+ * names the option). A record (by id) that a shifting list repeats on a later
+ * page is output once, with a warning that the list moved. No more pages are scheduled than the first page's
  * `totalPages` allows within that ceiling.
  */
 export async function paginate(
@@ -150,7 +151,36 @@ export async function paginate(
 		}
 	}
 	if (returnAll && out.length > maxItems) throw tooMany();
-	return out.slice(0, wanted);
+	return withoutRepeats(transport, out.slice(0, wanted));
+}
+
+/** Items with a string `id` seen earlier in the list are dropped; the first one stays. */
+function dedupe(records: IDataObject[]): { items: IDataObject[]; repeated: number } {
+	const ids = new Set<string>();
+	const items: IDataObject[] = [];
+	for (const record of records) {
+		const id = typeof record.id === 'string' && record.id !== '' ? record.id : undefined;
+		if (id !== undefined) {
+			if (ids.has(id)) continue;
+			ids.add(id);
+		}
+		items.push(record);
+	}
+	return { items, repeated: records.length - items.length };
+}
+
+/**
+ * An offset-paged list read while it changes (an order inserted at the top) repeats records
+ * across pages: each one is output once, and the list says it moved (an execution hint and
+ * `listWarning` on its last item), since records may also have been skipped.
+ */
+function withoutRepeats(transport: Transport, records: IDataObject[]): IDataObject[] {
+	const { items, repeated } = dedupe(records);
+	if (repeated === 0) return items;
+	const warning = `The list changed while it was read page by page: ${repeated} record(s) came twice and are output once. Records added or removed meanwhile may be missing; run it again, or narrow the list with filters (e.g. a date range), for a complete list.`;
+	transport.hint(warning);
+	items[items.length - 1] = { ...items[items.length - 1], listWarning: warning };
+	return items;
 }
 
 /**
@@ -221,9 +251,12 @@ function firstText(...values: unknown[]): string | undefined {
  * Walks a list that continues by cursor (`{data, has_more, next_cursor}`,
  * vault style): follows `next_cursor` (or `nextCursor`, `next_page_token`)
  * in `cursorParam`, or a store-style `pagination` by page number. When the
- * answer says there is more but carries no continuation, the items read so far
- * come back with `incomplete` saying so: never a short list as if complete.
- * Ends on a repeated page (an error) and past `maxItems` (an error).
+ * answer says there is more but carries no continuation, sends an empty page,
+ * or gives a continuation already followed (a cursor that does not advance:
+ * it stops at the second request with it), the items read so far come back
+ * with `incomplete` saying so: never a short list as if complete. A record
+ * (by id) that comes twice is output once, and `incomplete` says the list
+ * moved. Ends on a repeated page (an error) and past `maxItems` (an error).
  */
 export async function walkCursor(
 	transport: Transport,
@@ -233,7 +266,17 @@ export async function walkCursor(
 	const wanted = returnAll ? maxItems : limit;
 	const out: IDataObject[] = [];
 	const seen = new Set<string>();
+	/** Continuations already followed: one that comes again would read the same pages for ever. */
+	const followed = new Set<string>();
 	let query: IDataObject = { ...req.query };
+	const stop = (why: string): CursorResult => {
+		const { items, repeated } = dedupe(out);
+		const twice = repeated > 0 ? ` ${repeated} record(s) came twice and are output once.` : '';
+		return {
+			items: items.slice(0, wanted),
+			incomplete: `${why}${twice} The list may be incomplete: narrow it with filters, or use the Custom API Call resource with the service's own paging.`,
+		};
+	};
 	for (let number = 1; ; number++) {
 		// The list's wrapper is not shown: a bare array, {data}, {items} or {results} are all read.
 		const res = await transport.request({ ...req, query, acceptArray: true });
@@ -251,24 +294,41 @@ export async function walkCursor(
 				`Return All stopped: the list has more than ${maxItems} items (option "Return All Maximum"). Raise the option or narrow the list with filters.`,
 			);
 		}
-		if (!returnAll && out.length >= wanted) break;
+		if (!returnAll && dedupe(out).items.length >= wanted) break;
 		const body = isRecord(res.data) ? res.data : {};
 		const pagination = isRecord(body.pagination) ? body.pagination : undefined;
 		const currentPage = finite(pagination?.page) ?? number;
 		const pagesLeft = pagination !== undefined && currentPage < (finite(pagination.totalPages) ?? 0);
 		const more = body.has_more === true || body.hasMore === true || pagesLeft;
-		if (!more || page.items.length === 0) break;
+		if (!more) break;
+		if (page.items.length === 0) {
+			return stop(`The service said there are more records after these ${out.length} but sent an empty page (page ${number}).`);
+		}
 		const cursor = firstText(body.next_cursor, body.nextCursor, body.next_page_token);
+		let next: string;
 		if (cursor !== undefined) {
 			query = { ...req.query, [cursorParam]: cursor };
+			next = `cursor:${cursor}`;
 		} else if (pagination !== undefined) {
 			query = { ...req.query, page: currentPage + 1 };
+			next = `page:${currentPage + 1}`;
 		} else {
 			return {
-				items: out.slice(0, wanted),
+				items: dedupe(out).items.slice(0, wanted),
 				incomplete: `The service said there are more than these ${out.length} records but gave no way to fetch the rest (no cursor or page in its answer). Narrow the list with filters, or use the Custom API Call resource with the service's own paging.`,
 			};
 		}
+		if (followed.has(next)) {
+			return stop(`The service gave the same continuation again after page ${number} (it does not advance); stopped reading after ${number} requests.`);
+		}
+		followed.add(next);
 	}
-	return { items: out.slice(0, wanted) };
+	const { items, repeated } = dedupe(out);
+	if (repeated > 0) {
+		return {
+			items: items.slice(0, wanted),
+			incomplete: `The list changed while it was read page by page: ${repeated} record(s) came twice and are output once. Records added or removed meanwhile may be missing; run it again for a complete list.`,
+		};
+	}
+	return { items: items.slice(0, wanted) };
 }

@@ -66,7 +66,7 @@ export interface ApiResponse {
 export interface TransportOptions {
 	/** Retries after the first attempt for 429, 5xx, 409 (idempotent) and dropped connections. */
 	maxRetries: number;
-	/** Per-attempt timeout. */
+	/** Deadline of each attempt, for the whole answer (headers and body), downloads included. */
 	timeoutMs: number;
 	/** Longest wait the node accepts from a Retry-After header before giving up. */
 	maxRetryAfterMs: number;
@@ -121,9 +121,23 @@ function headerValue(headers: Record<string, unknown>, name: string): string | u
 export function parseRetryAfter(value: string | undefined, nowMs: number): number | undefined {
 	if (value === undefined || value.trim() === '') return undefined;
 	const trimmed = value.trim();
-	if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.round(Number(trimmed) * 1000);
+	if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.max(MIN_RETRY_PAUSE_MS, Math.round(Number(trimmed) * 1000));
+	// Only an HTTP date (it names a weekday or month); "-5" and other numbers are unreadable, so the
+	// node's own backoff applies instead of none.
+	if (!/[a-z]{3}/i.test(trimmed)) return undefined;
 	const date = Date.parse(trimmed);
-	return Number.isNaN(date) ? undefined : Math.max(0, date - nowMs);
+	return Number.isNaN(date) ? undefined : Math.max(MIN_RETRY_PAUSE_MS, date - nowMs);
+}
+
+/** The shortest pause before a retry the service asked for with Retry-After (also for 0). */
+export const MIN_RETRY_PAUSE_MS = 50;
+
+/** A wait in words: seconds up to a day, then days, never a long bare number. */
+export function formatWait(ms: number): string {
+	const seconds = Math.ceil(ms / 1000);
+	if (seconds <= 86400) return `${seconds} s`;
+	if (seconds < 366 * 86400) return `about ${Math.round(seconds / 86400)} days`;
+	return 'more than a year';
 }
 
 /** Exponential backoff with full jitter between half and all of the step. */
@@ -299,6 +313,12 @@ export class Transport {
 		return { outcome: status >= 500 ? 'neutral' : 'ok' };
 	}
 
+	/** Shows a warning in the output pane of the run (node runs only; elsewhere it is dropped). */
+	hint(message: string): void {
+		const ctx = this.ctx as Partial<IExecuteFunctions>;
+		ctx.addExecutionHints?.({ message, type: 'warning', location: 'outputPane' });
+	}
+
 	async url(family: Family, path: string): Promise<string> {
 		const cred = await this.resolve(this.credentialName);
 		return `${cred.roots[family]}${path}`;
@@ -362,7 +382,13 @@ export class Transport {
 		const outcome: Outcome = { attempts: 0 };
 		/** An earlier attempt may have reached the service (its answer was lost or a 5xx). */
 		let mayHaveReached = false;
-		const send = async (): Promise<RawResponse> => (await this.ctx.helpers.httpRequest(options)) as RawResponse;
+		let deadline: AbortSignal | undefined;
+		const send = async (): Promise<RawResponse> => {
+			// A whole-request deadline: a service that sends its answer a byte at a time cannot hold the node.
+			deadline = AbortSignal.timeout(this.options.timeoutMs);
+			options.abortSignal = this.withCancel(deadline);
+			return (await this.ctx.helpers.httpRequest(options)) as RawResponse;
+		};
 		let held = permit;
 
 		for (let attempt = 0, redirects = 0; ; attempt++) {
@@ -374,7 +400,7 @@ export class Transport {
 			try {
 				response = await this.pool.run(send, (r) => this.verdict(r, attempt), { held: slot, retry: attempt > 0 });
 			} catch (error) {
-				const code = networkCode(error);
+				const code = deadline?.aborted === true ? 'ETIMEDOUT' : networkCode(error);
 				const notSent = code !== undefined && NOT_SENT_CODES.has(code);
 				const maybeSent = !notSent && (code === undefined || MAYBE_SENT_CODES.has(code));
 				if (retriesLeft && code !== undefined && (notSent || (maybeSent && repeatable))) {
@@ -518,7 +544,7 @@ export class Transport {
 		const message = ambiguousWrite
 			? `The connection failed after the request was sent: ${MAY_HAVE_APPLIED}`
 			: 'Could not reach the service';
-		const cause = code ? ` (${code})` : '';
+		const cause = code === 'ETIMEDOUT' ? ` (no complete answer within the Timeout of ${this.options.timeoutMs} ms)` : code ? ` (${code})` : '';
 		const description = ambiguousWrite
 			? `${what} was sent once${cause} and not repeated, because it carries no Idempotency-Key and repeating it could apply it twice.`
 			: `${what} failed after ${outcome.attempts} attempt(s)${cause}. Check the Base URL and the network.`;
@@ -548,9 +574,9 @@ export class Transport {
 		const retried = outcome.attempts > 1 ? ` after ${outcome.attempts} attempts` : '';
 		let message = `${base} (HTTP ${status})${retried}`;
 		if (status === 429 && outcome.refusedRetryAfterMs !== undefined) {
-			const asked = Math.ceil(outcome.refusedRetryAfterMs / 1000);
-			const limit = Math.round(Math.min(this.options.maxRetryAfterMs, req.maxRetryAfterMs ?? Infinity) / 1000);
-			message = `Rate limit reached (HTTP 429): the service asked to wait ${asked} s, longer than the node waits (${limit} s)`;
+			const asked = formatWait(outcome.refusedRetryAfterMs);
+			const limit = formatWait(Math.min(this.options.maxRetryAfterMs, req.maxRetryAfterMs ?? Infinity));
+			message = `Rate limit reached (HTTP 429): the service asked to wait ${asked}, longer than the node waits (${limit})`;
 			parts.push('Try again later, or lower "Concurrency".');
 		} else if (status === 429) {
 			parts.push('Lower "Concurrency" or raise "Max Retries", or try again later.');
@@ -573,35 +599,88 @@ export class Transport {
 		);
 	}
 
+	/** The deadline signal joined with n8n's cancel signal of the execution, when there is one. */
+	private withCancel(deadline: AbortSignal): AbortSignal {
+		const ctx = this.ctx as Partial<IExecuteFunctions>;
+		let cancel: AbortSignal | undefined;
+		try {
+			cancel = ctx.getExecutionCancelSignal?.();
+		} catch {
+			cancel = undefined;
+		}
+		return cancel === undefined ? deadline : AbortSignal.any([deadline, cancel]);
+	}
+
 	/**
 	 * GET of an absolute, pre-signed URL (report files): it is another origin by
 	 * design, so it is sent through the plain helper, with no credential at all.
+	 *
+	 * Only https URLs on the Base URL's host or a host the user allows are fetched
+	 * (redirects too, each checked again); plain http only to the Base URL's own
+	 * loopback origin (the local sandbox). The Timeout is a deadline for the whole
+	 * file, and a file larger than `maxBytes` is refused while it arrives.
 	 */
-	async download(url: string, itemIndex?: number): Promise<{ body: Buffer; contentType?: string }> {
-		for (let attempt = 0; ; attempt++) {
-			let response: RawResponse;
+	async download(url: string, itemIndex?: number, limits: DownloadLimits = {}): Promise<{ body: Buffer; contentType?: string }> {
+		const cred = await this.resolve(this.credentialName);
+		const maxBytes = limits.maxBytes ?? DEFAULT_MAX_DOWNLOAD_BYTES;
+		let target = checkDownloadUrl(this.ctx.getNode(), url, cred.baseUrl, limits.allowedHosts ?? [], itemIndex);
+		for (let attempt = 0, redirects = 0; ; attempt++) {
+			const deadline = AbortSignal.timeout(this.options.timeoutMs);
+			let response: RawResponse | undefined;
+			let body = Buffer.alloc(0);
+			let failure: unknown;
 			try {
-				response = await this.ctx.helpers.httpRequest({
+				response = (await this.ctx.helpers.httpRequest({
 					method: 'GET',
-					url,
-					encoding: 'arraybuffer',
+					url: target.href,
+					encoding: 'stream',
 					returnFullResponse: true,
 					ignoreHttpStatusErrors: true,
-					sendCredentialsOnCrossOriginRedirect: false,
+					disableFollowRedirect: true,
 					timeout: this.options.timeoutMs,
-				});
+					abortSignal: this.withCancel(deadline),
+				})) as RawResponse;
+				const status = response.statusCode;
+				if (status >= 300 && status < 400) {
+					discard(response.body);
+					const location = headerValue(lowerCaseHeaders(response.headers), 'location');
+					const next = redirectTarget(location, target.href);
+					if (next === undefined || redirects >= MAX_REDIRECTS) {
+						throw new NodeOperationError(this.ctx.getNode(), `Could not download the file (HTTP ${status} redirect not followed)`, { itemIndex });
+					}
+					redirects++;
+					attempt--;
+					target = checkDownloadUrl(this.ctx.getNode(), next.href, cred.baseUrl, limits.allowedHosts ?? [], itemIndex);
+					continue;
+				}
+				if (status >= 300) {
+					discard(response.body);
+					body = Buffer.alloc(0);
+				} else {
+					body = await readCapped(this.ctx.getNode(), response, deadline, maxBytes, itemIndex);
+				}
 			} catch (error) {
+				failure = error;
+			}
+			if (failure !== undefined) {
+				// The node's own refusals (host rule, size, redirect) are final; network failures are retried.
+				if (failure instanceof NodeOperationError) throw failure;
+				const code = deadline.aborted ? 'ETIMEDOUT' : networkCode(failure);
 				if (attempt < this.options.maxRetries) {
 					await sleep(backoffMs(attempt));
 					continue;
 				}
 				throw await this.finish(
 					new NodeOperationError(this.ctx.getNode(), 'Could not download the file', {
-						description: networkCode(error) ?? 'network error',
+						description:
+							code === 'ETIMEDOUT'
+								? `The file did not arrive completely within the Timeout of ${this.options.timeoutMs} ms.`
+								: (code ?? 'network error'),
 						itemIndex,
 					}),
 				);
 			}
+			if (response === undefined) continue;
 			if (response.statusCode >= 500 && attempt < this.options.maxRetries) {
 				await sleep(backoffMs(attempt));
 				continue;
@@ -613,14 +692,114 @@ export class Transport {
 					{ description: 'Download URLs are valid for 5 minutes; run the operation again.', itemIndex },
 				);
 			}
-			const headers = lowerCaseHeaders(response.headers);
-			const body = response.body;
-			return {
-				body: Buffer.isBuffer(body) ? body : Buffer.from(body as ArrayBuffer),
-				contentType: headerValue(headers, 'content-type'),
-			};
+			return { body, contentType: headerValue(lowerCaseHeaders(response.headers), 'content-type') };
 		}
 	}
+}
+
+export interface DownloadLimits {
+	/** Hosts (besides the Base URL's) a download may come from: `host`, `host:port` or `*.domain`. */
+	allowedHosts?: string[];
+	/** Largest file accepted, in bytes. */
+	maxBytes?: number;
+}
+
+export const DEFAULT_MAX_DOWNLOAD_BYTES = 100 * 1024 * 1024;
+
+/** Ends a response body the node does not read. */
+function discard(body: unknown): void {
+	const stream = body as { destroy?: () => void } | null;
+	if (stream !== null && typeof stream === 'object' && typeof stream.destroy === 'function') stream.destroy();
+}
+
+/** Reads a streamed body, refusing it once it grows past `maxBytes`, and ending it at the deadline. */
+async function readCapped(
+	node: INode,
+	response: RawResponse,
+	deadline: AbortSignal,
+	maxBytes: number,
+	itemIndex: number | undefined,
+): Promise<Buffer> {
+	const tooLarge = (): NodeOperationError =>
+		new NodeOperationError(node, `The file is larger than the maximum of ${maxBytes} bytes ("Max File Size")`, {
+			description: 'Raise "Max File Size (MB)" of the operation if the file is expected to be this large.',
+			itemIndex,
+		});
+	const declared = Number(headerValue(lowerCaseHeaders(response.headers), 'content-length'));
+	const body = response.body;
+	if (Buffer.isBuffer(body)) {
+		if (body.length > maxBytes) throw tooLarge();
+		return body;
+	}
+	const stream = body as (AsyncIterable<Buffer | string> & { destroy?: (error?: Error) => void }) | undefined;
+	if (stream === undefined || stream === null || typeof (stream as { [Symbol.asyncIterator]?: unknown })[Symbol.asyncIterator] !== 'function') {
+		const rest = body as ArrayBuffer | string | undefined;
+		const buffer = rest instanceof ArrayBuffer ? Buffer.from(new Uint8Array(rest)) : Buffer.from(rest ?? '');
+		if (buffer.length > maxBytes) throw tooLarge();
+		return buffer;
+	}
+	if (Number.isFinite(declared) && declared > maxBytes) {
+		stream.destroy?.();
+		throw tooLarge();
+	}
+	const stop = (): void => stream.destroy?.(new Error('deadline'));
+	deadline.addEventListener('abort', stop, { once: true });
+	try {
+		const chunks: Buffer[] = [];
+		let size = 0;
+		for await (const chunk of stream) {
+			const piece = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+			size += piece.length;
+			if (size > maxBytes) {
+				stream.destroy?.();
+				throw tooLarge();
+			}
+			chunks.push(piece);
+		}
+		if (deadline.aborted) throw new Error('deadline');
+		return Buffer.concat(chunks);
+	} finally {
+		deadline.removeEventListener('abort', stop);
+	}
+}
+
+/**
+ * The download URL as the node may fetch it, or a clear error: https only (plain http only
+ * on a local setup: a loopback http Base URL and a loopback file host), no user or password,
+ * and a host that is the Base URL's or in `allowed` (`host` means the scheme's default port,
+ * `host:port`, `*.domain` any subdomain).
+ */
+export function checkDownloadUrl(node: INode, raw: string, baseUrl: string, allowed: string[], itemIndex?: number): URL {
+	let url: URL;
+	try {
+		url = new URL(raw);
+	} catch {
+		throw new NodeOperationError(node, 'The service returned a download URL that is not a valid address', { itemIndex });
+	}
+	const base = new URL(baseUrl);
+	const refuse = (why: string): NodeOperationError =>
+		new NodeOperationError(node, `The download URL the service returned is not allowed: ${why}`, {
+			description: `Report files are fetched only over https from the Base URL's host (${base.host}) and from the hosts in "Allowed Download Hosts". Add the host there if you trust it; internal addresses are never needed.`,
+			itemIndex,
+		});
+	if (url.username !== '' || url.password !== '') throw refuse('it carries a user name or password');
+	const sameOrigin = url.origin === base.origin;
+	// Plain http only on a local setup: the Base URL itself is loopback http, and so is the file's host.
+	const local = base.protocol === 'http:' && LOOPBACK_HOST.test(base.hostname) && LOOPBACK_HOST.test(url.hostname);
+	if (url.protocol === 'http:' && !local) throw refuse(`it is not https (${url.protocol}//${url.host})`);
+	if (url.protocol !== 'https:' && url.protocol !== 'http:') throw refuse(`it is not https (${url.protocol})`);
+	if (sameOrigin || url.host === base.host) return url;
+	const host = url.hostname.toLowerCase();
+	const port = url.port;
+	for (const entry of allowed) {
+		const rule = entry.trim().toLowerCase();
+		if (rule === '') continue;
+		const [ruleHost, rulePort] = rule.startsWith('[') ? [rule.slice(0, rule.indexOf(']') + 1), rule.slice(rule.indexOf(']') + 2)] : rule.split(':');
+		const portOk = rulePort === undefined || rulePort === '' ? port === '' : rulePort === port;
+		if (!portOk) continue;
+		if (ruleHost.startsWith('*.') ? host.endsWith(ruleHost.slice(1)) && host.length > ruleHost.length - 1 : host === ruleHost) return url;
+	}
+	throw refuse(`its host ${url.host} is neither the Base URL's host nor in "Allowed Download Hosts"`);
 }
 
 const LOOPBACK_HOST = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;

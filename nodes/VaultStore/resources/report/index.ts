@@ -114,7 +114,15 @@ async function runDownload(rc: RunContext): Promise<INodeExecutionData[]> {
 	};
 	if (!downloadFile) return [{ json, pairedItem: { item: p.itemIndex } }];
 
-	const file = await rc.transport.download(url, p.itemIndex);
+	const hosts = p.v.string('Allowed Download Hosts', p.get('allowedDownloadHosts', ''), { max: 2048 });
+	const allowedHosts = hosts.split(',').map((host) => host.trim()).filter((host) => host !== '');
+	for (const host of allowedHosts) {
+		if (!/^(\*\.)?[a-z0-9.-]+(:\d{1,5})?$/i.test(host) && !/^\[[0-9a-f:.]+\](:\d{1,5})?$/i.test(host)) {
+			p.v.fail(`"Allowed Download Hosts" has "${host.slice(0, 80)}": give host names (files.example.com, *.example.com, host:port), separated by commas`);
+		}
+	}
+	const maxMb = p.v.number('Max File Size (MB)', p.get('maxFileSizeMb', 100), { min: 1, max: 2048 });
+	const file = await rc.transport.download(url, p.itemIndex, { allowedHosts, maxBytes: Math.round(maxMb * 1024 * 1024) });
 	const fileName = `report_${reportId}.${format.toLowerCase()}`;
 	const mimeType = MIME_TYPES[format];
 	const binary = await rc.ctx.helpers.prepareBinaryData(file.body, fileName, mimeType);
@@ -224,6 +232,25 @@ const download: Operation = {
 			required: true,
 			hint: 'The name of the output binary field to put the file in',
 			description: 'Name of the binary property the report file is written to',
+			displayOptions: { show: { downloadFile: [true] } },
+		},
+		{
+			displayName: 'Allowed Download Hosts',
+			name: 'allowedDownloadHosts',
+			type: 'string',
+			default: '',
+			placeholder: 'files.example.com, *.storage.example.com',
+			description:
+				'Hosts besides the Base URL\'s that report files may be fetched from, separated by commas (host, host:port or *.domain). Files are fetched only over https; any other host the service names is refused.',
+			displayOptions: { show: { downloadFile: [true] } },
+		},
+		{
+			displayName: 'Max File Size (MB)',
+			name: 'maxFileSizeMb',
+			type: 'number',
+			typeOptions: { minValue: 1, maxValue: 2048 },
+			default: 100,
+			description: 'Largest report file accepted; a larger one stops the download with an error',
 			displayOptions: { show: { downloadFile: [true] } },
 		},
 	],

@@ -332,6 +332,7 @@ const reveal: Operation = {
 	notes: 'access-logged; a CVC is never output',
 	hints: { 403: REVEAL_403, 404: GONE },
 	output: (records) => records.map(revealedToken),
+	revealsData: true,
 	fields: [tokenId],
 };
 
