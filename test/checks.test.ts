@@ -66,7 +66,7 @@ const EXAMPLES: Record<string, [IDataObject, RegExp]> = {
 	sessionItems: [session({ items: items(11) }), /"Items" has 11 entries/],
 	itemQuantity: [estimate({ items: items(1, 1.5) }), /"Items 1: Quantity" must be a whole number/],
 	itemQuantityMin: [estimate({ items: items(1, 0) }), /"Items 1: Quantity" is below 1/],
-	productIdField: [estimate({ items: { item: [{ productId: 'ord_123456789012', quantity: 1 }] } }), /"Items 1: Product ID" must start with "prd_"/],
+	fieldIds: [estimate({ items: { item: [{ productId: 'ord_123456789012', quantity: 1 }] } }), /"Items 1: Product ID" must start with "prd_"/],
 	country: [estimate({ country: 'USA' }), /"Country" must be exactly 2 letters/],
 	estimateLengths: [estimate({ additionalFields: { couponCode: 'c'.repeat(65) } }), /"Coupon Code" must be at most 64/],
 	urlForm: [session({ sessionFields: { successUrl: 'ftp://files.example.com/a' } }), /"Success URL" does not look like an http\(s\) URL/],
