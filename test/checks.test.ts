@@ -73,6 +73,16 @@ const EXAMPLES: Record<string, [IDataObject, RegExp]> = {
 	email: [session({ sessionFields: { customerEmail: 'nobody' } }), /"Customer Email" does not look like an email address/],
 	productFields: [product({ title: 't'.repeat(257) }), /"Title" must be 1 to 256/],
 	availability: [product({ availableFrom: '2026-05-01T00:00:00Z', availableUntil: '2026-04-01T00:00:00Z' }), /"Available From" is not before "Available Until"/],
+	variantFields: [product({ variants: JSON.stringify([{ title: 'A', color: 'red' }]) }), /"Variants" entry 1 has a field the node does not know, "color"/],
+	optionRows: [product({ options: { option: [{ name: 'Size', values: '', position: 0 }] } }), /"Options entry 1 Values" lists no value/],
+	subscriptionQuantity: [
+		{ resource: 'subscription', operation: 'change', subscriptionId: rl(id('sub_')), updateFields: { quantity: 0 } },
+		/"Quantity" is not a whole number of at least 1/,
+	],
+	meterPrice: [
+		{ resource: 'meter', operation: 'update', productId: rl(id('prd_')), meterId: rl(id('mtr_')), updateFields: { pricePerUnit: -1 } },
+		/"Price Per Unit" is below 0/,
+	],
 	categoryFields: [{ resource: 'category', operation: 'create', name: 'Shoes', slug: 'shoes', additionalFields: { displayOrder: 10000 } }, /"Display Order" must be at most 9999/],
 	topLevel: [
 		{ resource: 'category', operation: 'create', name: 'Shoes', slug: 'shoes', additionalFields: { topLevel: true, parentId: id('ctg_') } },

@@ -89,6 +89,10 @@ export const CHECKS: Check[] = [
 	// Store records
 	spec('productFields', 'Product Update', 'every field', 'lengths, >= 0 / >= 1, enums, at most 10 images, 20 variants, 20 options', 'the Product table (Title 1 to 256 chars, ...)'),
 	ours('availability', 'Product Update', 'Available From / Until', 'From before Until'),
+	ours('variantFields', 'Product Update', 'Variants', 'only the variant fields of the spec; quantity and position at least 0'),
+	ours('optionRows', 'Product Update', 'Options', 'a name, at least one value, position at least 0'),
+	ours('subscriptionQuantity', 'Subscription Change Plan', 'Quantity', 'a whole number of at least 1'),
+	ours('meterPrice', 'Meter Create, Update', 'Price Per Unit', 'at least 0'),
 	spec('categoryFields', 'Category Create', 'every field', 'Name 1 to 128, Slug 2 to 128, Display Order 0 to 9999, Product IDs at most 100, ...', 'the Category table'),
 	input('topLevel', 'Category Create', 'Top Level (No Parent) / Parent Category ID', 'not both'),
 	spec('webhookUrl', 'Webhook Create, Update', 'URL', 'starts with https://, at most 512 characters', '`url` (string, required, max 512, must start with `https://`)'),
