@@ -16,6 +16,13 @@ export const METER_AGGREGATIONS = ['COUNT', 'LAST', 'MAX', 'SUM'] as const;
 const ids = { productId: ID.productId, meterId: ID.meterId };
 const listIds = { productId: ID.productId };
 
+/** A number; below 0 only warns (the meter's body is not shown by the spec). */
+function price(p: Params, value: unknown): number {
+	const n = p.v.number('Price Per Unit', value);
+	if (n < 0) p.v.warn(`"Price Per Unit" is below 0 (got ${n})`);
+	return n;
+}
+
 /**
  * Reads the meter write fields of a collection (or of the top level for
  * create). The spec gives no lengths for them: text is only checked to be text.
@@ -27,7 +34,7 @@ function meterBody(p: Params, f: IDataObject): IDataObject {
 		eventName: has('eventName') ? p.v.string('Event Name', f.eventName, { min: 1 }) : undefined,
 		aggregation: has('aggregation') ? p.v.nonEmpty('Aggregation', f.aggregation) : undefined,
 		unitLabel: has('unitLabel') ? p.v.string('Unit Label', f.unitLabel, { min: 1 }) : undefined,
-		pricePerUnit: has('pricePerUnit') ? p.v.number('Price Per Unit', f.pricePerUnit, { min: 0 }) : undefined,
+		pricePerUnit: has('pricePerUnit') ? price(p, f.pricePerUnit) : undefined,
 	};
 }
 

@@ -56,10 +56,9 @@ function variants(p: Params, value: unknown): IDataObject[] {
 		for (const [key, field] of Object.entries(variant)) {
 			const kind = VARIANT_FIELDS[key];
 			if (!kind) {
-				p.v.fail(
-					`${at} has an unknown field "${key}"`,
-					`Variant fields: ${Object.keys(VARIANT_FIELDS).join(', ')}`,
-				);
+				// The spec's variant fields are listed; one more may be your account's: sent, with a warning.
+				p.v.warn(`${at} has a field the node does not know, "${key.slice(0, 40)}" (variant fields: ${Object.keys(VARIANT_FIELDS).join(', ')})`);
+				continue;
 			}
 			if (field === null || kind === 'any') continue;
 			if (kind === 'text' && typeof field !== 'string') p.v.fail(`${at}: "${key}" must be text`);
@@ -67,9 +66,10 @@ function variants(p: Params, value: unknown): IDataObject[] {
 			if (kind === 'money' && (typeof field !== 'number' || !Number.isFinite(field) || field < 0)) {
 				p.v.fail(`${at}: "${key}" must be a number of at least 0`);
 			}
-			if (kind === 'count' && (typeof field !== 'number' || !Number.isInteger(field) || field < 0)) {
-				p.v.fail(`${at}: "${key}" must be a whole number of at least 0`);
+			if (kind === 'count' && (typeof field !== 'number' || !Number.isInteger(field))) {
+				p.v.fail(`${at}: "${key}" must be a whole number`);
 			}
+			if (kind === 'count' && (field as number) < 0) p.v.warn(`${at}: "${key}" is below 0`);
 			// A variant's images: an array of strings (the max 10 of the spec is the product's images).
 			if (kind === 'images') stringList(p.v, `Variants entry ${index + 1} images`, field);
 		}
@@ -82,10 +82,12 @@ function productOptions(p: Params, value: unknown): IDataObject[] {
 	p.v.array('Options', rows, { max: MAX_OPTIONS });
 	return rows.map((row, index) => {
 		const at = `Options entry ${index + 1}`;
-		const name = p.v.string(`${at} Name`, row.name ?? '', { min: 1 }).trim();
+		const name = p.v.string(`${at} Name`, row.name ?? '').trim();
+		if (name === '') p.v.warn(`"${at} Name" is empty`);
 		const values = stringList(p.v, `${at} Values`, row.values ?? '', {});
-		if (values.length === 0) p.v.fail(`"${at} Values" must list at least one value`);
-		const position = p.v.number(`${at} Position`, row.position ?? index, { min: 0, integer: true });
+		if (values.length === 0) p.v.warn(`"${at} Values" lists no value`);
+		const position = p.v.number(`${at} Position`, row.position ?? index, { integer: true });
+		if (position < 0) p.v.warn(`"${at} Position" is below 0`);
 		return { name, values, position };
 	});
 }

@@ -23,6 +23,13 @@ const sub = { subscriptionId: ID.subscriptionId };
 
 const subscriptionId = locatorField('subscriptionId', ID.subscriptionId, { searchMethod: 'searchSubscriptions' });
 
+/** A number; a whole one of at least 1 is the node's own rule (no rule is given for a subscription's quantity). */
+function quantity(p: Params, value: unknown): number {
+	const n = p.v.number('Quantity', value);
+	if (!Number.isInteger(n) || n < 1) p.v.warn(`"Quantity" is not a whole number of at least 1 (got ${n})`);
+	return n;
+}
+
 /** Body of a plan change: the change fields, plus the proration choice (the executor refuses an empty one). */
 function changeBody(p: Params): IDataObject {
 	const f = p.fields('updateFields');
@@ -32,7 +39,7 @@ function changeBody(p: Params): IDataObject {
 		variantId: opt(f, 'variantId', (v) => p.v.nonEmpty('Variant ID', v)),
 		billingInterval:
 			f.billingInterval === undefined ? undefined : p.v.oneOf('Billing Interval', f.billingInterval, BILLING_INTERVALS),
-		quantity: f.quantity === undefined ? undefined : p.v.number('Quantity', f.quantity, { min: 1, integer: true }),
+		quantity: f.quantity === undefined ? undefined : quantity(p, f.quantity),
 	};
 	const proration = p.get<string>('prorationBehavior', '');
 	if (proration !== '') {
