@@ -16,18 +16,7 @@
 const { PKG_NAME, log } = require('../../scripts/e2e/lib');
 const { webhookUrl, routedStatus } = require('./trigger');
 
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-/** @param {() => any} fn */
-async function waitUntil(fn, timeoutMs = 20_000, intervalMs = 250) {
-	const end = Date.now() + timeoutMs;
-	let last;
-	while (Date.now() < end) {
-		last = await fn();
-		if (last) return last;
-		await sleep(intervalMs);
-	}
-	return last;
-}
+const { sleep, waitUntil } = require('../../scripts/e2e/wait');
 
 /**
  * @param {{inst: any, sb: any, t: import('../../scripts/e2e/checks').Checks, rest: any, example: any}} ctx

@@ -23,18 +23,11 @@ const path = require('node:path');
 const { ROOT, PKG_NAME, log } = require('../../scripts/e2e/lib');
 const { webhookUrl, routedStatus } = require('./trigger');
 
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const wait = require('../../scripts/e2e/wait');
+
+const { sleep } = wait;
 /** @param {() => any} fn */
-async function waitUntil(fn, timeoutMs = 30_000, intervalMs = 250) {
-	const end = Date.now() + timeoutMs;
-	let last;
-	while (Date.now() < end) {
-		last = await fn();
-		if (last) return last;
-		await sleep(intervalMs);
-	}
-	return last;
-}
+const waitUntil = (fn, timeoutMs = 30_000, intervalMs = 250) => wait.waitUntil(fn, timeoutMs, intervalMs);
 const HOUR = 3_600_000;
 
 /**

@@ -31,18 +31,7 @@ const path = require('node:path');
 
 const { ROOT, PKG_NAME, log } = require('../../scripts/e2e/lib');
 
-/** @param {() => any} fn */
-async function waitUntil(fn, timeoutMs = 20_000, intervalMs = 250) {
-	const end = Date.now() + timeoutMs;
-	let last;
-	while (Date.now() < end) {
-		last = await fn();
-		if (last) return last;
-		await new Promise((r) => setTimeout(r, intervalMs));
-	}
-	return last;
-}
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const { sleep, waitUntil } = require('../../scripts/e2e/wait');
 
 /**
  * Polls an unsigned POST at a production webhook URL until n8n answers `status` (or the time is

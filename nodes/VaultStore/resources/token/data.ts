@@ -1,6 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import type { Params } from '../../operation';
+import { luhnValid } from '../../../shared/transport/redact';
 
 /**
  * Token data rules checked on the node's side, before anything is sent. The
@@ -17,18 +18,6 @@ export type TokenType = (typeof TOKEN_TYPES)[number];
 /** The spec's limit of `custom` token data: 16 KiB, measured as UTF-8 JSON. */
 export const CUSTOM_DATA_MAX_BYTES = 16 * 1024;
 
-export function luhnValid(digits: string): boolean {
-	let sum = 0;
-	for (let i = 0; i < digits.length; i++) {
-		let d = digits.charCodeAt(digits.length - 1 - i) - 48;
-		if (i % 2 === 1) {
-			d *= 2;
-			if (d > 9) d -= 9;
-		}
-		sum += d;
-	}
-	return sum % 10 === 0;
-}
 
 /** A value of a password field as text; numbers (from expressions) are accepted too. */
 function text(value: unknown): string {
