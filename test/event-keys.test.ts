@@ -220,3 +220,18 @@ test('an item that does not descend from a delivery keeps the per-execution key 
 	expect(own.output('Refund')[0].json.idempotencyKeySource).toBe('option');
 	expect(f.requests().find((q) => q.path.endsWith('/refund'))?.headers['idempotency-key']).toBe('my-own-key-1');
 });
+
+test('the record kept with the workflow holds no secret the service echoed in its answer', async () => {
+	const wf = workflow();
+	const order = completed()[13];
+	const key = String((f.credentials.vaultStoreStoreApi as IDataObject).secretKey);
+	f.sb.faults.add({ match: { method: 'POST', path: /\/refund$/ }, kind: 'reply', status: 200, reply: { body: { ok: true, data: { id: 'rfd_echo00000000000001', orderId: order.id, amount: 0.01, note: `received with Bearer ${key}` } } } });
+	const r = await wf.run([delivery('msg_evt_echo_1', order.id)]);
+	expect(r.error('Refund')).toBeUndefined();
+	const saved = JSON.stringify(wf.staticData);
+	expect(saved).toContain('rfd_echo00000000000001');
+	expect(saved).not.toContain(key);
+	const again = await wf.run([delivery('msg_evt_echo_1', order.id)]);
+	expect(again.output('Refund')[0].json).toMatchObject({ writeSkipped: true, id: 'rfd_echo00000000000001' });
+	expect(JSON.stringify(again.output('Refund')[0].json)).not.toContain(key);
+});

@@ -397,7 +397,7 @@ async function runOperation(
 	 * compares what the service recorded with what was asked. A difference
 	 * fails the item, never retried: the write was made.
 	 */
-	const settleMoney = (o: Operation, request: ApiRequest, answer: IDataObject | undefined, itemIndex: number, once: string | undefined) => {
+	const settleMoney = async (o: Operation, request: ApiRequest, answer: IDataObject | undefined, itemIndex: number, once: string | undefined) => {
 		const verdict = readBack(o.money as MoneySpec, request.body, answer ?? {});
 		let mismatch: string | undefined;
 		if (verdict.status === 'mismatch') {
@@ -408,7 +408,11 @@ async function runOperation(
 		} else if (verdict.status === 'unchecked') {
 			hint('unchecked', `The answer to "${o.action}" does not show the ${verdict.missing.join(' and ')} the service recorded, so it could not be compared with what was asked.`, 'warning');
 		}
-		if (once !== undefined && record) record.put(once, answer ?? {}, mismatch);
+		if (once !== undefined && record) {
+			// Kept with the workflow: what the service echoed of a secret is redacted first.
+			const redactor = await outputRedactor(transport, []);
+			record.put(once, redactor.secrets(answer ?? {}) as IDataObject, mismatch);
+		}
 		if (mismatch) throw new NodeOperationError(ctx.getNode(), mismatch, { itemIndex });
 	};
 	// Single-request operations take their slot of the pool before the item is read, so items are
@@ -480,7 +484,7 @@ async function runOperation(
 		if (op.run) {
 			let out = await op.run({ ctx, p, transport, request, concurrency: options.concurrency });
 			if (keySource !== undefined) out = out.map((item) => ({ ...item, json: { ...item.json, idempotencyKeySource: keySource } }));
-			if (op.money) settleMoney(op, request, out[0]?.json, itemIndex, once);
+			if (op.money) await settleMoney(op, request, out[0]?.json, itemIndex, once);
 			return out;
 		}
 
@@ -518,7 +522,7 @@ async function runOperation(
 			records = asRecords(res.data);
 			if (res.replay) records = records.map((r) => ({ ...r, idempotentReplay: true }));
 			if (keySource !== undefined) records = records.map((r) => ({ ...r, idempotencyKeySource: keySource }));
-			if (op.money) settleMoney(op, request, records[0], itemIndex, once);
+			if (op.money) await settleMoney(op, request, records[0], itemIndex, once);
 		}
 		if (op.guessedNames) checks.note(ignoredNames(op, request, records));
 		if (op.output) records = op.output(records, p);
