@@ -311,7 +311,7 @@ async function rotationChecks({ inst, sb, t, rest, node, executions }) {
 	t.equal('rotation: 5 executions in all (nothing from the refused delivery)', (await executions(wfId)).length, 5);
 
 	const deact = /** @type {any} */ (await rest.request('POST', `/api/v1/workflows/${wfId}/deactivate`, undefined, H));
-	t.check('rotation: deactivated; its endpoint deleted at the sandbox', deact.status === 200 && (await waitUntil(() => !sb.state.webhooks.some((/** @type {any} */ w) => w.url === url), 15_000)), JSON.stringify(deact).slice(0, 200));
+	t.check('rotation: deactivated; its endpoint deleted at the sandbox', deact.status === 200 && (await waitUntil(() => !sb.state.webhooks.some((/** @type {any} */ w) => w.url === url), 45_000)), JSON.stringify(deact).slice(0, 200));
 }
 
 /**
@@ -389,7 +389,7 @@ async function eventKeyChecks({ inst, sb, t, rest, node, executions }) {
 	t.equal('event key: 2 executions of the event, exactly ONE refund in the sandbox ledger', [all.length, refunds().length], [2, 1]);
 
 	const deact = /** @type {any} */ (await rest.request('POST', `/api/v1/workflows/${wfId}/deactivate`, undefined, H));
-	t.check('event key: deactivated; its endpoint deleted at the sandbox', deact.status === 200 && (await waitUntil(() => !sb.state.webhooks.some((/** @type {any} */ w) => w.url === url), 15_000)), JSON.stringify(deact).slice(0, 200));
+	t.check('event key: deactivated; its endpoint deleted at the sandbox', deact.status === 200 && (await waitUntil(() => !sb.state.webhooks.some((/** @type {any} */ w) => w.url === url), 45_000)), JSON.stringify(deact).slice(0, 200));
 }
 
 module.exports = { triggerChecks, webhookUrl, routedStatus };
