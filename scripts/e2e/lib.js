@@ -425,6 +425,12 @@ async function ensureNode({ quiet = false } = {}) {
 		nodeRuntime = { version: process.versions.node, bin: process.execPath };
 		return nodeRuntime;
 	}
+	nodeRuntime = await ensureNodeVersion(want, { quiet });
+	return nodeRuntime;
+}
+
+/** `node@<want>` from the npm registry, installed once into ~/.cache/n8n-nodes-vault-store/node-<want>. */
+async function ensureNodeVersion(/** @type {string} */ want, { quiet = false } = {}) {
 	const dir = path.join(CACHE_ROOT, `node-${want}`);
 	const marker = path.join(dir, MARKER);
 	const works = () => {
@@ -458,8 +464,7 @@ async function ensureNode({ quiet = false } = {}) {
 		);
 	} else if (!quiet) log(`node ${want} (for n8n ${n8nVersion}): cached in ${dir}`);
 	const { bin, headers } = nodePackagePaths(dir);
-	nodeRuntime = { version: want, bin, headers };
-	return nodeRuntime;
+	return { version: want, bin, headers };
 }
 
 /** The package.json of the cached runtime folder. */
@@ -889,6 +894,7 @@ module.exports = {
 	nodeFor,
 	nodeSatisfies,
 	ensureNode,
+	ensureNodeVersion,
 	nodeBin,
 	CREDENTIALS,
 	OWNER,

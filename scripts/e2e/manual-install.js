@@ -3,7 +3,8 @@
 /**
  * npm run test:e2e:manual — the README's manual install commands, run exactly as written, on
  * Node 20 (the system Node, with n8n 2.8.4) and on Node 24 (the registry package node@24, with
- * the newest n8n line the suite covers, lib.N8N_LATEST):
+ * the newest n8n line the suite covers, lib.N8N_LATEST); on Node 22 (node@22) the install only
+ * (see LINES):
  *   1. the package built and packed, published to a local registry (scripts/e2e/registry.js: only
  *      this package is there, so npm fetching any peer, n8n-workflow included, fails with a 404)
  *   2. per Node line, a fresh HOME (under the system temp folder, outside this repository): the
@@ -15,7 +16,7 @@
  *      start; the webhook called: the Vault Store node must answer with the sandbox's store
  *   4. the README's tarball command (`<path>` and `<version>` filled in) in another fresh HOME: the
  *      same single package
- * Options: --node 20|24 (one line only). Prints the duration of each install and of each line.
+ * Options: --node 20|22|24 (one line only). Prints the duration of each install and of each line.
  */
 'use strict';
 
@@ -29,9 +30,14 @@ const { startRegistry } = require('./registry');
 const { Checks } = require('./checks');
 const { log, ROOT, PKG_NAME } = lib;
 
-/** Node line → n8n line it runs here (n8n 2.8.4's native modules are built for Node 20). */
-const LINES = /** @type {const} */ ([
+/**
+ * Node line → n8n line it runs here (n8n 2.8.4's native modules are built for Node 20). Node 22
+ * (the registry package node@22, pinned): the install commands and the package's files loading
+ * with n8n-workflow supplied as n8n supplies it (NODE_PATH); no n8n of that line is installed here.
+ */
+const LINES = /** @type {{node: string, n8n?: string, pin?: string}[]} */ ([
 	{ node: '20', n8n: lib.N8N_DEFAULT },
+	{ node: '22', pin: '22.23.3' },
 	{ node: '24', n8n: lib.N8N_LATEST },
 ]);
 
@@ -101,6 +107,34 @@ function nodesFolder(/** @type {string} */ home) {
 	return { modules, version: fs.existsSync(pj) ? JSON.parse(fs.readFileSync(pj, 'utf8')).version : undefined };
 }
 
+/**
+ * A Node line without an n8n here: both README commands in fresh homes, the folder checked, and the
+ * package's node and credential files loaded by that Node with n8n-workflow from NODE_PATH (this
+ * repository's devDependency), the way n8n makes its own copy available to community packages.
+ * @param {InstanceType<typeof Checks>} t @param {string} phase @param {string} major @param {string} node
+ * @param {{byName: string, tarball: string, tgz: string, registry: {npmEnv: Record<string, string>}, logDir: string, homes: string[], durations: string[]}} o
+ */
+async function installOnly(t, phase, major, node, o) {
+	const nodeVersion = (await lib.run(node, ['--version'])).stdout.trim();
+	t.check(`${phase}: runs on Node ${major}`, nodeVersion.startsWith(`v${major}.`), nodeVersion);
+	for (const [label, script] of /** @type {const} */ ([
+		['by name', o.byName],
+		['from the tarball', o.tarball.replace(/<path>/g, path.dirname(o.tgz)).replace(/<version>/g, lib.PACKAGE_VERSION)],
+	])) {
+		const home = fs.mkdtempSync(path.join(os.tmpdir(), `vs-manual-node${major}-`));
+		o.homes.push(home);
+		const r = await shell(script, home, node, o.registry.npmEnv, path.join(o.logDir, `npm-node${major}-${label.replace(/ /g, '-')}.log`));
+		o.durations.push(`node ${major}: install ${label} ${r.seconds.toFixed(1)} s`);
+		t.must(`${phase}: the README's install command (${label}) exits 0`, r.code === 0, lib.tail(r.stdout + r.stderr, 15));
+		t.equal(`${phase}: ~/.n8n/nodes holds the package and nothing else (${label})`, nodesFolder(home), { modules: [PKG_NAME], version: lib.PACKAGE_VERSION });
+		const pkgDir = path.join(home, '.n8n', 'nodes', 'node_modules', PKG_NAME);
+		const files = /** @type {{n8n: {nodes: string[], credentials: string[]}}} */ (JSON.parse(fs.readFileSync(path.join(pkgDir, 'package.json'), 'utf8'))).n8n;
+		const load = `for (const f of ${JSON.stringify([...files.nodes, ...files.credentials])}) { const m = require(require('path').join(${JSON.stringify(pkgDir)}, f)); for (const C of Object.values(m)) new C(); }`;
+		const l = await lib.run(node, ['-e', load], { env: { ...process.env, NODE_PATH: path.join(ROOT, 'node_modules') }, allowFail: true });
+		t.check(`${phase}: every node and credential file of the install loads (${label})`, l.code === 0, lib.tail(l.stdout + l.stderr, 10));
+	}
+}
+
 async function main() {
 	const started = Date.now();
 	const t = new Checks();
@@ -134,8 +168,13 @@ async function main() {
 
 	for (const line of lines) {
 		const lt = Date.now();
-		const phase = `node ${line.node} (n8n ${line.n8n})`;
+		const phase = line.n8n ? `node ${line.node} (n8n ${line.n8n})` : `node ${line.node} (install only)`;
 		await t.runPhase(phase, async () => {
+			if (!line.n8n) {
+				const node = (await lib.ensureNodeVersion(/** @type {string} */ (line.pin))).bin;
+				await installOnly(t, phase, line.node, node, { byName, tarball, tgz, registry, logDir, homes, durations });
+				return;
+			}
 			lib.selectN8n(line.n8n);
 			const n8nHome = await lib.ensureN8n();
 			const node = (await lib.ensureNode()).bin;
