@@ -89,16 +89,27 @@ describe('adaptive concurrency: growth', () => {
 		expect(pool.backoffs).toBe(0);
 	});
 
-	test('slower answers stop the growth and bring the limit back toward its start, never below it', async () => {
+	test('a slower answer holds the limit: a service three times slower from t = 40 on keeps it at 20 below a ceiling of 50', async () => {
 		const { pool, calls, runAll } = simulate({ max: 50 }, (c) => ({ latencyMs: c.sentAt >= 40 ? 60 : 20 }));
 		await runAll(400);
-		// 5, then 10 (fast answers), then 20 (answers of 60 ms: more than 2 × 20 ms + 5 ms): no further growth;
-		// each round of slow answers takes a tenth off, down to the start (5) and no lower.
+		// 5, then 10 (fast answers), then 20 (answers of 60 ms: more than 2 × 20 ms + 5 ms): no further growth,
+		// and no cut either (60 ms is below 4 × 20 ms + 5 ms).
+		expect(pool.peakLimit).toBe(20);
+		expect(Math.max(...calls.map((c) => c.inFlight))).toBe(20);
+		expect(pool.limit).toBe(20);
+		expect(pool.slowCuts).toBe(0);
+	});
+
+	test('answers that get much slower (rising latency) bring the limit back toward its start, never below it', async () => {
+		const { pool, calls, runAll } = simulate({ max: 50 }, (c) => ({ latencyMs: c.sentAt >= 40 ? 100 : 20 }));
+		await runAll(400);
+		// 5, 10, 20; then answers of 100 ms (above 4 × 20 ms + 5 ms once the usual latency gets there):
+		// a tenth off per round, down to the start (5) and no lower.
 		expect(pool.peakLimit).toBe(20);
 		expect(Math.max(...calls.map((c) => c.inFlight))).toBe(20);
 		expect(pool.slowCuts).toBeGreaterThan(0);
 		expect(pool.limit).toBe(5);
-		expect(Math.max(...calls.filter((c) => c.sentAt >= 1000).map((c) => c.inFlight))).toBe(5);
+		expect(Math.max(...calls.filter((c) => c.sentAt >= 2000).map((c) => c.inFlight))).toBe(5);
 		expect(pool.backoffs).toBe(0);
 	});
 

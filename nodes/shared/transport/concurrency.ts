@@ -69,6 +69,12 @@ export interface AdaptiveConcurrencyOptions {
 	backoffFactor?: number;
 	/** Factor the limit is multiplied by, once per usual latency, while answers are slow (never below `initial`). */
 	slowFactor?: number;
+	/**
+	 * Answers are slow when their usual (smoothed) latency is above this many times the fastest answer
+	 * (+ `latencySlackMs`); between `latencyFactor` and this the limit holds, so scheduling noise on a
+	 * busy machine neither grows nor cuts it.
+	 */
+	slowLatencyFactor?: number;
 	/** After a back-off the limit grows by one at most this often, counted from the end of any pause. */
 	probeIntervalMs?: number;
 	/** How far back successes count when a back-off asks what the service let through; 0 turns that cap off. */
@@ -88,11 +94,12 @@ export interface AdaptiveConcurrencyOptions {
  * - Start at `initial` requests in flight; never more than `max`.
  * - Growth: a success whose latency holds (at most `latencyFactor` × the
  *   fastest answer seen + `latencySlackMs`) adds one, so the limit doubles every
- *   round trip. A slower success (latency rising: requests queue somewhere)
- *   multiplies the limit by `slowFactor`, at most once per usual latency and
- *   never below where it started: by Little's law fewer in flight at the same
- *   throughput means less queueing, and a service that is just slower keeps
- *   the starting window.
+ *   round trip. A slower success holds the limit. When the usual (smoothed)
+ *   latency rises above `slowLatencyFactor` × the fastest (requests queue
+ *   somewhere), each slow answer multiplies the limit by `slowFactor`, at
+ *   most once per usual latency and never below where it started: by
+ *   Little's law fewer in flight at the same throughput means less queueing,
+ *   and a service that is just slower keeps the starting window.
  * - Back-off: a 429 or 503 multiplies the limit by `backoffFactor`, and caps it
  *   at what the service let through, by Little's law: successes per second over
  *   the last `throughputWindowMs` × the usual latency (at least 1). Once per
@@ -131,6 +138,7 @@ export class AdaptiveConcurrency {
 	private readonly latencySlackMs: number;
 	private readonly backoffFactor: number;
 	private readonly slowFactor: number;
+	private readonly slowLatencyFactor: number;
 	private readonly probeIntervalMs: number;
 	private readonly throughputWindowMs: number;
 	private readonly now: () => number;
@@ -150,6 +158,7 @@ export class AdaptiveConcurrency {
 		this.initial = this.value;
 		this.peakLimit = this.value;
 		this.slowFactor = options.slowFactor ?? 0.9;
+		this.slowLatencyFactor = options.slowLatencyFactor ?? 4;
 		this.latencyFactor = options.latencyFactor ?? 2;
 		this.latencySlackMs = options.latencySlackMs ?? 5;
 		this.backoffFactor = options.backoffFactor ?? 0.5;
@@ -261,10 +270,11 @@ export class AdaptiveConcurrency {
 		this.forgetSuccessesBefore(now - this.throughputWindowMs);
 		const holds = latency <= this.fastestMs * this.latencyFactor + this.latencySlackMs;
 		if (!holds) {
-			if (now >= this.slowCutAfter && this.limit > this.initial) {
+			const slow = this.usualMs > this.fastestMs * this.slowLatencyFactor + this.latencySlackMs;
+			if (slow && now >= this.slowCutAfter && this.limit > this.initial) {
 				this.value = Math.max(this.initial, Math.floor(this.limit * this.slowFactor));
 				this.slowCuts++;
-				this.slowCutAfter = now + (this.usualMs ?? latency);
+				this.slowCutAfter = now + this.usualMs;
 			}
 			return;
 		}
