@@ -15,6 +15,7 @@ import { Redactor } from '../nodes/shared/transport/redact';
 import { jsonOf, useSandbox } from './fixtures';
 import type { CredentialSet } from './harness';
 import { logLines } from './harness';
+import { serialiseAll } from './secret-scan';
 import type { TriggerInstance } from './trigger-harness';
 import { createTrigger } from './trigger-harness';
 
@@ -332,7 +333,7 @@ describe('4. redaction by meaning: echoes that are not literal', () => {
 		f.sb.faults.add({ kind: 'reply', status: 400, match: { method: 'POST', path: /\/tokens$/ }, reply: { body: body() }, count: 2 });
 		const failed = await f.run(cardToken());
 		expect(failed.error()).toBeDefined();
-		expect(meaningLeaks(serialiseError(failed.error()))).toEqual([]);
+		expect(meaningLeaks(serialiseAll(failed.error()))).toEqual([]);
 		expect(meaningLeaks(JSON.stringify(failed.run.data.resultData))).toEqual([]);
 		const continued = await f.run(cardToken(), undefined, { continueOnFail: true });
 		expect(continued.output()[0].json.error).toBeDefined();
@@ -388,19 +389,6 @@ describe('4. redaction by meaning: echoes that are not literal', () => {
 	});
 });
 
-function serialiseError(error: unknown): string {
-	const seen = new Set<unknown>();
-	const walk = (v: unknown, depth: number): unknown => {
-		if (v === null || typeof v !== 'object') return v;
-		if (seen.has(v) || depth > 30) return '[seen]';
-		seen.add(v);
-		if (Array.isArray(v)) return v.map((x) => walk(x, depth + 1));
-		const out: Record<string, unknown> = {};
-		for (const name of Object.getOwnPropertyNames(v)) out[name] = walk((v as Record<string, unknown>)[name], depth + 1);
-		return out;
-	};
-	return JSON.stringify(walk(error, 0));
-}
 
 /** Execution hints of the run's Vault Store node. */
 function hintsOf(r: { run: { data: { resultData: { runData: Record<string, Array<{ hints?: Array<{ message: string }> }>> } } } }): string[] {

@@ -60,18 +60,11 @@ const N_DELIVERIES = Number(process.env.VS_E2E_QUEUE_DELIVERIES || 300);
 const CONCURRENCY = Number(process.env.VS_E2E_QUEUE_CONCURRENCY || 20);
 const SLOW_MS = 12_000;
 
-const sleep = (/** @type {number} */ ms) => new Promise((r) => setTimeout(r, ms));
+const wait = require('../e2e/wait');
+
+const { sleep } = wait;
 /** @param {() => any} fn */
-async function waitUntil(fn, timeoutMs = 30_000, intervalMs = 300) {
-	const end = Date.now() + timeoutMs;
-	let last;
-	while (Date.now() < end) {
-		last = await fn();
-		if (last) return last;
-		await sleep(intervalMs);
-	}
-	return last;
-}
+const waitUntil = (fn, timeoutMs = 30_000, intervalMs = 300) => wait.waitUntil(fn, timeoutMs, intervalMs);
 const secs = (/** @type {number} */ ms) => `${(ms / 1000).toFixed(1)} s`;
 
 /** The Vault Store node both refund workflows use: order refund of 1.00 of the order `orderExpr` names. */
