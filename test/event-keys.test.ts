@@ -10,7 +10,7 @@
  * run to the next as n8n saves it after every production execution,
  * successful or failed (its hook saves before it looks at the status).
  */
-import type { IConnections, IDataObject, IExecuteFunctions, INodeExecutionData, INodeType } from 'n8n-workflow';
+import type { IConnections, IDataObject, IExecuteFunctions, INodeExecutionData, INodeType, WorkflowExecuteMode } from 'n8n-workflow';
 
 import { useSandbox } from './fixtures';
 import type { NodeSpec, RunResult } from './harness';
@@ -46,9 +46,9 @@ class Workflow {
 
 	constructor(readonly id: string) {}
 
-	async run(items: INodeExecutionData[], nodes: NodeSpec[] = [TRIGGER, refundNode()], connections?: IConnections): Promise<RunResult> {
+	async run(items: INodeExecutionData[], nodes: NodeSpec[] = [TRIGGER, refundNode()], connections?: IConnections, mode?: WorkflowExecuteMode): Promise<RunResult> {
 		f.sb.clearRequests();
-		const r = await runNodes(nodes, f.credentials, items, { workflowId: this.id, staticData: this.staticData, connections, extraNodeTypes: { 'test.fork': FORK } });
+		const r = await runNodes(nodes, f.credentials, items, { workflowId: this.id, staticData: this.staticData, connections, mode, extraNodeTypes: { 'test.fork': FORK } });
 		this.staticData = r.staticData;
 		return r;
 	}
@@ -234,4 +234,20 @@ test('the record kept with the workflow holds no secret the service echoed in it
 	const again = await wf.run([delivery('msg_evt_echo_1', order.id)]);
 	expect(again.output('Refund')[0].json).toMatchObject({ writeSkipped: true, id: 'rfd_echo00000000000001' });
 	expect(JSON.stringify(again.output('Refund')[0].json)).not.toContain(key);
+});
+
+test("n8n's Retry (mode retry) runs on the workflow as the execution stored it: the record is neither read nor written, the key still replays", async () => {
+	const wf = workflow();
+	const order = completed()[14];
+	const before = refundsOf(order.id).length;
+	wf.staticData = { 'node:Vault Store Trigger': { webhookId: 'whk_kept0000000001' } };
+	// The stored execution's workflow may carry no static data: what the retry saves must not replace the workflow's.
+	const kept = JSON.stringify(wf.staticData);
+	const retry = await wf.run([delivery('msg_evt_retry_1', order.id)], undefined, undefined, 'retry');
+	expect(retry.error('Refund')).toBeUndefined();
+	expect(JSON.stringify(wf.staticData)).toBe(kept);
+	expect(hintsOf(retry, 'Refund').join(' ')).toMatch(/Retry does not read or keep this node's once-per-event record/);
+	const again = await wf.run([delivery('msg_evt_retry_1', order.id)], undefined, undefined, 'retry');
+	expect(again.output('Refund')[0].json.idempotentReplay).toBe(true);
+	expect(refundsOf(order.id).length - before).toBe(1);
 });

@@ -33,6 +33,7 @@ import type {
 	IRunExecutionData,
 	IVersionedNodeType,
 	IWorkflowExecuteAdditionalData,
+	WorkflowExecuteMode,
 	IConnections,
 } from 'n8n-workflow';
 import { ICredentialsHelper, NodeHelpers, Workflow } from 'n8n-workflow';
@@ -319,6 +320,8 @@ export async function runNodes(
 		connections?: IConnections;
 		/** Workflow settings, e.g. `{ executionOrder: 'v1' }` (n8n's default for new workflows). */
 		settings?: IDataObject;
+		/** The execution mode n8n runs the workflow in (default 'manual'; n8n's Retry runs as 'retry'). */
+		mode?: WorkflowExecuteMode;
 	} = {},
 ): Promise<RunResult> {
 	await ensureBinaryData();
@@ -350,7 +353,8 @@ export async function runNodes(
 		settings: options.settings ?? {},
 	});
 	const executionId = options.executionId ?? randomUUID();
-	const hooks = new ExecutionLifecycleHooks('manual', executionId, {
+	const mode: WorkflowExecuteMode = options.mode ?? 'manual';
+	const hooks = new ExecutionLifecycleHooks(mode, executionId, {
 		id: workflow.id,
 		name: 'test',
 		nodes,
@@ -377,7 +381,7 @@ export async function runNodes(
 			nodeExecutionStack: [{ node: startNode, data: { main: [input] }, source: null } as IExecuteData],
 		},
 	} as IRunExecutionData;
-	const execute = new WorkflowExecute(additionalData, 'manual', runExecutionData);
+	const execute = new WorkflowExecute(additionalData, mode, runExecutionData);
 	await execute.processRunExecutionData(workflow);
 	const logStart = logLines.length;
 	const run = await done;

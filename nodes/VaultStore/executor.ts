@@ -382,6 +382,7 @@ async function runOperation(
 	});
 
 	const tool = isToolRun(ctx);
+	const retryMode = ctx.getMode() === 'retry';
 	transport.guard = moneyGuard(ctx, op, options, tool);
 	let origins: (EventOrigin | undefined)[] | undefined;
 	let record: WriteRecord | undefined;
@@ -463,7 +464,13 @@ async function runOperation(
 		}
 
 		// A money-moving write of an event is done once per event, for the service's whole retry horizon.
-		const once = op.money && keySource === 'event' && request.idempotencyKey ? request.idempotencyKey : undefined;
+		// n8n's Retry of a failed execution runs on the workflow as the execution stored it, not on its
+		// current static data, and saves what it changes over the workflow's: the record is not touched
+		// there (the Idempotency-Key still replays within 24 hours).
+		const once = op.money && keySource === 'event' && request.idempotencyKey && !retryMode ? request.idempotencyKey : undefined;
+		if (op.money && keySource === 'event' && retryMode) {
+			hint('retry', "n8n's Retry does not read or keep this node's once-per-event record; the Idempotency-Key still makes the service apply a repeated write once within 24 hours.", 'warning');
+		}
 		if (once !== undefined) {
 			record ??= new WriteRecord(ctx.getWorkflowStaticData('node'));
 			const done = record.get(once);
