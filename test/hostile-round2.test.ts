@@ -246,7 +246,8 @@ function meaningLeaks(text: string, codes: string[] = [CVC]): string[] {
 			}
 		}
 		if (view.replace(/[\s.\-_/\\",;|[\]]/g, '').includes(CARD)) found.add('card number');
-		for (const code of codes) if (new RegExp(`(?<!\\d)${code}(?!\\d)`).test(view)) found.add('security code');
+		// A standalone number, not the milliseconds of a timestamp (…:33.123Z).
+		for (const code of codes) if (new RegExp(`(?<![\\d.])${code}(?!\\d)`).test(view)) found.add('security code');
 	}
 	return [...found];
 }
