@@ -113,16 +113,28 @@ describe('adaptive concurrency: growth', () => {
 		expect(pool.backoffs).toBe(0);
 	});
 
-	test('the node starts at INITIAL_CONCURRENCY (10) and a healthy service takes it past that', async () => {
+	test('the node starts at INITIAL_CONCURRENCY (32) and a healthy service takes it to the ceiling (1000)', async () => {
 		const clock = new FakeClock();
 		const pool = new AdaptiveConcurrency({ max: DEFAULT_MAX_CONCURRENCY, now: clock.now, sleep: clock.sleep });
 		expect(pool.limit).toBe(INITIAL_CONCURRENCY);
-		expect(INITIAL_CONCURRENCY).toBe(10);
+		expect(INITIAL_CONCURRENCY).toBe(32);
 		const send = async () => await clock.sleep(20);
-		await clock.run(mapLimit(Array.from({ length: 2000 }, (_, n) => n), pool.max, async () => await pool.run(send, () => ({ outcome: 'ok' }))));
-		// 10, 20, 40, 80, 160, then the ceiling.
+		const sentAt: number[] = [];
+		await clock.run(
+			mapLimit(Array.from({ length: 5000 }, (_, n) => n), pool.max, async () => await pool.run(async () => (sentAt.push(clock.now()), await send()), () => ({ outcome: 'ok' }))),
+		);
+		// 32, 64, 128, 256, 512 a round trip apart, then the ceiling.
+		const perInstant = [...sentAt.reduce((m, t) => m.set(t, (m.get(t) ?? 0) + 1), new Map<number, number>())].slice(0, 6);
+		expect(perInstant).toEqual([
+			[0, 32],
+			[20, 64],
+			[40, 128],
+			[60, 256],
+			[80, 512],
+			[100, 1000],
+		]);
 		expect(pool.peakInFlight).toBe(DEFAULT_MAX_CONCURRENCY);
-		expect(DEFAULT_MAX_CONCURRENCY).toBeGreaterThan(64);
+		expect(DEFAULT_MAX_CONCURRENCY).toBe(1000);
 	});
 
 	test('a service that slows down under load stops the growth where answers get slow', async () => {

@@ -42,11 +42,12 @@ const CORRECTIONS: Record<string, Record<string, (old: Record<string, unknown>) 
 
 /** Corrections of a node-wide parameter, shown for every operation. */
 const EVERY_OPERATION: Record<string, (old: Record<string, unknown>) => Record<string, unknown>> = {
-	// Concurrency became the ceiling of an adaptive pool: default 256, up to 1000 (was a fixed 5, up to 20;
-	// then 64, up to 100, which bound a healthy service's window below what the HTTP Request node sends).
+	// Concurrency became the ceiling of an adaptive pool: default 1000, up to 1000 (was a fixed 5, up to 20;
+	// then 64, up to 100, and 256, which bound a healthy service's window below what the HTTP Request
+	// node sends). An option inside a collection: saved workflows store it only once the user adds it.
 	options: (old) => {
 		const children = old.children as Record<string, Record<string, unknown>>;
-		return { ...old, children: { ...children, concurrency: { ...children.concurrency, default: 256, maxValue: 1000 } } };
+		return { ...old, children: { ...children, concurrency: { ...children.concurrency, default: 1000, maxValue: 1000 } } };
 	},
 };
 

@@ -10,6 +10,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { items, useSandbox } from './fixtures';
+import { runNodes } from './harness';
 
 const f = useSandbox({ orders: 5 });
 
@@ -67,5 +68,92 @@ describe('a bare field reference gives what n8n evaluates', () => {
 		const id = f.sb.state.orders[2].id;
 		const [direct, evaluated] = await both('$json.id', [{ id }, { id: 7 }], false);
 		expect(direct).toEqual(evaluated);
+	});
+});
+
+/**
+ * Parameters read without n8n (nodes/VaultStore/operation.ts, Params.get): an empty collection, a
+ * number or a boolean gives its stored value; anything else, and a parameter the node does not
+ * have, goes to n8n. A probe node with the Vault Store node's own description runs
+ * inside n8n-core and reads every parameter of every operation both ways, for items whose
+ * parameters are the defaults, numbers, booleans, text, collections and expressions.
+ */
+describe('parameters read without n8n give what n8n gives', () => {
+	test('every parameter of every operation, plus absent and dotted names, as stored and as expressions', async () => {
+		const { VaultStore } = await import('../nodes/VaultStore/VaultStore.node');
+		const { Params } = await import('../nodes/VaultStore/operation');
+		const base = new VaultStore();
+		const names = [...new Set(base.description.properties.map((p) => p.name))];
+		const probe = {
+			// The node's own parameters; none required, so that n8n runs it with any of them empty.
+			description: {
+				...base.description,
+				name: 'paramsProbe',
+				displayName: 'Params Probe',
+				properties: base.description.properties.map((p) => ({ ...p, required: false })),
+			},
+			async execute(this: import('n8n-workflow').IExecuteFunctions) {
+				const items = this.getInputData();
+				const run = { node: this.getNode(), items };
+				const out = [];
+				for (let i = 0; i < items.length; i++) {
+					const p = new Params(this, i, undefined, run);
+					const diff: string[] = [];
+					let read = 0;
+					for (const name of [...names, 'notAParameter', 'options.concurrency', 'options.maxRetries']) {
+						for (const fallback of [{}, '', 50]) {
+							const settle = (f: () => unknown) => {
+								try {
+									return { value: f() };
+								} catch (error) {
+									return { error: (error as Error).message };
+								}
+							};
+							const ours = settle(() => p.get(name, fallback));
+							const theirs = settle(() => this.getNodeParameter(name, i, fallback as never, { extractValue: true }));
+							read++;
+							if (JSON.stringify(ours) !== JSON.stringify(theirs)) diff.push(`${name} (fallback ${JSON.stringify(fallback)}): ${JSON.stringify(ours)} vs ${JSON.stringify(theirs)}`);
+						}
+					}
+					out.push({ json: { diff, read }, pairedItem: { item: i } });
+				}
+				return [out];
+			},
+		};
+		const resources = (base.description.properties.find((p) => p.name === 'resource')?.options ?? []) as { value: string }[];
+		// Every ID field set (an empty one fails n8n's own check of the field before the node runs).
+		const locators = Object.fromEntries(
+			base.description.properties
+				.filter((p) => p.type === 'resourceLocator')
+				.map((p) => [p.name, { __rl: true, mode: 'id', value: '={{ $json.loc }}' }]),
+		);
+		let compared = 0;
+		for (const { value: resource } of resources) {
+			const operations = base.description.properties
+				.filter((p) => p.name === 'operation' && (p.displayOptions?.show?.resource as string[] | undefined)?.includes(resource))
+				.flatMap((p) => (p.options ?? []) as { value: string }[]);
+			for (const { value: operation } of operations) {
+				for (const extra of [
+					{},
+					{ returnAll: true, limit: 7, options: { concurrency: 3, maxRetries: 0 } },
+					{ returnAll: '={{ $json.all }}', limit: '={{ $json.n }}', options: { concurrency: '={{ $json.n }}' }, additionalFields: {} },
+				]) {
+					const r = await (runNodes(
+						[{ type: 'test.paramsProbe', parameters: { resource, operation, ...locators, ...extra } }],
+						f.credentials,
+						items({ all: false, n: 4, loc: 'x' }, { all: true, n: 9, loc: 'y' }),
+						{ extraNodeTypes: { 'test.paramsProbe': probe as never } },
+					).catch((error: Error) => {
+						throw new Error(`${resource} ${operation} ${JSON.stringify(extra)}: ${error.message}`);
+					}));
+					expect({ resource, operation, error: r.error()?.message }).toEqual({ resource, operation, error: undefined });
+					for (const item of r.output()) {
+						expect({ resource, operation, diff: item.json.diff }).toEqual({ resource, operation, diff: [] });
+						compared += item.json.read as number;
+					}
+				}
+			}
+		}
+		expect(compared).toBeGreaterThan(1000);
 	});
 });

@@ -313,14 +313,17 @@ function moneyGuard(ctx: IExecuteFunctions, op: Operation, options: RunOptions, 
 	};
 }
 
-/** Values of the item's secret parameters (e.g. card data), so no error can echo them. */
-function secretValues(p: Params, names: Set<string>): unknown[] {
+/**
+ * Values of the item's secret parameters (e.g. card data), so no error or output can echo them.
+ * `names` are the secret parameters the node has (read once per run); most operations have none.
+ */
+function secretValues(ctx: IExecuteFunctions, itemIndex: number, names: readonly string[]): unknown[] {
 	const values: unknown[] = [];
 	for (const name of names) {
 		try {
-			values.push(p.ctx.getNodeParameter(name, p.itemIndex, undefined));
+			values.push(ctx.getNodeParameter(name, itemIndex, undefined));
 		} catch {
-			// not a parameter of this operation
+			// an expression that cannot be resolved for this item: nothing it could echo
 		}
 	}
 	return values;
@@ -364,6 +367,8 @@ async function runOperation(
 	const checks = new LocalChecks(ctx);
 	// Read once for the run: n8n copies the node on every getNode().
 	const run: RunInput = { node: ctx.getNode(), items };
+	// n8n keeps only the parameters the operation shows: the secret ones this node has, once per run.
+	const itemSecretNames = [...secretNames].filter((name) => Object.prototype.hasOwnProperty.call(run.node.parameters, name));
 	const first = new Params(ctx, 0, checks.sink(0), run);
 	const options = readOptions(first);
 	// One pool for the whole run: every item's requests and every page of Return All.
@@ -542,10 +547,10 @@ async function runOperation(
 		try {
 			// Success items: known secrets redacted; vault tokens through the allow-list (outputGuard.ts).
 			const out = await runItem(itemIndex, slot);
-			const redactor = await outputRedactor(transport, secretValues(new Params(ctx, itemIndex), secretNames));
+			const redactor = await outputRedactor(transport, secretValues(ctx, itemIndex, itemSecretNames));
 			return guardOutput(out, redactor, vaultAllowList);
 		} catch (error) {
-			const redactor = await transport.redactor(secretValues(new Params(ctx, itemIndex), secretNames));
+			const redactor = await transport.redactor(secretValues(ctx, itemIndex, itemSecretNames));
 			redactor.error(error);
 			if (ctx.continueOnFail()) return [errorItem(error, itemIndex, redactor)];
 			if (error instanceof NodeApiError) {

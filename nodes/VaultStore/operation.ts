@@ -44,6 +44,8 @@ export class Params {
 	get<T = unknown>(name: string, fallback?: T): T {
 		const field = this.fieldReference(name);
 		if (field !== undefined) return field as T;
+		const plain = this.plainValue(name);
+		if (plain !== undefined) return plain as T;
 		return this.ctx.getNodeParameter(name, this.itemIndex, fallback as never, {
 			extractValue: true,
 		}) as T;
@@ -74,6 +76,25 @@ export class Params {
 			value = (value as Record<string, unknown>)[key];
 		}
 		return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? value : undefined;
+	}
+
+	/**
+	 * A top-level parameter whose stored value cannot hold an expression: an empty collection
+	 * (a fresh copy), a number or a boolean. n8n's read gives the same value; this skips the copy,
+	 * resolution and checks n8n makes for every item. Anything else is undefined and goes to n8n.
+	 */
+	private plainValue(name: string): unknown {
+		if (this.run === undefined || name.includes('.') || !this.has(name)) return undefined;
+		const raw = this.run.node.parameters[name] as unknown;
+		if (typeof raw === 'number' || typeof raw === 'boolean') return raw;
+		if (raw !== null && typeof raw === 'object' && !Array.isArray(raw) && Object.keys(raw).length === 0) return {};
+		return undefined;
+	}
+
+	/** Whether the node has the top-level parameter `name` (n8n keeps only those its operation shows). */
+	private has(name: string): boolean {
+		const parameters = (this.run?.node ?? this.ctx.getNode()).parameters;
+		return Object.prototype.hasOwnProperty.call(parameters, name);
 	}
 
 	/** A collection parameter (additionalFields, updateFields, filters, options). */

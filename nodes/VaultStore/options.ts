@@ -21,9 +21,9 @@ export const optionsProperty: INodeProperties = {
 			name: 'concurrency',
 			type: 'number',
 			typeOptions: { minValue: 1, maxValue: 1000 },
-			default: 256,
+			default: 1000,
 			description:
-				'Most requests in flight at once (1 to 1000). The node starts with 10, adds more while answers stay fast, takes some off while they get slower, and halves on a rate limit (429) or 503, waiting out Retry-After for every item; 1 sends one request at a time. Output order does not change.',
+				'Most requests in flight at once (1 to 1000). The node starts with 32, adds more while answers stay fast, takes some off while they get slower, and halves on a rate limit (429) or 503, waiting out Retry-After for every item; 1 sends one request at a time. Output order does not change.',
 		},
 		{
 			displayName: 'Idempotency Key',

@@ -30,15 +30,20 @@ export async function mapLimit<T, R>(
 	return results;
 }
 
-/**
- * Ceiling of requests in flight when the node's "Concurrency" option is not set: high enough that
- * the window, not the ceiling, decides (a peer that sends every item at once is bound only by CPU).
- */
-export const DEFAULT_MAX_CONCURRENCY = 256;
 /** Highest value the "Concurrency" option accepts. */
 export const MAX_CONCURRENCY = 1000;
-/** Requests in flight at the start of a node run (fewer when the ceiling is lower). */
-export const INITIAL_CONCURRENCY = 10;
+/**
+ * Ceiling of requests in flight when the node's "Concurrency" option is not set: the highest, so
+ * that the window, not the ceiling, decides (a peer that sends every item at once is bound only by
+ * CPU). The window stays below it unless the service keeps answering fast and without 429/503.
+ */
+export const DEFAULT_MAX_CONCURRENCY = MAX_CONCURRENCY;
+/**
+ * Requests in flight at the start of a node run (fewer when the ceiling is lower): enough that
+ * a service 100 ms away is not waited on for round trips while the window grows, few enough
+ * that a rate limit of a few dozen requests a second costs one round of 429s.
+ */
+export const INITIAL_CONCURRENCY = 32;
 
 /**
  * How a request ended, for the limit:
