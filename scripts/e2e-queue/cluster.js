@@ -1,9 +1,11 @@
 // @ts-check
 /**
  * n8n 2.8.4 in queue mode on one machine: `n8n start` (main), `n8n webhook` processes and
- * `n8n worker` processes sharing one N8N_USER_FOLDER (the package installed in .n8n/nodes), one encryption
- * key, PostgreSQL and Redis. Built on scripts/e2e/lib.js (makeInstance for the shared settings
- * and the main process, startProcess for the others); every process listens on 127.0.0.1.
+ * `n8n worker` processes sharing one encryption key, PostgreSQL and Redis, each with its own
+ * N8N_USER_FOLDER (main: `userFolder`, every other process `<userFolder>-<name>`, empty at its first
+ * start, kept across its restarts), so each has its own nodes folder, as separate hosts or
+ * containers have. Built on scripts/e2e/lib.js (makeInstance for the shared settings and the main
+ * process, startProcess for the others); every process listens on 127.0.0.1.
  *
  * Ports: main and each webhook process have their own N8N_PORT; main and each worker their own task-broker
  * port (N8N_RUNNERS_BROKER_PORT: 2.8 always runs the internal task runner, N8N_RUNNERS_ENABLED is
@@ -42,6 +44,12 @@ function makeQueueCluster({ userFolder, logDir, home, pg, redis, env: extraEnv =
 		...extraEnv,
 	});
 	const envOf = (/** @type {NodeJS.ProcessEnv} */ more) => ({ ...inst.baseEnv(), ...queueEnv(), ...more });
+	/** The user folder of a process (main: userFolder; created on first use). */
+	const folderOf = (/** @type {string} */ name) => {
+		const dir = name === 'main' ? userFolder : `${userFolder}-${name}`;
+		fs.mkdirSync(dir, { recursive: true });
+		return dir;
+	};
 	/**
 	 * Every process gets its own event log in the shared folder. n8n names it
 	 * <N8N_EVENTBUS_LOGWRITER_LOGBASENAME>[-worker|-webhook-processor].log, so by default all
@@ -66,6 +74,7 @@ function makeQueueCluster({ userFolder, logDir, home, pg, redis, env: extraEnv =
 		inst,
 		procs,
 		queueEnv,
+		folderOf,
 		/** The webhook process: port and base URL (fixed before anything starts, WEBHOOK_URL points at it). */
 		webhook: { port: 0, url: '' },
 		/** Every webhook process by name (`webhook` is cluster.webhook); a restart keeps the port. */
@@ -123,8 +132,9 @@ function makeQueueCluster({ userFolder, logDir, home, pg, redis, env: extraEnv =
 			}
 			const { port, url } = cluster.webhooks[name];
 			const proc = lib.startProcess(process.execPath, [lib.n8nBin(home), 'webhook'], {
-				cwd: userFolder,
+				cwd: folderOf(name),
 				env: envOf({
+					N8N_USER_FOLDER: folderOf(name),
 					N8N_PORT: String(port),
 					N8N_LISTEN_ADDRESS: '127.0.0.1',
 					N8N_HOST: '127.0.0.1',
@@ -150,8 +160,9 @@ function makeQueueCluster({ userFolder, logDir, home, pg, redis, env: extraEnv =
 			const healthPort = await lib.freePort();
 			const port = await lib.freePort();
 			const proc = lib.startProcess(process.execPath, [lib.n8nBin(home), 'worker', `--concurrency=${concurrency}`], {
-				cwd: userFolder,
+				cwd: folderOf(name),
 				env: envOf({
+					N8N_USER_FOLDER: folderOf(name),
 					N8N_PORT: String(port),
 					N8N_LISTEN_ADDRESS: '127.0.0.1',
 					N8N_RUNNERS_BROKER_PORT: String(await lib.freePort()),

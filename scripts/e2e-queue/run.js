@@ -4,10 +4,22 @@
  * npm run test:e2e:queue — this package in n8n 2.8.4 queue mode on one machine:
  *   PostgreSQL + redis-server (Debian packages, apt-get when missing) on loopback, data in a
  *   temporary folder; one `n8n start` (main), two `n8n webhook` (`webhook`, `webhook-2`), two
- *   `n8n worker` processes sharing the N8N_USER_FOLDER (package installed as the community-nodes
- *   panel does), the encryption key, the database and the queue. WEBHOOK_URL points at `webhook`
- *   (the address the trigger registers); `webhook-2` serves the same paths, as a second process
- *   behind one load balancer would.
+ *   `n8n worker` processes sharing the encryption key, the database and the queue, each with its
+ *   own N8N_USER_FOLDER (so its own nodes folder). WEBHOOK_URL points at `webhook` (the address
+ *   the trigger registers); `webhook-2` serves the same paths, as a second process behind one load
+ *   balancer would.
+ *
+ * Install, the way the README tells queue-mode users (every process left on n8n's default
+ * registry setting, N8N_REINSTALL_MISSING_PACKAGES=true on every process):
+ *   the packed build published to the local registry (scripts/e2e/registry.js), which the n8n
+ *   processes and the npm they run reach as https://registry.npmjs.org through HTTPS_PROXY
+ *   (scripts/e2e/registry-proxy.js: a throw-away CA; n8n passes --registry=<its setting> to every
+ *   npm command, so npm's own registry settings do not apply). main, `webhook` and `worker-1` start
+ *   with empty nodes folders; the package is installed from main's Community Nodes panel route
+ *   (POST /rest/community-packages); `webhook` and `worker-1` install it themselves on main's pubsub
+ *   command (community-package-install); `webhook-2` and `worker-2` start later on empty nodes
+ *   folders and install it at start because the database lists it (the recreated-container case).
+ *   Every process's nodes folder must then hold the package alone; one tarball download each.
  *
  * Checks (each prints its counts):
  *   1. the trigger's endpoint is registered once at the sandbox (by main), for the webhook process URL
@@ -48,6 +60,10 @@ const path = require('node:path');
 
 const lib = require('../e2e/lib');
 const { Checks } = require('../e2e/checks');
+const { refundNode } = require('../e2e/refund-node');
+const panel = require('../e2e/panel');
+const { startRegistry } = require('../e2e/registry');
+const { startRegistryProxy } = require('../e2e/registry-proxy');
 const { webhookUrl } = require('../../test/e2e/trigger');
 const { startPostgres, startRedis } = require('./services');
 const { makeQueueCluster } = require('./cluster');
@@ -66,25 +82,6 @@ const { sleep } = wait;
 /** @param {() => any} fn */
 const waitUntil = (fn, timeoutMs = 30_000, intervalMs = 300) => wait.waitUntil(fn, timeoutMs, intervalMs);
 const secs = (/** @type {number} */ ms) => `${(ms / 1000).toFixed(1)} s`;
-
-/** The Vault Store node both refund workflows use: order refund of 1.00 of the order `orderExpr` names. */
-function refundNode(/** @type {{orderExpr: string, reason: string, keyExpr?: string}} */ o) {
-	return {
-		id: crypto.randomUUID(),
-		name: 'Refund 1.00',
-		type: `${lib.PKG_NAME}.vaultStore`,
-		typeVersion: 1,
-		position: [240, 0],
-		parameters: {
-			resource: 'order',
-			operation: 'refund',
-			orderId: { __rl: true, mode: 'id', value: o.orderExpr },
-			additionalFields: { amount: 1, reason: o.reason },
-			...(o.keyExpr ? { options: { idempotencyKey: o.keyExpr } } : {}),
-		},
-		credentials: { vaultStoreStoreApi: { id: lib.CREDENTIALS.store.id, name: lib.CREDENTIALS.store.name } },
-	};
-}
 
 /** A two-node workflow: `first` feeds the refund node. */
 function refundFlow(/** @type {{id: string, name: string}} */ o, /** @type {any} */ first, /** @type {any} */ refund) {
@@ -191,6 +188,11 @@ async function main() {
 	let cluster;
 	/** @type {ReturnType<typeof lib.restClient> | undefined} */
 	let rest;
+	/** @type {Awaited<ReturnType<typeof startRegistry>> | undefined} */
+	let registry;
+	/** @type {Awaited<ReturnType<typeof startRegistryProxy>> | undefined} */
+	let proxy;
+	const INSTALLED = new RegExp(`Community package installed: ${lib.PKG_NAME}`);
 	const build = process.env.VS_E2E_SKIP_BUILD !== '1';
 	const trigger = lib.exampleWorkflows().find((e) => e.name === 'trigger-events.json');
 	if (!trigger) throw new Error('examples/trigger-events.json is missing');
@@ -214,7 +216,11 @@ async function main() {
 		sb = await startSandbox({ allowHttpWebhooks: true, seed: 1 });
 		secret = sb.store.signingSecret;
 		log(`sandbox on ${sb.baseUrl}`);
-		await lib.installPackage(userFolder, tgz);
+		// The package on the local registry, which every n8n process reaches as registry.npmjs.org (n8n's
+		// default registry setting) through the proxy: nothing in n8n is switched from its default.
+		registry = await startRegistry({ dir: path.join(tmp, 'registry'), logDir });
+		await registry.publish(tgz);
+		proxy = await startRegistryProxy({ registry, dir: path.join(tmp, 'proxy') });
 		cluster = makeQueueCluster({
 			userFolder,
 			logDir,
@@ -227,6 +233,9 @@ async function main() {
 				QUEUE_WORKER_LOCK_RENEW_TIME: '2500',
 				QUEUE_WORKER_STALLED_INTERVAL: '3000',
 				N8N_GRACEFUL_SHUTDOWN_TIMEOUT: '20',
+				// What the README asks of every process: install at start what the database lists and the nodes folder lacks.
+				N8N_REINSTALL_MISSING_PACKAGES: 'true',
+				...proxy.env,
 			},
 		});
 		await cluster.init();
@@ -236,22 +245,74 @@ async function main() {
 		fs.mkdirSync(importDir);
 		fs.copyFileSync(trigger.file, path.join(importDir, trigger.name));
 		for (const wf of [REFUND_EXEC, REFUND_KEY]) fs.writeFileSync(path.join(importDir, `${wf.id}.json`), JSON.stringify(refundWorkflow(wf), null, 2));
-		// Not published here: activated in its phase, so the endpoint counts before it are the example's alone.
+		// Not published in setup: activated in its phase, so the endpoint counts before it are the example's alone.
 		fs.writeFileSync(path.join(importDir, `${EVENT_REFUND.id}.json`), JSON.stringify(eventRefundWorkflow(), null, 2));
 		await c.importWorkflows(importDir);
-		const published = await Promise.all([trigger.id, REFUND_EXEC.id, REFUND_KEY.id].map((id) => c.cli(['publish:workflow', `--id=${id}`], { allowFail: true })));
-		t.check('setup: publish:workflow succeeded for the trigger example and both refund workflows', published.every((r) => r.code === 0), published.map((r) => lib.tail(r.stdout + r.stderr, 5)).join('\n'));
-		log(`setup (build, pack, services, imports) took ${secs(Date.now() - ts)}`);
+		log(`setup (build, pack, services, registry, imports) took ${secs(Date.now() - ts)}`);
 
+		// main, one webhook process and one worker, each with an empty nodes folder.
 		const t1 = Date.now();
-		await Promise.all([c.startMain(), c.startWebhook(), c.startWebhook('webhook-2'), c.startWorker('worker-1'), c.startWorker('worker-2')]);
-		report.startupSeconds = Number(((Date.now() - t1) / 1000).toFixed(1));
-		log(`main, 2 webhook processes and 2 workers up in ${secs(Date.now() - t1)}`);
+		await Promise.all([c.startMain(), c.startWebhook(), c.startWorker('worker-1')]);
+		const firstUp = Date.now() - t1;
+		log(`main, webhook and worker-1 up in ${secs(firstUp)}`);
 		hookUrl = webhookUrl(c.webhook.url, triggerNode);
 		mainHookUrl = webhookUrl(c.inst.url, triggerNode);
-		rest = lib.restClient(c.inst.url);
-		await rest.ownerLogin();
-		await rest.createApiKey();
+		const r0 = lib.restClient(c.inst.url);
+		rest = r0;
+		await r0.ownerLogin();
+		await r0.createApiKey();
+
+		// Installed from the Community Nodes panel of main; the running processes get it from main's command.
+		const version = lib.PACKAGE_VERSION;
+		const ti = Date.now();
+		const installed = await panel.install(r0, version);
+		t.equal('install: the panel on main installed the package from the registry with both nodes', [installed.pkg?.installedVersion, (installed.pkg?.installedNodes ?? []).map((/** @type {any} */ n) => n.type).sort()], [version, [`${lib.PKG_NAME}.vaultStore`, `${lib.PKG_NAME}.vaultStoreTrigger`]]);
+		const running = ['webhook', 'worker-1'];
+		const spread = await waitUntil(() => running.every((n) => INSTALLED.test(c.output(n))), 60_000, 200);
+		const spreadMs = Date.now() - ti;
+		t.check('install: the running webhook process and worker installed it on main\'s pubsub command (each logs "Community package installed")', spread, running.map((n) => `${n}: ${lib.tail(c.output(n), 5)}`).join('\n'));
+		for (const n of ['main', ...running]) t.equal(`install: ${n}'s own nodes folder holds the package and nothing else`, panel.installedOnDisk(c.folderOf(n)), { version, listed: version, modules: [lib.PKG_NAME] });
+		log(`install: panel ${secs(installed.seconds * 1000)}; on the webhook process and worker-1 ${secs(spreadMs)} after the panel's click`);
+
+		// Published the way the editor does, now that the node types are there.
+		for (const id of [trigger.id, REFUND_EXEC.id, REFUND_KEY.id]) {
+			const act = await r0.request('POST', `/api/v1/workflows/${id}/activate`, undefined, { 'X-N8N-API-KEY': r0.apiKey });
+			t.must(`setup: workflow ${id} published (activated over the public API)`, act.status === 200, JSON.stringify(act.body).slice(0, 300));
+		}
+
+		// Started later with empty nodes folders (a new or recreated container): the package the database
+		// lists is installed at start (N8N_REINSTALL_MISSING_PACKAGES).
+		const t2 = Date.now();
+		await Promise.all([c.startWebhook('webhook-2'), c.startWorker('worker-2')]);
+		const laterUp = Date.now() - t2;
+		for (const n of ['webhook-2', 'worker-2']) {
+			const out = c.output(n);
+			t.check(`reinstall: ${n} started on an empty nodes folder and installed the listed package before serving ("Attempting to reinstall missing packages", "Packages reinstalled successfully")`, /Attempting to reinstall missing packages/.test(out) && /Packages reinstalled successfully/.test(out) && INSTALLED.test(out), lib.tail(out, 15));
+			t.equal(`reinstall: ${n}'s own nodes folder holds the package and nothing else`, panel.installedOnDisk(c.folderOf(n)), { version, listed: version, modules: [lib.PKG_NAME] });
+		}
+		t.equal('reinstall: the processes that were up before the install reinstalled nothing at start', ['main', ...running].filter((n) => /Attempting to reinstall missing packages/.test(c.output(n))), []);
+		// n8n's reinstall at start goes through its install code, which also sends the install command to
+		// every running process (n8n 2.8.4 and 2.41): those install the package once more. Wait for that to end.
+		const installs = () => Object.fromEntries([...c.procs.keys()].map((n) => [n, c.output(n).split(INSTALLED).length - 1]));
+		let seen = JSON.stringify(installs());
+		const settled = await waitUntil(async () => {
+			await sleep(3000);
+			const now = JSON.stringify(installs());
+			const same = now === seen;
+			seen = now;
+			return same;
+		}, 60_000, 0);
+		const perProcess = installs();
+		t.check('reinstall: the installs the reinstalls set off on the running processes are over (no new "Community package installed" for 3 s)', settled, seen);
+		log(`"Community package installed" per process: ${JSON.stringify(perProcess)} (the panel's install, main's command, and one more round per reinstall at start, merged by n8n's 300 ms debounce)`);
+		const p = /** @type {NonNullable<typeof proxy>} */ (proxy);
+		const tarballs = p.tarballs(lib.PKG_NAME);
+		t.check('registry: every process downloaded the tarball through the proxy from the local registry, every download answered 200', tarballs.length >= 5 && tarballs.every((r) => r.status === 200), JSON.stringify(tarballs));
+		for (const n of c.procs.keys()) t.equal(`install: ${n}'s nodes folder still holds the package alone after the extra rounds`, panel.installedOnDisk(c.folderOf(n)), { version, listed: version, modules: [lib.PKG_NAME] });
+		log(`registry proxy: ${p.requests.length} requests (${tarballs.length} tarball downloads); refused: ${p.refused.join('; ') || 'none'}`);
+		report.install = { panelSeconds: installed.seconds, runningProcessesSeconds: spreadMs / 1000, reinstallStartSeconds: laterUp / 1000, firstStartSeconds: firstUp / 1000, installsPerProcess: perProcess, tarballDownloads: tarballs.length };
+		report.startupSeconds = Number(((firstUp + laterUp) / 1000).toFixed(1));
+		log(`webhook-2 and worker-2 up (with the reinstall) in ${secs(laterUp)}`);
 		for (const name of c.procs.keys()) {
 			t.check(`setup: ${name} loaded the community package (no load error)`, !/Failed to load|Error loading package|n8n-nodes-vault-store.*error/i.test(c.output(name)), lib.tail(c.output(name), 15));
 		}
@@ -298,8 +359,9 @@ async function main() {
 		t.equal('endpoint: exactly one POST /webhooks at the sandbox for 5 n8n processes', posts.map((/** @type {any} */ r) => r.status), [201]);
 		t.equal('endpoint: exactly one endpoint, for the webhook process URL (WEBHOOK_URL)', eps.map((/** @type {any} */ w) => w.url), [hookUrl]);
 		t.equal('endpoint: no endpoint points at main', endpointsFor(mainHookUrl).length, 0);
-		const activatedBy = [...c.procs.keys()].filter((n) => /Activated workflow/.test(c.output(n)));
-		t.equal('endpoint: only main activated workflows (webhook processes and workers did not)', activatedBy, ['main']);
+		// Published over main's API (no "Activated workflow" start-up line on main this time): no other process may activate.
+		const activatedBy = [...c.procs.keys()].filter((n) => n !== 'main' && /Activated workflow/.test(c.output(n)));
+		t.equal('endpoint: webhook processes and workers activated no workflow', activatedBy, []);
 	});
 
 	// ------------------------------------------------------------------ 2. deliveries run on workers
@@ -723,6 +785,8 @@ async function main() {
 			if (pg) t.check('stop: postgres fast shutdown, exit 0', (await pg.stop()).clean, 'postgres did not stop cleanly');
 			if (redis) t.check('stop: redis-server exits on SIGTERM', (await redis.stop()).clean, 'redis did not stop cleanly');
 			await sb?.close();
+			await proxy?.stop();
+			await registry?.stop();
 			const left = await lib.run('pgrep', ['-f', tmp], { allowFail: true });
 			t.check('stop: no process of this run is left', left.stdout.trim() === '', left.stdout);
 		});

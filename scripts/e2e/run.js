@@ -21,10 +21,14 @@
  *   7. the dispute-evidence example published and driven by a sandbox dispute (test/e2e/dispute.js)
  *   8. the editor in Debian's chromium with playwright-core           (test/e2e/editor.js)
  *   9. n8n stopped; it must exit cleanly
- *  10. n8n started in panel mode again: the same build published as the next patch version, the
- *      panel offers it and updates to it (PATCH /rest/community-packages); the trigger example
- *      published and unpublished (no endpoint left at the sandbox); the package uninstalled
- *      (DELETE): types gone, folder gone. Install, update and uninstall times printed
+ *  10. the nodes folder deleted (a recreated container: the database still lists the package) and
+ *      n8n started with N8N_REINSTALL_MISSING_PACKAGES=true on its default registry setting, which
+ *      reaches the local registry through a local proxy (scripts/e2e/registry-proxy.js, no E2E_TESTS
+ *      mode): the package is installed at start, the trigger example published and run by one
+ *      sandbox event, unpublished; the same build published as the next patch version, the panel
+ *      offers it and updates to it (PATCH /rest/community-packages); the trigger example published
+ *      and unpublished (no endpoint left at the sandbox); the package uninstalled (DELETE): types
+ *      gone, folder gone. Install, update and uninstall times printed
  * Everything listens on 127.0.0.1; every child runs in its own process group and is killed on
  * exit, failure, Ctrl-C or the overall timeout (VS_E2E_TIMEOUT_MS, default 20 minutes).
  *
@@ -40,6 +44,7 @@ const path = require('node:path');
 const lib = require('./lib');
 const panel = require('./panel');
 const { startRegistry, repack } = require('./registry');
+const { startRegistryProxy } = require('./registry-proxy');
 const { Checks } = require('./checks');
 const { log, ROOT } = lib;
 
@@ -92,8 +97,10 @@ async function main() {
 	/** The packed build (published to the registry). */
 	let tgzFile = '';
 	/** Seconds of the panel's install, update and uninstall. */
-	/** @type {{install?: number, update?: number, uninstall?: number}} */
+	/** @type {{install?: number, update?: number, uninstall?: number, reinstallStart?: number}} */
 	const timings = {};
+	/** @type {Awaited<ReturnType<typeof startRegistryProxy>> | undefined} */
+	let proxy;
 
 	await t.runPhase('setup', async () => {
 		const [home, tgz] = await Promise.all([lib.ensureN8n(), lib.buildAndPack(path.join(runDir, 'pack'), { build })]);
@@ -259,16 +266,53 @@ async function main() {
 	}
 
 	if (registry && serverOk && inst && tgzFile) {
-		await t.runPhase('panel: update and uninstall', async () => {
+		await t.runPhase('panel: reinstall at start, update and uninstall', async () => {
 			const i = /** @type {NonNullable<typeof inst>} */ (inst);
 			const reg = /** @type {NonNullable<typeof registry>} */ (registry);
 			// The same build as the next patch release, so the panel has an update to offer.
 			const [maj, min, pat] = lib.PACKAGE_VERSION.split(/[-+]/)[0].split('.').map(Number);
 			const next = `${maj}.${min}.${pat + 1}-e2e-update`;
 			await reg.publish(await repack(tgzFile, next, path.join(runDir, 'pack')));
-			const r = await panel.startPanel(i, reg);
+
+			// A recreated container: the database lists the package, the nodes folder is gone. n8n is
+			// started as the README says (N8N_REINSTALL_MISSING_PACKAGES=true), on its default registry
+			// setting, which reaches the local registry through the proxy (no E2E_TESTS mode this time).
+			fs.rmSync(path.join(i.userFolder, '.n8n', 'nodes'), { recursive: true, force: true });
+			proxy = await startRegistryProxy({ registry: reg, dir: path.join(runDir, 'proxy') });
+			const tr = Date.now();
+			await i.start({ env: { N8N_REINSTALL_MISSING_PACKAGES: 'true', ...proxy.env } });
+			timings.reinstallStart = (Date.now() - tr) / 1000;
+			const server = /** @type {NonNullable<typeof i.server>} */ (i.server);
+			const out = () => server.stdout + server.stderr;
+			t.check('reinstall: n8n started on an empty nodes folder installed the package its database lists ("Attempting to reinstall missing packages", "Packages reinstalled successfully")', /Attempting to reinstall missing packages/.test(out()) && /Packages reinstalled successfully/.test(out()), lib.tail(out(), 20));
+			t.equal('reinstall: the nodes folder holds the listed version and nothing else', panel.installedOnDisk(i.userFolder), { version: lib.PACKAGE_VERSION, listed: lib.PACKAGE_VERSION, modules: [lib.PKG_NAME] });
+			t.check('reinstall: the tarball came from the local registry through the proxy', proxy.tarballs(lib.PKG_NAME).some((q) => q.status === 200), JSON.stringify(proxy.requests));
+			const r = lib.restClient(i.url);
+			await r.ownerLogin();
 			r.apiKey = rest?.apiKey ?? (await r.createApiKey());
 			const H = { 'X-N8N-API-KEY': r.apiKey };
+			// A workflow using the reinstalled nodes runs: the trigger example published, an event from the service, one successful execution.
+			if (trigger && !trigger.missing.length) {
+				const id = trigger.example.id;
+				const newer = async (/** @type {number} */ than) => /** @type {any[]} */ ((await r.api(`/executions?workflowId=${id}&limit=20`)).data ?? []).filter((e) => Number(e.id) > than);
+				const lastBefore = Math.max(0, ...(await newer(0)).map((e) => Number(e.id)));
+				const act = await r.request('POST', `/api/v1/workflows/${id}/activate`, undefined, H);
+				t.must('reinstall: the trigger example published after the reinstall', act.status === 200, JSON.stringify(act.body).slice(0, 300));
+				const ep = await waitUntil(() => sb.state.webhooks.length === 1, 30_000);
+				t.must('reinstall: publishing registered its endpoint at the service', ep, JSON.stringify(sb.state.webhooks.map((/** @type {any} */ w) => w.url)));
+				sb.app.deliver(sb.state.webhooks[0].id, 'PAYMENT_COMPLETED', { orderId: 'ord_reinstall0001', amount: 1, currency: 'USD' });
+				/** @type {any[]} */
+				let runs = [];
+				const end = Date.now() + 30_000;
+				while (Date.now() < end) {
+					runs = await newer(lastBefore);
+					if (runs.length && runs.every((e) => e.finished || ['success', 'error', 'crashed'].includes(e.status))) break;
+					await new Promise((s) => setTimeout(s, 500));
+				}
+				t.equal('reinstall: the event ran the workflow once, successfully', runs.map((e) => e.status), ['success']);
+				const deact = await r.request('POST', `/api/v1/workflows/${id}/deactivate`, undefined, H);
+				t.check('reinstall: the trigger example unpublished again; no endpoint left', deact.status === 200 && (await waitUntil(() => sb.state.webhooks.length === 0, 30_000)), JSON.stringify(sb.state.webhooks.map((/** @type {any} */ w) => w.url)));
+			}
 			const listed = await panel.list(r);
 			t.equal('update: the panel offers the new version', listed.map((/** @type {any} */ p) => [p.packageName, p.installedVersion, p.updateAvailable]), [[lib.PKG_NAME, lib.PACKAGE_VERSION, next]]);
 			const u = await panel.update(r, next);
@@ -304,11 +348,12 @@ async function main() {
 	}
 
 	await sb?.close();
+	await proxy?.stop();
 	await registry?.stop();
 	await lib.stopAll();
 	clearTimeout(overall);
 	console.log(t.summary());
-	if (registry) log(`panel timings (n8n ${lib.N8N_VERSION}): install ${fmt(timings.install)}, update ${fmt(timings.update)}, uninstall ${fmt(timings.uninstall)}`);
+	if (registry) log(`panel timings (n8n ${lib.N8N_VERSION}): install ${fmt(timings.install)}, update ${fmt(timings.update)}, uninstall ${fmt(timings.uninstall)}; n8n start with the reinstall ${fmt(timings.reinstallStart)}`);
 	log(`finished in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 	const ok = t.failed.length === 0;
 	if (ok && process.env.VS_E2E_KEEP !== '1') fs.rmSync(runDir, { recursive: true, force: true });

@@ -23,6 +23,7 @@ const path = require('node:path');
 const { ROOT, PKG_NAME, log, N8N_DEFAULT } = require('../../scripts/e2e/lib');
 const lib = require('../../scripts/e2e/lib');
 const { webhookUrl, routedStatus } = require('./trigger');
+const { refundNode } = require('../../scripts/e2e/refund-node');
 
 const wait = require('../../scripts/e2e/wait');
 
@@ -64,15 +65,7 @@ async function moneyChecks({ inst, sb, t, rest, example }) {
 			webhookId: crypto.randomUUID(),
 			parameters: { events: opts.events ?? ['PAYMENT_COMPLETED'], signatureVersion: opts.version ?? 'V2', options: { rejectDuplicates: false } },
 		};
-		const refund = {
-			id: crypto.randomUUID(),
-			name: 'Refund 1.00',
-			type: `${PKG_NAME}.vaultStore`,
-			typeVersion: 1,
-			position: [240, 0],
-			parameters: { resource: 'order', operation: 'refund', orderId: { __rl: true, mode: 'id', value: '={{ $json.data.orderId }}' }, additionalFields: { amount: 1, reason: `e2e: ${name}` } },
-			credentials: trigger.credentials,
-		};
+		const refund = refundNode({ orderExpr: '={{ $json.data.orderId }}', reason: `e2e: ${name}`, credentials: trigger.credentials });
 		const graph = opts.graph?.(trigger);
 		const nodes = graph?.nodes ?? (opts.refund === false ? [trigger] : [trigger, refund]);
 		/** @type {any} */
@@ -159,15 +152,7 @@ async function moneyChecks({ inst, sb, t, rest, example }) {
 		const loopGraph = (/** @type {any} */ trigger) => {
 			const code = { id: crypto.randomUUID(), name: 'Orders of the event', type: 'n8n-nodes-base.code', typeVersion: 2, position: [200, 0], parameters: { jsCode: 'return $input.first().json.data.orderIds.map((orderId) => ({ json: { orderId }, pairedItem: { item: 0 } }));' } };
 			const loop = { id: crypto.randomUUID(), name: 'Loop Over Items', type: 'n8n-nodes-base.splitInBatches', typeVersion: 3, position: [400, 0], parameters: { batchSize: 1, options: {} } };
-			const refund = {
-				id: crypto.randomUUID(),
-				name: 'Refund 1.00',
-				type: `${PKG_NAME}.vaultStore`,
-				typeVersion: 1,
-				position: [600, 0],
-				parameters: { resource: 'order', operation: 'refund', orderId: { __rl: true, mode: 'id', value: '={{ $json.orderId }}' }, additionalFields: { amount: 1, reason: 'e2e: loop' } },
-				credentials: trigger.credentials,
-			};
+			const refund = refundNode({ orderExpr: '={{ $json.orderId }}', reason: 'e2e: loop', position: [600, 0], credentials: trigger.credentials });
 			const connections = {
 				[trigger.name]: { main: [[{ node: code.name, type: 'main', index: 0 }]] },
 				[code.name]: { main: [[{ node: loop.name, type: 'main', index: 0 }]] },

@@ -30,6 +30,7 @@ const crypto = require('node:crypto');
 const path = require('node:path');
 
 const { ROOT, PKG_NAME, log } = require('../../scripts/e2e/lib');
+const { refundNode } = require('../../scripts/e2e/refund-node');
 
 const { sleep, waitUntil } = require('../../scripts/e2e/wait');
 
@@ -329,15 +330,7 @@ async function eventKeyChecks({ inst, sb, t, rest, node, executions }) {
 	const refunds = () => sb.ledger.filter((/** @type {any} */ e) => e.kind === 'refund' && e.orderId === order.id);
 	const refundPosts = () => sb.requests.filter((/** @type {any} */ r) => r.method === 'POST' && r.path.endsWith(`/orders/${order.id}/refund`));
 	const trigger = { ...JSON.parse(JSON.stringify(node)), id: crypto.randomUUID(), webhookId: crypto.randomUUID(), parameters: { events: ['PAYMENT_COMPLETED'], signatureVersion: 'V2', options: {} } };
-	const refund = {
-		id: crypto.randomUUID(),
-		name: 'Refund 1.00',
-		type: `${PKG_NAME}.vaultStore`,
-		typeVersion: 1,
-		position: [240, 0],
-		parameters: { resource: 'order', operation: 'refund', orderId: { __rl: true, mode: 'id', value: '={{ $json.data.orderId }}' }, additionalFields: { amount: 1, reason: 'e2e: one event, one refund' } },
-		credentials: trigger.credentials,
-	};
+	const refund = refundNode({ orderExpr: '={{ $json.data.orderId }}', reason: 'e2e: one event, one refund', credentials: trigger.credentials });
 	const created = /** @type {any} */ (await rest.request('POST', '/api/v1/workflows', { name: 'e2e: 1.00 back on each completed payment (key from the event)', nodes: [trigger, refund], connections: { [trigger.name]: { main: [[{ node: refund.name, type: 'main', index: 0 }]] } }, settings: { executionOrder: 'v1' } }, H));
 	t.must('event key: Vault Store Trigger -> Refund workflow created over the public API', created.status === 200 && created.body?.id, JSON.stringify(created).slice(0, 300));
 	const wfId = created.body.id;
