@@ -251,7 +251,7 @@ async function main() {
 		else if (!serverOk) t.skipPhase('editor (chromium)', 'n8n did not start');
 		else {
 			const { editorChecks } = require('../../test/e2e/editor');
-			await t.runPhase('editor (chromium)', () => editorChecks({ inst, sb, t, rest, examples }));
+			await t.runPhase('editor (chromium)', () => editorChecks({ inst, sb, t, rest }));
 		}
 	}
 
