@@ -263,19 +263,10 @@ function checkAgentLimits(p: Params, op: Operation, options: RunOptions, tool: b
 	}
 }
 
-function parameterAt(parameters: unknown, path: string): unknown {
-	let cur = parameters;
-	for (const part of path.split('.')) {
-		if (cur === null || typeof cur !== 'object') return undefined;
-		cur = (cur as IDataObject)[part];
-	}
-	return cur;
-}
-
 /** An amount field the user set must give the request an amount: never a silent full refund. */
 function checkAmountGiven(p: Params, money: MoneySpec & { amountParameter?: string }, request: ApiRequest): void {
 	if (!money.amount || !money.amountParameter) return;
-	const raw = parameterAt(p.ctx.getNode().parameters, money.amountParameter);
+	const raw = p.stored(money.amountParameter);
 	if (raw === undefined || raw === null || raw === '') return;
 	const body = request.body as IDataObject | undefined;
 	const sent = body && !Array.isArray(body) ? body[money.amount] : undefined;

@@ -24,6 +24,17 @@ export interface RunInput {
 const FIELD_REFERENCE = /^=\{\{\s*\$json((?:\.[A-Za-z_$][\w$]*)+)\s*\}\}$/;
 
 /**
+ * A stored parameter value that cannot hold an expression: an empty collection (a fresh copy), a
+ * number or a boolean. n8n's read gives the same value; this skips the copy, resolution and checks
+ * n8n makes for every item. Anything else is undefined and goes to n8n.
+ */
+function plainValue(raw: unknown): unknown {
+	if (typeof raw === 'number' || typeof raw === 'boolean') return raw;
+	if (raw !== null && typeof raw === 'object' && !Array.isArray(raw) && Object.keys(raw).length === 0) return {};
+	return undefined;
+}
+
+/**
  * Reads one item's parameters (resource locators give their value) and
  * validates them with messages that name the field.
  */
@@ -42,13 +53,25 @@ export class Params {
 	}
 
 	get<T = unknown>(name: string, fallback?: T): T {
-		const field = this.fieldReference(name);
-		if (field !== undefined) return field as T;
-		const plain = this.plainValue(name);
-		if (plain !== undefined) return plain as T;
+		if (this.run !== undefined && !name.includes('.')) {
+			// A top-level parameter as the workflow stored it: some values are read without n8n.
+			const raw = Object.prototype.hasOwnProperty.call(this.run.node.parameters, name) ? this.run.node.parameters[name] : undefined;
+			const value = this.fieldReference(raw) ?? plainValue(raw);
+			if (value !== undefined) return value as T;
+		}
 		return this.ctx.getNodeParameter(name, this.itemIndex, fallback as never, {
 			extractValue: true,
 		}) as T;
+	}
+
+	/** A parameter (a dot path) as the workflow stored it, before n8n resolves it; undefined if the node has none. */
+	stored(path: string): unknown {
+		let cur: unknown = (this.run?.node ?? this.ctx.getNode()).parameters;
+		for (const part of path.split('.')) {
+			if (cur === null || typeof cur !== 'object') return undefined;
+			cur = (cur as IDataObject)[part];
+		}
+		return cur;
 	}
 
 	/**
@@ -57,9 +80,9 @@ export class Params {
 	 * expression would return it, without starting the expression engine for every item. Anything
 	 * else (another expression, a missing field, an object) is undefined and goes to n8n.
 	 */
-	private fieldReference(name: string): unknown {
+	private fieldReference(stored: unknown): unknown {
 		if (this.run === undefined) return undefined;
-		let raw = this.run.node.parameters[name] as unknown;
+		let raw = stored;
 		if (raw !== null && typeof raw === 'object') {
 			const locator = raw as { __rl?: unknown; mode?: unknown; value?: unknown };
 			if (locator.__rl !== true || (locator.mode !== 'id' && locator.mode !== 'list')) return undefined;
@@ -76,25 +99,6 @@ export class Params {
 			value = (value as Record<string, unknown>)[key];
 		}
 		return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? value : undefined;
-	}
-
-	/**
-	 * A top-level parameter whose stored value cannot hold an expression: an empty collection
-	 * (a fresh copy), a number or a boolean. n8n's read gives the same value; this skips the copy,
-	 * resolution and checks n8n makes for every item. Anything else is undefined and goes to n8n.
-	 */
-	private plainValue(name: string): unknown {
-		if (this.run === undefined || name.includes('.') || !this.has(name)) return undefined;
-		const raw = this.run.node.parameters[name] as unknown;
-		if (typeof raw === 'number' || typeof raw === 'boolean') return raw;
-		if (raw !== null && typeof raw === 'object' && !Array.isArray(raw) && Object.keys(raw).length === 0) return {};
-		return undefined;
-	}
-
-	/** Whether the node has the top-level parameter `name` (n8n keeps only those its operation shows). */
-	private has(name: string): boolean {
-		const parameters = (this.run?.node ?? this.ctx.getNode()).parameters;
-		return Object.prototype.hasOwnProperty.call(parameters, name);
 	}
 
 	/** A collection parameter (additionalFields, updateFields, filters, options). */

@@ -345,19 +345,8 @@ export class Transport {
 		const url = `${cred.roots[req.family]}${req.path}`;
 		const parsed = new URL(url);
 		const origin = parsed.origin;
-		if (this.credentialName === STORE_CREDENTIAL && req.family === 'base') {
-			// The store key goes to this store's routes only (never a vault or platform route).
-			const roots = [cred.roots.core, cred.roots.stores, cred.roots.storefront, `${cred.baseUrl}/v2/checkouts`];
-			if (!roots.some((root) => url === root || url.startsWith(`${root}/`))) {
-				if (permit) this.pool.release(permit, 'neutral');
-				throw new NodeOperationError(this.ctx.getNode(), 'The store credential only reaches this store\'s routes', {
-					itemIndex: req.itemIndex,
-					description:
-						'Nothing was sent. Paths below /v2/core/stores/{storeId}/, /v2/stores/{storeId}/, /v2/storefront/ or /v2/checkouts are store routes; vault routes need the vault credential.',
-				});
-			}
-		}
-		const refusal = this.guard?.(req, parsed);
+		// Refused before sending: give back the slot the caller held.
+		const refusal = this.storeRouteRefusal(req, cred, url) ?? this.guard?.(req, parsed);
 		if (refusal !== undefined) {
 			if (permit) this.pool.release(permit, 'neutral');
 			throw refusal;
@@ -597,6 +586,18 @@ export class Transport {
 				{ message, description: parts.join(' '), httpCode: String(status), itemIndex: req.itemIndex },
 			),
 		);
+	}
+
+	/** The store key goes to this store's routes only (never a vault or platform route). */
+	private storeRouteRefusal(req: ApiRequest, cred: ResolvedCredential, url: string): NodeOperationError | undefined {
+		if (this.credentialName !== STORE_CREDENTIAL || req.family !== 'base') return undefined;
+		const roots = [cred.roots.core, cred.roots.stores, cred.roots.storefront, `${cred.baseUrl}/v2/checkouts`];
+		if (roots.some((root) => url === root || url.startsWith(`${root}/`))) return undefined;
+		return new NodeOperationError(this.ctx.getNode(), 'The store credential only reaches this store\'s routes', {
+			itemIndex: req.itemIndex,
+			description:
+				'Nothing was sent. Paths below /v2/core/stores/{storeId}/, /v2/stores/{storeId}/, /v2/storefront/ or /v2/checkouts are store routes; vault routes need the vault credential.',
+		});
 	}
 
 	/** The deadline signal joined with n8n's cancel signal of the execution, when there is one. */
