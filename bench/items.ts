@@ -94,6 +94,21 @@ class Service {
 	}
 }
 
+/** Runs bench/child.js for `scenario` in a process of its own; its last line of output, parsed. */
+export async function runChild<R>(scenario: string, payload: string, nodeFlags: string[] = []): Promise<R> {
+	const out = await new Promise<string>((resolve, reject) => {
+		const p = spawn(process.execPath, [...nodeFlags, path.join(__dirname, 'child.js'), scenario, payload], {
+			stdio: ['ignore', 'pipe', 'pipe'],
+		});
+		let stdout = '';
+		let stderr = '';
+		p.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+		p.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+		p.on('exit', (code) => (code === 0 ? resolve(stdout) : reject(new Error(`${scenario} failed: ${stderr}`))));
+	});
+	return JSON.parse(out.trim().split('\n').pop() ?? '{}') as R;
+}
+
 /** One run of a contender in a child process of its own against the service (reset first). */
 async function runOnce(
 	service: Service,
@@ -112,19 +127,9 @@ async function runOnce(
 		itemCount: items,
 		...c.args,
 	});
-	const out = await new Promise<string>((resolve, reject) => {
-		const p = spawn(process.execPath, [...nodeFlags, path.join(__dirname, 'child.js'), c.scenario, payload], {
-			stdio: ['ignore', 'pipe', 'pipe'],
-		});
-		let stdout = '';
-		let stderr = '';
-		p.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-		p.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-		p.on('exit', (code) => (code === 0 ? resolve(stdout) : reject(new Error(`${c.scenario} failed: ${stderr}`))));
-	});
+	const result = await runChild<Omit<ItemsResult, 'requests' | 'r429'>>(c.scenario, payload, nodeFlags);
 	const stats = await service.stats();
-	const line = out.trim().split('\n').pop() ?? '{}';
-	return { ...(JSON.parse(line) as Omit<ItemsResult, 'requests' | 'r429'>), requests: stats.requests, r429: stats.r429 };
+	return { ...result, requests: stats.requests, r429: stats.r429 };
 }
 
 function median(c: Contender): ItemsResult {

@@ -2,14 +2,14 @@
  * `npm run bench`: every figure next to a peer measured in the same run, as a
  * ratio. Writes bench/RESULTS.md with the machine and the date.
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
 import type { SandboxOptions } from '../sandbox/server';
 import { startSandbox } from '../sandbox/server';
-import { itemsBench } from './items';
+import { itemsBench, runChild } from './items';
 import { runTriggerBench } from './trigger';
 
 const ROOT = path.resolve(__dirname, '..', '..');
@@ -70,19 +70,8 @@ async function child(c: Contender, nodeFlags: string[] = []): Promise<ChildResul
 			...(c.items === undefined ? {} : { items: sb.state.orders.slice(0, c.items).map((o) => o.id) }),
 			...c.args,
 		});
-		const out = await new Promise<string>((resolve, reject) => {
-			const p = spawn(process.execPath, [...nodeFlags, path.join(__dirname, 'child.js'), c.scenario, payload], {
-				stdio: ['ignore', 'pipe', 'pipe'],
-			});
-			let stdout = '';
-			let stderr = '';
-			p.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-			p.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-			p.on('exit', (code) => (code === 0 ? resolve(stdout) : reject(new Error(`${c.scenario} failed: ${stderr}`))));
-		});
-		const line = out.trim().split('\n').pop() ?? '{}';
 		return {
-			...(JSON.parse(line) as Omit<ChildResult, 'requests' | 'r429'>),
+			...(await runChild<Omit<ChildResult, 'requests' | 'r429'>>(c.scenario, payload, nodeFlags)),
 			requests: sb.requests.length,
 			r429: sb.requests.filter((r) => r.status === 429).length,
 		};

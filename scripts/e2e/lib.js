@@ -61,6 +61,27 @@ function killAll(signal = /** @type {NodeJS.Signals} */ ('SIGKILL')) {
 	}
 }
 
+/**
+ * The start of an end-to-end script: children die with it (installCleanup), the whole run is killed
+ * after `timeoutMs` with its checks printed, and it gets a fresh folder `.e2e/<kind>-<time>-<pid>`
+ * with `logs/`.
+ * @param {{summary(): string}} t @param {string} kind @param {number} timeoutMs
+ */
+function beginRun(t, kind, timeoutMs) {
+	installCleanup();
+	const overall = setTimeout(() => {
+		log(`overall timeout of ${timeoutMs / 1000} s reached: killing everything`);
+		console.log(t.summary());
+		killAll('SIGKILL');
+		process.exit(1);
+	}, timeoutMs);
+	overall.unref();
+	const runDir = path.join(ROOT, '.e2e', `${kind}-${new Date().toISOString().replace(/[:.]/g, '-')}-${process.pid}`);
+	const logDir = path.join(runDir, 'logs');
+	fs.mkdirSync(logDir, { recursive: true });
+	return { overall, runDir, logDir };
+}
+
 /** Makes sure children die with us: normal exit, Ctrl-C, SIGTERM, crashes. */
 function installCleanup(/** @type {() => Promise<void> | void} */ onSignal = async () => {}) {
 	if (cleanupInstalled) return;
@@ -904,6 +925,7 @@ module.exports = {
 	stopAll,
 	killAll,
 	installCleanup,
+	beginRun,
 	run,
 	tail,
 	freePort,

@@ -139,21 +139,11 @@ async function main() {
 	const started = Date.now();
 	const t = new Checks();
 	t.title = 'README manual install';
-	lib.installCleanup();
-	const overall = setTimeout(() => {
-		log('overall timeout of 15 minutes reached: killing everything');
-		console.log(t.summary());
-		lib.killAll('SIGKILL');
-		process.exit(1);
-	}, 15 * 60_000);
-	overall.unref();
+	const { overall, runDir, logDir } = lib.beginRun(t, 'manual', 15 * 60_000);
 	const i = process.argv.indexOf('--node');
 	const lines = i > 0 ? LINES.filter((l) => l.node === process.argv[i + 1]) : LINES;
 	if (!lines.length) throw new Error(`--node ${process.argv[i + 1]}: expected one of ${LINES.map((l) => l.node).join(', ')}`);
 
-	const runDir = path.join(ROOT, '.e2e', `manual-${new Date().toISOString().replace(/[:.]/g, '-')}-${process.pid}`);
-	const logDir = path.join(runDir, 'logs');
-	fs.mkdirSync(logDir, { recursive: true });
 	const { byName, tarball } = readmeCommands();
 	log(`README commands:\n--- by name\n${byName}\n--- from a tarball\n${tarball}\n---`);
 

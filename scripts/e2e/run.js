@@ -70,18 +70,8 @@ async function main() {
 	const started = Date.now();
 	const t = new Checks();
 	t.title = `n8n ${lib.N8N_VERSION}`;
-	lib.installCleanup();
-	const overall = setTimeout(() => {
-		log(`overall timeout of ${TIMEOUT_MS / 1000} s reached: killing everything`);
-		console.log(t.summary());
-		lib.killAll('SIGKILL');
-		process.exit(1);
-	}, TIMEOUT_MS);
-	overall.unref();
-
-	const runDir = path.join(ROOT, '.e2e', `run-n8n-${lib.N8N_VERSION}-${new Date().toISOString().replace(/[:.]/g, '-')}-${process.pid}`);
+	const { overall, runDir, logDir } = lib.beginRun(t, `run-n8n-${lib.N8N_VERSION}`, TIMEOUT_MS);
 	const userFolder = path.join(runDir, 'n8n');
-	const logDir = path.join(runDir, 'logs');
 	fs.mkdirSync(userFolder, { recursive: true });
 	log(`n8n ${lib.N8N_VERSION}; run folder ${path.relative(ROOT, runDir)} (logs in logs/)`);
 

@@ -165,20 +165,10 @@ async function main() {
 	const started = Date.now();
 	const t = new Checks();
 	t.title = `upgrade ${PREVIOUS.version} → this build, n8n ${lib.N8N_VERSION}`;
-	lib.installCleanup();
-	const overall = setTimeout(() => {
-		log(`overall timeout of ${TIMEOUT_MS / 1000} s reached: killing everything`);
-		console.log(t.summary());
-		lib.killAll('SIGKILL');
-		process.exit(1);
-	}, TIMEOUT_MS);
-	overall.unref();
-	const { NodeHelpers } = require('n8n-workflow');
-
-	const runDir = path.join(ROOT, '.e2e', `upgrade-n8n-${lib.N8N_VERSION}-${new Date().toISOString().replace(/[:.]/g, '-')}-${process.pid}`);
+	const { overall, runDir, logDir } = lib.beginRun(t, `upgrade-n8n-${lib.N8N_VERSION}`, TIMEOUT_MS);
 	const userFolder = path.join(runDir, 'n8n');
-	const logDir = path.join(runDir, 'logs');
 	fs.mkdirSync(userFolder, { recursive: true });
+	const { NodeHelpers } = require('n8n-workflow');
 	const build = process.env.VS_E2E_SKIP_BUILD !== '1';
 	/** @type {Record<string, number>} */
 	const timings = {};
