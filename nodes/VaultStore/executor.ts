@@ -17,7 +17,7 @@ import type { MoneySpec } from '../shared/money';
 import { checkCap, isMoneyRoute, readBack } from '../shared/money';
 import type { EventOrigin, KeySource } from '../shared/transport/idempotency';
 import { IdempotencyKeys, writeFingerprint } from '../shared/transport/idempotency';
-import { WriteRecord } from '../shared/writeRecord';
+import { onceRecord, type OnceRecord } from '../shared/money/record';
 import { VAULT_CREDENTIAL } from '../shared/credentials';
 import { guardOutput, outputRedactor } from '../shared/transport/outputGuard';
 import { checkRecords, DEFAULT_MAX_ITEMS, paginate, readPage, UnexpectedAnswerError, walkCursor } from '../shared/transport/paginate';
@@ -381,7 +381,7 @@ async function runOperation(
 	const retryMode = ctx.getMode() === 'retry';
 	transport.guard = moneyGuard(ctx, op, options, tool);
 	let origins: (EventOrigin | undefined)[] | undefined;
-	let record: WriteRecord | undefined;
+	let record: OnceRecord | undefined;
 	let occurrences: Occurrences | undefined;
 	const hinted = new Set<string>();
 	const hint = (kind: string, message: string, type: 'info' | 'warning' = 'info') => {
@@ -406,9 +406,16 @@ async function runOperation(
 			hint('unchecked', `The answer to "${o.action}" does not show the ${verdict.missing.join(' and ')} the service recorded, so it could not be compared with what was asked.`, 'warning');
 		}
 		if (once !== undefined && record) {
-			// Kept with the workflow: what the service echoed of a secret is redacted first.
-			const redactor = await outputRedactor(transport, []);
-			record.put(once, redactor.secrets(answer ?? {}) as IDataObject, mismatch);
+			// Kept with the workflow: the record id, amount and currency the service recorded (no free text).
+			const a = answer ?? {};
+			await record.confirm({
+				key: once,
+				at: Date.now(),
+				...(typeof a.id === 'string' ? { recordId: a.id } : {}),
+				...(typeof a.amount === 'number' ? { amount: a.amount } : {}),
+				...(typeof a.currency === 'string' ? { currency: a.currency } : {}),
+				...(mismatch ? { mismatch } : {}),
+			});
 		}
 		if (mismatch) throw new NodeOperationError(ctx.getNode(), mismatch, { itemIndex });
 	};
@@ -467,27 +474,37 @@ async function runOperation(
 		if (op.money && keySource === 'event' && retryMode) {
 			hint('retry', "n8n's Retry does not read or keep this node's once-per-event record; the Idempotency-Key still makes the service apply a repeated write once within 24 hours.", 'warning');
 		}
+		let claimed = false;
 		if (once !== undefined) {
-			record ??= new WriteRecord(ctx.getWorkflowStaticData('node'));
-			const done = record.get(once);
-			if (done) {
-				if (done.mismatch) throw new NodeOperationError(ctx.getNode(), done.mismatch, { itemIndex });
+			record ??= onceRecord(ctx);
+			const claim = await record.claim(once);
+			if (claim.status === 'done') {
+				const done = claim.entry;
+				if (done?.mismatch) throw new NodeOperationError(ctx.getNode(), done.mismatch, { itemIndex });
 				hint('skipped', 'A write this event already made was not sent again: the output shows the result recorded then (writeSkipped).');
-				return toItems([{ ...done.result, writeSkipped: true, writeRecordedAt: new Date(done.at).toISOString(), idempotencyKeySource: 'event' }], itemIndex);
+				if (!done) hint('skippedBare', "A write this event already made was not sent again; its details are not kept where this process reads them (another worker, or an execution of this event that is still running or stopped before its answer): check the event's refund in the Vault Store dashboard.", 'warning');
+				const kept: IDataObject = done ? { ...(done.recordId !== undefined ? { id: done.recordId } : {}), ...(done.amount !== undefined ? { amount: done.amount } : {}), ...(done.currency !== undefined ? { currency: done.currency } : {}), writeRecordedAt: new Date(done.at).toISOString() } : {};
+				return toItems([{ ...kept, writeSkipped: true, idempotencyKeySource: 'event' }], itemIndex);
 			}
-			const full = record.fullMessage();
-			if (full !== undefined) {
-				throw new NodeOperationError(ctx.getNode(), `Refused: ${full}, so it could not make sure this write happens once`, {
-					itemIndex,
-					description: 'Nothing was sent. Older entries are dropped 84 hours after their write; split the work over several nodes or wait.',
-				});
-			}
+			if (claim.status === 'untracked') hint('untracked', claim.reason, 'warning');
+			else claimed = true;
 		}
+		// A claimed write that fails is released (no entry, as before: a re-delivery sends it again under the same key).
+		const released = async <T>(work: () => Promise<T>): Promise<T> => {
+			if (!claimed || !record || once === undefined) return await work();
+			try {
+				return await work();
+			} catch (error) {
+				await record.release(once); // no-op once confirmed (a read-back mismatch stays recorded)
+				throw error;
+			}
+		};
 
-		if (op.run) {
-			let out = await op.run({ ctx, p, transport, request, concurrency: options.concurrency });
+		const opRun = op.run;
+		if (opRun) {
+			let out = await released(async () => await opRun({ ctx, p, transport, request, concurrency: options.concurrency }));
 			if (keySource !== undefined) out = out.map((item) => ({ ...item, json: { ...item.json, idempotencyKeySource: keySource } }));
-			if (op.money) await settleMoney(op, request, out[0]?.json, itemIndex, once);
+			if (op.money) await settleMoney(op, request, out[0]?.json, itemIndex, claimed ? once : undefined);
 			return out;
 		}
 
@@ -521,11 +538,11 @@ async function runOperation(
 		} else {
 			const permit = slot.permit;
 			slot.permit = undefined;
-			const res = await transport.request(request, permit);
+			const res = await released(async () => await transport.request(request, permit));
 			records = asRecords(res.data);
 			if (res.replay) records = records.map((r) => ({ ...r, idempotentReplay: true }));
 			if (keySource !== undefined) records = records.map((r) => ({ ...r, idempotencyKeySource: keySource }));
-			if (op.money) await settleMoney(op, request, records[0], itemIndex, once);
+			if (op.money) await settleMoney(op, request, records[0], itemIndex, claimed ? once : undefined);
 		}
 		if (op.guessedNames) checks.note(ignoredNames(op, request, records));
 		if (op.output) records = op.output(records, p);
