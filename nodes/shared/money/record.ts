@@ -133,6 +133,8 @@ const DEDUP: ICheckProcessedOptions = { mode: 'entries', maxEntries: RECORD_CAPA
 class Record_ implements OnceRecord {
 	private helpers: boolean;
 	private details?: Details;
+	/** How many details there are (counted once per run, then kept up to date). */
+	private size = 0;
 	private pruned = false;
 	/** Claimed in this run, not yet confirmed or released. */
 	private readonly pending = new Set<string>();
@@ -170,6 +172,7 @@ class Record_ implements OnceRecord {
 			store[RECORD_FIELD] = d as unknown as IDataObject;
 		}
 		this.details = d;
+		this.size = Object.keys(d).length;
 		return d;
 	}
 
@@ -189,12 +192,14 @@ class Record_ implements OnceRecord {
 		}
 		gone.sort((a, b) => a[1] - b[1]);
 		for (const [digest] of gone) delete d[digest];
+		this.size -= gone.length;
 		if (gone.length > 0) this.touch();
 		return gone.map(([digest]) => digest);
 	}
 
 	private live(): number {
-		return Object.keys(this.entries()).length;
+		this.entries();
+		return this.size;
 	}
 
 	private detailOf(key: string, digest: string): RecordEntry | undefined {
@@ -279,7 +284,9 @@ class Record_ implements OnceRecord {
 	async confirm(entry: RecordEntry): Promise<void> {
 		const digest = recordDigest(entry.key);
 		this.pending.delete(digest);
-		this.entries()[digest] = toDetail(entry);
+		const d = this.entries();
+		if (d[digest] === undefined) this.size++;
+		d[digest] = toDetail(entry);
 		this.touch();
 		if (!this.helpers) return;
 		this.confirmed.push(digest);
