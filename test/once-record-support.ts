@@ -26,9 +26,10 @@ export function delivery(eventId: string, orderId: string): INodeExecutionData {
 	return { json: { event: 'PAYMENT_COMPLETED', id: eventId, data: { orderId }, meta: { deliveryId: eventId, signatureVersion: 'V2' } } };
 }
 
-export const TRIGGER: NodeSpec = { name: 'Vault Store Trigger', type: TRIGGER_TYPE, parameters: { events: ['PAYMENT_COMPLETED'], signatureVersion: 'V2', options: {} } };
+export const TRIGGER: NodeSpec = { id: '0b7d3e44-8a2f-4f7e-b1a0-5d2c9e6f4a30', name: 'Vault Store Trigger', type: TRIGGER_TYPE, parameters: { events: ['PAYMENT_COMPLETED'], signatureVersion: 'V2', options: {} } };
 export const REFUND: NodeSpec = {
 	name: 'Refund',
+	id: '6f1c0a52-0d5e-4c1e-9a57-3c1f6b0e2a11',
 	parameters: {
 		resource: 'order',
 		operation: 'refund',
@@ -83,7 +84,8 @@ export function staticDataContext(store: IDataObject): IExecuteFunctions {
  * process's read-modify-write of the same row overwrote it.
  */
 export class MemoryDeduplicator implements IDataDeduplicator {
-	readonly rows = new Map<string, string[]>();
+	/** One list per row; a Set keeps insertion order (the front is the oldest), for speed with 25,000 entries. */
+	readonly rows = new Map<string, Set<string>>();
 	calls: string[] = [];
 	loseNextClaim = false;
 
@@ -95,42 +97,51 @@ export class MemoryDeduplicator implements IDataDeduplicator {
 		return `${data.workflow.id}|${scope === 'node' ? `n:${data.node?.id ?? ''}` : ''}`;
 	}
 
+	private row(key: string): Set<string> {
+		let row = this.rows.get(key);
+		if (!row) this.rows.set(key, (row = new Set()));
+		return row;
+	}
+
 	has(workflowId: string, value: string): boolean {
 		const hash = MemoryDeduplicator.hash(value);
-		return [...this.rows.entries()].some(([k, list]) => k.startsWith(`${workflowId}|`) && list.includes(hash));
+		return [...this.rows.entries()].some(([k, row]) => k.startsWith(`${workflowId}|`) && row.has(hash));
 	}
 
 	count(workflowId: string): number {
-		return [...this.rows.entries()].filter(([k]) => k.startsWith(`${workflowId}|`)).reduce((n, [, l]) => n + l.length, 0);
+		return [...this.rows.entries()].filter(([k]) => k.startsWith(`${workflowId}|`)).reduce((n, [, row]) => n + row.size, 0);
 	}
 
 	async checkProcessedAndRecord(items: DeduplicationItemTypes[], scope: DeduplicationScope, data: ICheckProcessedContextData, options: ICheckProcessedOptions): Promise<IDeduplicationOutput> {
 		this.calls.push('check');
-		const key = this.rowKey(scope, data);
-		const list = [...(this.rows.get(key) ?? [])];
+		const row = this.row(this.rowKey(scope, data));
 		const out: IDeduplicationOutput = { new: [], processed: [] };
+		const added: string[] = [];
 		for (const item of items) {
 			const hash = MemoryDeduplicator.hash(item);
-			if (list.includes(hash)) out.processed.push(item);
+			if (row.has(hash)) out.processed.push(item);
 			else {
 				out.new.push(item);
-				list.push(hash);
+				row.add(hash);
+				added.push(hash);
 			}
 		}
-		if (options.maxEntries) list.splice(0, Math.max(0, list.length - options.maxEntries));
-		if (this.loseNextClaim && out.new.length > 0) {
-			this.loseNextClaim = false;
-			return out; // recorded, then overwritten by another writer: the row keeps its old list
+		if (options.maxEntries) for (const hash of row) {
+			if (row.size <= options.maxEntries) break;
+			row.delete(hash);
 		}
-		this.rows.set(key, list);
+		if (this.loseNextClaim && added.length > 0) {
+			// Recorded, then overwritten by another writer's read-modify-write of the row.
+			this.loseNextClaim = false;
+			for (const hash of added) row.delete(hash);
+		}
 		return out;
 	}
 
 	async removeProcessed(items: DeduplicationItemTypes[], scope: DeduplicationScope, data: ICheckProcessedContextData): Promise<void> {
 		this.calls.push('remove');
-		const key = this.rowKey(scope, data);
-		const hashes = new Set(items.map((i) => MemoryDeduplicator.hash(i)));
-		this.rows.set(key, (this.rows.get(key) ?? []).filter((h) => !hashes.has(h)));
+		const row = this.row(this.rowKey(scope, data));
+		for (const item of items) row.delete(MemoryDeduplicator.hash(item));
 	}
 
 	async clearAllProcessedItems(scope: DeduplicationScope, data: ICheckProcessedContextData): Promise<void> {
@@ -139,6 +150,6 @@ export class MemoryDeduplicator implements IDataDeduplicator {
 
 	async getProcessedDataCount(scope: DeduplicationScope, data: ICheckProcessedContextData, options: ICheckProcessedOptions): Promise<number> {
 		this.calls.push('count');
-		return options.mode === 'entries' ? (this.rows.get(this.rowKey(scope, data)) ?? []).length : 0;
+		return options.mode === 'entries' ? (this.rows.get(this.rowKey(scope, data))?.size ?? 0) : 0;
 	}
 }
