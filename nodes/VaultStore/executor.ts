@@ -492,11 +492,13 @@ async function runOperation(
 		// A claimed write that fails is released (no entry, as before: a re-delivery sends it again under the same key).
 		const released = async <T>(work: () => Promise<T>): Promise<T> => {
 			if (!claimed || !record || once === undefined) return await work();
+			let sent = false;
 			try {
-				return await work();
-			} catch (error) {
-				await record.release(once); // no-op once confirmed (a read-back mismatch stays recorded)
-				throw error;
+				const out = await work();
+				sent = true;
+				return out;
+			} finally {
+				if (!sent) await record.release(once);
 			}
 		};
 
