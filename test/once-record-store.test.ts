@@ -12,7 +12,7 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { onceRecord, RECORD_CAPACITY, recordDigest } from '../nodes/shared/money/record';
 import { useSandbox } from './fixtures';
-import { delivery, hintsOf, HOUR, MemoryDeduplicator, Workflow } from './once-record-support';
+import { delivery, hintsOf, HOUR, MemoryDeduplicator, staticDataContext, Workflow } from './once-record-support';
 
 const f = useSandbox({ orders: 80 });
 const store = new MemoryDeduplicator();
@@ -39,7 +39,7 @@ test('with the store there: the claim is in the store before the refund goes out
 	f.sb.clearRequests();
 	const first = await wf.run([delivery('msg_store_1', order.id)]);
 	expect(first.error('Refund')).toBeUndefined();
-	expect(store.calls).toEqual(['count', 'check', 'check']); // count once per run, claim, confirm's re-check
+	expect(store.calls).toEqual(['count', 'check', 'check', 'check']); // count once per run, claim, confirm's add and its check after the pause
 	expect(store.has(wf.id, storedKey(order.id))).toBe(true);
 	expect(Object.keys(wf.details())).toHaveLength(1);
 	await f.sb.app.clock.advance(25 * HOUR);
@@ -127,15 +127,26 @@ test(`store full: ${RECORD_CAPACITY.toLocaleString('en')} claims within 84 h are
 			getProcessedDataCount: async (scope: 'node', options: { mode: 'entries' }) => await store.getProcessedDataCount(scope, { node, workflow: { id: 'wf_store_full' } } as never, options),
 		},
 		getWorkflowStaticData: () => details,
+		getWorkflow: () => ({ id: 'wf_store_full' }),
+		getNode: () => node,
 	} as unknown as IExecuteFunctions;
 	const at = Date.now();
 	const record = onceRecord(ctx, () => at);
 	expect(record.backend).toBe('deduplication');
-	for (let i = 0; i < RECORD_CAPACITY; i++) {
+	// Filled as the record fills it (claim, confirm), without confirm's pause: the details through
+	// the record on static data alone, the same digests into the store.
+	const fill = onceRecord(staticDataContext(details), () => at);
+	const digests: string[] = [];
+	for (let i = 0; i < RECORD_CAPACITY - 1; i++) {
 		const key = `n8n_evt_full_${i}`;
-		expect((await record.claim(key)).status).toBe('new');
-		await record.confirm({ key, recordId: `rfd_${i}`, at });
+		expect((await fill.claim(key)).status).toBe('new');
+		await fill.confirm({ key, recordId: `rfd_${i}`, at });
+		digests.push(recordDigest(key));
 	}
+	await store.checkProcessedAndRecord(digests, 'node', { node, workflow: { id: 'wf_store_full' } } as never, { mode: 'entries', maxEntries: RECORD_CAPACITY });
+	// The last one through the record on the store.
+	expect(await record.claim('n8n_evt_full_last')).toEqual({ status: 'new' });
+	await record.confirm({ key: 'n8n_evt_full_last', recordId: 'rfd_last', at });
 	expect(store.count('wf_store_full')).toBe(RECORD_CAPACITY);
 	const next = onceRecord(ctx, () => at + HOUR);
 	expect(await next.claim('n8n_evt_full_more')).toMatchObject({ status: 'untracked', reason: expect.stringMatching(/is full/) });

@@ -80,6 +80,7 @@ export function staticDataContext(store: IDataObject): IExecuteFunctions {
  * What n8n 2.8.4's DeduplicationHelper does (packages/cli/src/deduplication/deduplication-helper.ts),
  * in memory: one list per (workflow, `n:<node id>`), values stored as md5/base64 hashes, `maxEntries`
  * trimming the front of the list, every call a read then a write of the whole list.
+ * Not atomic, as n8n's is not: two calls that overlap keep the last one's list.
  * `loseNextClaim` makes the next new value vanish right after it was recorded, as when another
  * process's read-modify-write of the same row overwrote it.
  */
@@ -97,12 +98,6 @@ export class MemoryDeduplicator implements IDataDeduplicator {
 		return `${data.workflow.id}|${scope === 'node' ? `n:${data.node?.id ?? ''}` : ''}`;
 	}
 
-	private row(key: string): Set<string> {
-		let row = this.rows.get(key);
-		if (!row) this.rows.set(key, (row = new Set()));
-		return row;
-	}
-
 	has(workflowId: string, value: string): boolean {
 		const hash = MemoryDeduplicator.hash(value);
 		return [...this.rows.entries()].some(([k, row]) => k.startsWith(`${workflowId}|`) && row.has(hash));
@@ -112,36 +107,45 @@ export class MemoryDeduplicator implements IDataDeduplicator {
 		return [...this.rows.entries()].filter(([k]) => k.startsWith(`${workflowId}|`)).reduce((n, [, row]) => n + row.size, 0);
 	}
 
+	/** As n8n's: read the row, (a database round trip), write the whole row back. */
+	private static async roundTrip(): Promise<void> {
+		await new Promise((resolve) => setImmediate(resolve));
+	}
+
 	async checkProcessedAndRecord(items: DeduplicationItemTypes[], scope: DeduplicationScope, data: ICheckProcessedContextData, options: ICheckProcessedOptions): Promise<IDeduplicationOutput> {
 		this.calls.push('check');
-		const row = this.row(this.rowKey(scope, data));
+		const key = this.rowKey(scope, data);
+		const row = new Set(this.rows.get(key) ?? []);
+		await MemoryDeduplicator.roundTrip();
 		const out: IDeduplicationOutput = { new: [], processed: [] };
-		const added: string[] = [];
 		for (const item of items) {
 			const hash = MemoryDeduplicator.hash(item);
 			if (row.has(hash)) out.processed.push(item);
 			else {
 				out.new.push(item);
 				row.add(hash);
-				added.push(hash);
 			}
 		}
 		if (options.maxEntries) for (const hash of row) {
 			if (row.size <= options.maxEntries) break;
 			row.delete(hash);
 		}
-		if (this.loseNextClaim && added.length > 0) {
+		if (this.loseNextClaim && out.new.length > 0) {
 			// Recorded, then overwritten by another writer's read-modify-write of the row.
 			this.loseNextClaim = false;
-			for (const hash of added) row.delete(hash);
+			return out;
 		}
+		this.rows.set(key, row);
 		return out;
 	}
 
 	async removeProcessed(items: DeduplicationItemTypes[], scope: DeduplicationScope, data: ICheckProcessedContextData): Promise<void> {
 		this.calls.push('remove');
-		const row = this.row(this.rowKey(scope, data));
+		const key = this.rowKey(scope, data);
+		const row = new Set(this.rows.get(key) ?? []);
+		await MemoryDeduplicator.roundTrip();
 		for (const item of items) row.delete(MemoryDeduplicator.hash(item));
+		this.rows.set(key, row);
 	}
 
 	async clearAllProcessedItems(scope: DeduplicationScope, data: ICheckProcessedContextData): Promise<void> {

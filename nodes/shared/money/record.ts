@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { ICheckProcessedOptions, IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import { sleep } from 'n8n-workflow';
+import type { ICheckProcessedOptions, IDataObject, IDeduplicationOutput, IExecuteFunctions } from 'n8n-workflow';
 
 /**
  * The once-per-event record: which event-derived money writes a node has made, kept for longer
@@ -32,9 +33,12 @@ import type { ICheckProcessedOptions, IDataObject, IExecuteFunctions } from 'n8n
  *   whole row, with no transaction or lock: NOT atomic across processes. Two processes whose calls
  *   interleave between the read and the write keep only the last writer's list (the first one's new
  *   value is lost); two first-ever inserts race on the row's primary key (one fails). The window is
- *   one round trip (milliseconds) rather than a whole execution. Mitigation here: confirm() checks
- *   the key again (re-adding it if a concurrent write dropped it) and every claim re-adds the keys
- *   this run confirmed. What is left: a drop that happens after the run's last confirm.
+ *   one round trip (milliseconds) rather than a whole execution. Mitigations here: the calls of one
+ *   process to one node's row go one at a time (no race inside a worker); confirm() adds the key
+ *   again, waits VERIFY_DELAY_MS (longer than any read-modify-write that could have read the row
+ *   before that add) and checks it is still there, re-adding and checking again when it is not;
+ *   every claim re-adds the keys this run confirmed. What is left: a read-modify-write of another
+ *   process slower than VERIFY_DELAY_MS that started before the last add and ends after the check.
  *
  * What a 'done' claim without details means: the store holds the key but this process cannot read
  * what was written. Either the write was made and its details were not saved where this process
@@ -57,6 +61,10 @@ export const RECORD_CAPACITY = 25_000;
 export const RECORD_FIELD = 'vaultStoreOnce';
 /** Keys this run confirmed that every later claim re-adds (repairs a concurrent overwrite). */
 const REPAIR_WINDOW = 50;
+/** How long confirm() waits before it checks its key is still in the store (see above). */
+const VERIFY_DELAY_MS = 300;
+/** Rounds of add-wait-check confirm() makes at most. */
+const VERIFY_ROUNDS = 4;
 /** Longest mismatch text kept. */
 const MISMATCH_MAX_CHARS = 400;
 /** Longest record id kept. */
@@ -130,6 +138,24 @@ function describe(error: unknown): string {
 
 const DEDUP: ICheckProcessedOptions = { mode: 'entries', maxEntries: RECORD_CAPACITY };
 
+/** Per node row (workflow id and node id): the tail of this process's calls to it, one at a time. */
+const rowQueues = new Map<string, Promise<unknown>>();
+
+async function oneAtATime<T>(row: string, work: () => Promise<T>): Promise<T> {
+	const before = rowQueues.get(row) ?? Promise.resolve();
+	const run = before.then(work, work);
+	const tail = run.then(
+		() => undefined,
+		() => undefined,
+	);
+	rowQueues.set(row, tail);
+	try {
+		return await run;
+	} finally {
+		if (rowQueues.get(row) === tail) rowQueues.delete(row);
+	}
+}
+
 class Record_ implements OnceRecord {
 	private helpers: boolean;
 	private details?: Details;
@@ -152,6 +178,23 @@ class Record_ implements OnceRecord {
 			typeof h?.checkProcessedAndRecord === 'function' &&
 			typeof h.removeProcessed === 'function' &&
 			typeof h.getProcessedDataCount === 'function';
+	}
+
+	/** The store's row for this node, as n8n keys it (workflow, node id). */
+	private row(): string {
+		return `${this.ctx.getWorkflow().id ?? ''}|${this.ctx.getNode().id ?? ''}`;
+	}
+
+	private async count(): Promise<number> {
+		return await oneAtATime(this.row(), async () => await this.ctx.helpers.getProcessedDataCount('node', DEDUP));
+	}
+
+	private async add(values: string[]): Promise<IDeduplicationOutput> {
+		return await oneAtATime(this.row(), async () => await this.ctx.helpers.checkProcessedAndRecord(values, 'node', DEDUP));
+	}
+
+	private async remove(values: string[]): Promise<void> {
+		await oneAtATime(this.row(), async () => await this.ctx.helpers.removeProcessed(values, 'node', DEDUP));
 	}
 
 	get backend(): 'deduplication' | 'staticData' {
@@ -249,16 +292,15 @@ class Record_ implements OnceRecord {
 	}
 
 	private async claimInStore(key: string, digest: string): Promise<Claim> {
-		const h = this.ctx.helpers;
 		if (this.storeCount === undefined) {
 			// First use in the run: also tells whether the store is there at all (throws when not).
-			this.storeCount = await h.getProcessedDataCount('node', DEDUP);
+			this.storeCount = await this.count();
 		}
 		if (!this.pruned) {
 			this.pruned = true;
 			const expired = this.prune();
 			if (expired.length > 0) {
-				await h.removeProcessed(expired, 'node', DEDUP);
+				await this.remove(expired);
 				this.storeCount = Math.max(0, this.storeCount - expired.length);
 			}
 		}
@@ -273,7 +315,7 @@ class Record_ implements OnceRecord {
 			if (this.live() + this.pending.size >= RECORD_CAPACITY) return this.full(`holds ${RECORD_CAPACITY} writes of the last 84 hours and is full`);
 		}
 		const repair = this.confirmed.slice(-REPAIR_WINDOW);
-		const out = await h.checkProcessedAndRecord([digest, ...repair], 'node', DEDUP);
+		const out = await this.add([digest, ...repair]);
 		const added = new Set(out.new.map(String));
 		this.storeCount = Math.min(RECORD_CAPACITY, this.storeCount + added.size);
 		if (!added.has(digest)) return { status: 'done', ...(this.detailOf(key, digest) ? { entry: this.detailOf(key, digest) } : {}) };
@@ -292,11 +334,16 @@ class Record_ implements OnceRecord {
 		this.confirmed.push(digest);
 		if (this.confirmed.length > REPAIR_WINDOW * 2) this.confirmed.splice(0, this.confirmed.length - REPAIR_WINDOW);
 		try {
-			// Again: a concurrent read-modify-write of the row (another worker) may have dropped the claim.
-			const out = await this.ctx.helpers.checkProcessedAndRecord([digest], 'node', DEDUP);
-			if (out.new.length > 0) this.storeCount = Math.min(RECORD_CAPACITY, (this.storeCount ?? 0) + 1);
+			// Again, then again after a pause: a concurrent read-modify-write of the row (another worker)
+			// may have dropped the claim; present after the pause, no write that read before the add is left.
+			for (let round = 0; round < VERIFY_ROUNDS; round++) {
+				const out = await this.add([digest]);
+				if (out.new.length > 0) this.storeCount = Math.min(RECORD_CAPACITY, (this.storeCount ?? 0) + 1);
+				if (round > 0 && out.new.length === 0) break;
+				if (round < VERIFY_ROUNDS - 1) await sleep(VERIFY_DELAY_MS);
+			}
 		} catch {
-			// The claim is in the store already; the details are kept above.
+			// The claim was in the store; the details are kept above.
 		}
 	}
 
@@ -305,7 +352,7 @@ class Record_ implements OnceRecord {
 		if (!this.pending.delete(digest)) return;
 		if (!this.helpers) return;
 		try {
-			await this.ctx.helpers.removeProcessed([digest], 'node', DEDUP);
+			await this.remove([digest]);
 			if (this.storeCount !== undefined) this.storeCount = Math.max(0, this.storeCount - 1);
 		} catch {
 			// Left claimed: a re-delivery finds it 'done' without details and sends nothing (see above).
