@@ -32,7 +32,8 @@ import type { ICheckProcessedOptions, IDataObject, IDeduplicationOutput, IExecut
  * - `checkProcessedAndRecord` and `removeProcessed` are a findOne then an update (or insert) of the
  *   whole row, with no transaction or lock: NOT atomic across processes. Two processes whose calls
  *   interleave between the read and the write keep only the last writer's list (the first one's new
- *   value is lost); two first-ever inserts race on the row's primary key (one fails). The window is
+ *   value is lost); two first-ever inserts race on the row's primary key (one fails: the claim is
+ *   tried once more after a pause, when the row exists). The window is
  *   one round trip (milliseconds) rather than a whole execution. Mitigations here: the calls of one
  *   process to one node's row go one at a time (no race inside a worker); confirm() adds the key
  *   again, waits VERIFY_DELAY_MS (longer than any read-modify-write that could have read the row
@@ -315,7 +316,14 @@ class Record_ implements OnceRecord {
 			if (this.live() + this.pending.size >= RECORD_CAPACITY) return this.full(`holds ${RECORD_CAPACITY} writes of the last 84 hours and is full`);
 		}
 		const repair = this.confirmed.slice(-REPAIR_WINDOW);
-		const out = await this.add([digest, ...repair]);
+		let out: IDeduplicationOutput;
+		try {
+			out = await this.add([digest, ...repair]);
+		} catch {
+			// Once more after a pause: two processes' first-ever adds race on the row's primary key.
+			await sleep(VERIFY_DELAY_MS);
+			out = await this.add([digest, ...repair]);
+		}
 		const added = new Set(out.new.map(String));
 		this.storeCount = Math.min(RECORD_CAPACITY, this.storeCount + added.size);
 		if (!added.has(digest)) return { status: 'done', ...(this.detailOf(key, digest) ? { entry: this.detailOf(key, digest) } : {}) };
