@@ -138,6 +138,8 @@ export interface SandboxApp {
 export interface HostileMode {
 	/** POST /webhooks answers with a `secret` of the new endpoint's own, and signs its deliveries with it. */
 	registrationSecret: boolean;
+	/** Checkout pay charges this amount, whatever the session's total says (a service that charges more than stated). */
+	payCharges?: number;
 }
 
 export interface ResolvedOptions {

@@ -48,6 +48,8 @@ export interface ApiRequest {
 	inferred?: boolean;
 	/** Extra words for a status code, e.g. which permission a 403 means. */
 	hints?: Partial<Record<number, string>>;
+	/** The request wants an Idempotency-Key: the request gate chooses it (option, event or execution). */
+	idempotent?: boolean;
 	/** Longest Retry-After this request waits for, when shorter than the transport's. */
 	maxRetryAfterMs?: number;
 	/** A bare JSON array is a valid answer (a vault list, whose wrapper is not shown). */
@@ -61,6 +63,16 @@ export interface ApiResponse {
 	headers: Record<string, string>;
 	/** The service answered from its idempotency store (`Idempotent-Replay: true`). */
 	replay: boolean;
+}
+
+/**
+ * The request gate (nodes/shared/money): every request passes `admit` as it will be sent, before
+ * it is sent; a success is `settle`d, a failure `abandon`ed.
+ */
+export interface Gate<T = unknown> {
+	admit(req: ApiRequest, send: (req: ApiRequest) => Promise<ApiResponse>): Promise<{ skip?: ApiResponse; ticket?: T }>;
+	settle(ticket: T | undefined, res: ApiResponse): Promise<void>;
+	abandon(ticket: T | undefined): Promise<void>;
 }
 
 export interface TransportOptions {
@@ -210,18 +222,14 @@ export class Transport {
 	/** Secrets of every credential read, kept even when a credential fails its checks. */
 	private readonly secrets = new Set<string>();
 
-	/**
-	 * Checked for every request as it will be sent, before it is sent (the
-	 * run's money cap): an error returned refuses the request.
-	 */
-	guard?: (req: ApiRequest, url: URL) => NodeOperationError | undefined;
-
 	constructor(
 		private readonly ctx: HttpContext,
 		private readonly credentialName: CredentialName,
 		readonly options: TransportOptions = DEFAULT_TRANSPORT_OPTIONS,
 		/** How many requests may be in flight, and the Retry-After pause; one per node run. */
 		readonly pool: AdaptiveConcurrency = new AdaptiveConcurrency({ max: DEFAULT_MAX_CONCURRENCY }),
+		/** The request gate every request passes (node runs; the trigger's own calls have none). */
+		private readonly gate?: Gate,
 	) {}
 
 	private async resolve(name: CredentialName): Promise<ResolvedCredential> {
@@ -335,6 +343,31 @@ export class Transport {
 	 * the caller already holds (Return All takes one before it picks a page).
 	 */
 	async request(req: ApiRequest, permit?: Permit): Promise<ApiResponse> {
+		if (this.gate === undefined) return await this.send(req, permit);
+		let admission: Awaited<ReturnType<Gate['admit']>>;
+		try {
+			// The gate may read first (e.g. a session's total) through this transport, without the slot held.
+			admission = await this.gate.admit(req, async (read) => await this.send(read));
+		} catch (error) {
+			if (permit) this.pool.release(permit, 'neutral');
+			throw error;
+		}
+		if (admission.skip !== undefined) {
+			if (permit) this.pool.release(permit, 'neutral');
+			return admission.skip;
+		}
+		let res: ApiResponse;
+		try {
+			res = await this.send(req, permit);
+		} catch (error) {
+			await this.gate.abandon(admission.ticket);
+			throw error;
+		}
+		await this.gate.settle(admission.ticket, res);
+		return res;
+	}
+
+	private async send(req: ApiRequest, permit?: Permit): Promise<ApiResponse> {
 		let cred: ResolvedCredential | undefined;
 		try {
 			cred = await this.resolve(this.credentialName);
@@ -346,7 +379,7 @@ export class Transport {
 		const parsed = new URL(url);
 		const origin = parsed.origin;
 		// Refused before sending: give back the slot the caller held.
-		const refusal = this.storeRouteRefusal(req, cred, url) ?? this.guard?.(req, parsed);
+		const refusal = this.storeRouteRefusal(req, cred, url);
 		if (refusal !== undefined) {
 			if (permit) this.pool.release(permit, 'neutral');
 			throw refusal;
