@@ -199,6 +199,14 @@ export class Router {
 	}
 }
 
+function safeDecode(part: string): string | undefined {
+	try {
+		return decodeURIComponent(part);
+	} catch {
+		return undefined;
+	}
+}
+
 const paramCount = (r: Route) => r.segments.filter((s) => s.startsWith(':')).length;
 
 function matchSegments(pattern: string[], parts: string[]): Record<string, string> | undefined {
@@ -212,7 +220,7 @@ function matchSegments(pattern: string[], parts: string[]): Record<string, strin
 			} catch {
 				return undefined;
 			}
-		} else if (pattern[i] !== parts[i]) return undefined;
+		} else if (pattern[i] !== parts[i] && pattern[i] !== safeDecode(parts[i])) return undefined; // a service that decodes %66 as f
 	}
 	return params;
 }

@@ -237,7 +237,8 @@ export function register(app: SandboxApp): void {
 	});
 
 	app.route('POST', [stores('/checkouts/:sessionId/pay'), core('/checkouts/:sessionId/pay')], (ctx) => {
-		v.onlyFields(ctx.body, ['paymentMethod', 'token']);
+		// An `amount` in the body is ignored: the session's total is charged.
+		v.onlyFields(ctx.body, ['paymentMethod', 'token', 'amount']);
 		const method = v.oneOf(ctx.body.paymentMethod, 'paymentMethod', PAYMENT_METHODS) ?? 'CARD';
 		const tokenId = v.id(ctx.body.token, 'token', 'tok_', { anyLength: true });
 		const session = sessions().find((x) => x.id === ctx.params.sessionId);

@@ -272,7 +272,7 @@ export class RequestGate {
 	private async readFirst(money: MoneyRoute, req: ApiRequest, send: Send): Promise<{ amount?: number; currency?: string } | undefined> {
 		const read = money.spec.readFirst;
 		if (read === undefined) return undefined;
-		const path = read.path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(money.ids[name] ?? ''));
+		const path = money.root + read.path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(money.ids[name] ?? ''));
 		let answer: unknown;
 		try {
 			answer = (await send({ family: req.family, method: 'GET', path, itemIndex: req.itemIndex, inferred: true })).data;

@@ -13,6 +13,8 @@ export type Api = 'store' | 'storefront' | 'vault' | 'other';
 
 export interface Route {
 	api: Api;
+	/** The root the path starts with when the request names it (Custom API Call), else ''. */
+	root: string;
 	/** Segments below the API's root (ids included), decoded; no empty ones. */
 	segments: string[];
 }
@@ -70,12 +72,16 @@ export function routeOf(family: Family, path: string): Route {
 	if (bad !== undefined) throw new RouteRefusal(`the path has ${bad}`);
 	let api = FAMILY_API[family];
 	let below = decoded;
+	let root = '';
 	if (api === undefined) {
-		const root = ROOTS.find((r) => r.prefix.test(decoded));
-		api = root?.api ?? 'other';
-		if (root) below = decoded.replace(root.prefix, '');
+		const found = ROOTS.find((r) => r.prefix.test(decoded));
+		api = found?.api ?? 'other';
+		if (found) {
+			root = found.prefix.exec(decoded)?.[0] ?? '';
+			below = decoded.slice(root.length);
+		}
 	}
-	return { api, segments: below.split('/').filter((s) => s !== '') };
+	return { api, root, segments: below.split('/').filter((s) => s !== '') };
 }
 
 /** The last segment when it names a route (an id last means the call is about an existing record). */
@@ -120,6 +126,8 @@ export interface MoneyRoute {
 	ids: Record<string, string>;
 	/** The route as the key names it: api and segments, ids included. */
 	identity: string;
+	/** The root the request's path started with ('' when the family gives it). */
+	root: string;
 }
 
 /** An operation row's money declaration: method, API, and path pattern below the root. */
@@ -135,8 +143,9 @@ export interface DeclaredMoneyRoute {
 	spec: MoneySpec;
 }
 
-/** What a route found only by its route word declares: every amount-like field counts. */
+/** What a route found only by its route word declares: `amount` is its own amount; every other amount-like field counts too. */
 const UNDECLARED: MoneySpec = {
+	amount: 'amount',
 	answerAmount: ['amount', 'data.amount', 'refund.amount', 'payout.amount', 'payment.amount'],
 	answerCurrency: ['currency', 'data.currency', 'refund.currency', 'payout.currency', 'payment.currency'],
 };
@@ -170,11 +179,11 @@ export class MoneyRoutes {
 				if (placeholder) ids[placeholder[1]] = route.segments[i];
 				return placeholder !== null || part === route.segments[i];
 			});
-			if (fits) return { name: entry.name, label: entry.label, spec: entry.spec, ids, identity };
+			if (fits) return { name: entry.name, label: entry.label, spec: entry.spec, ids, identity, root: route.root };
 		}
 		const word = lastWord(route);
 		if (word !== undefined && (MONEY_WORDS as readonly string[]).includes(word)) {
-			return { name: `${upper} /${route.segments.join('/')}`, label: 'write', spec: UNDECLARED, ids: {}, identity };
+			return { name: `${upper} /${route.segments.join('/')}`, label: 'write', spec: UNDECLARED, ids: {}, identity, root: route.root };
 		}
 		return undefined;
 	}
