@@ -58,7 +58,7 @@ export class RouteRefusal extends Error {}
  */
 export function routeOf(family: Family, path: string): Route {
 	let decoded = path;
-	for (let round = 0; round < 5; round++) {
+	for (let round = 0; round < 5 && decoded.includes('%'); round++) {
 		let next: string;
 		try {
 			next = decodeURIComponent(decoded);
