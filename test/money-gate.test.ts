@@ -318,6 +318,28 @@ describe('single rules beside the matrix', () => {
 	});
 });
 
+test('one delivery, its pairing dropped by a node on the way: the write is still keyed by the event (the execution has one delivery)', async () => {
+	const orderId = f.sb.state.orders.filter((o) => o.payment.status === 'COMPLETED' && o.amount >= 10)[8].id;
+	const delivery = { json: { event: 'PAYMENT_COMPLETED', id: 'msg_single00000001', meta: { deliveryId: 'msg_single00000001' } } };
+	const r = await runNodes(
+		[TRIGGER, { name: 'Two', type: 'test.two', parameters: {} }, { name: 'New Items', type: 'test.newItems', parameters: {} }, { name: 'Vault Store', parameters: { resource: 'order', operation: 'refund', orderId: rl(orderId), additionalFields: { amount: 1 } } }],
+		f.credentials,
+		[delivery],
+		{ extraNodeTypes: { 'test.newItems': NEW_ITEMS, 'test.two': TWO } },
+	);
+	expect(r.error('Vault Store')).toBeUndefined();
+	expect(r.output('Vault Store').map((i) => i.json.idempotencyKeySource)).toEqual(['event', 'event', 'event']);
+	expect(r.hints('Vault Store').map((h) => h.message).join(' ')).not.toMatch(/cannot be traced/);
+});
+
+/** Two items, both paired to the first input item. */
+const TWO = {
+	description: { displayName: 'Two', name: 'two', group: ['transform'], version: 1, description: 'two items', defaults: { name: 'Two' }, inputs: ['main'], outputs: ['main'], properties: [] },
+	async execute() {
+		return [[{ json: { n: 1 }, pairedItem: { item: 0 } }, { json: { n: 2 }, pairedItem: { item: 0 } }]];
+	},
+} as never;
+
 /** A node that returns new items without pairing them to its input (as a Code node can). */
 const NEW_ITEMS = {
 	description: {
