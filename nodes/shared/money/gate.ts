@@ -14,7 +14,7 @@ import { firstAt, readBack } from './readBack';
 import type { OnceRecord, RecordEntry } from './record';
 import { onceRecord } from './record';
 import type { MoneyRoute, MoneyRoutes, Route } from './routes';
-import { isRevealRoute, routeOf, RouteRefusal } from './routes';
+import { isRevealRoute, routeOf } from './routes';
 
 /** What the node's Options say for one item (read per item: each may be an expression). */
 export interface ItemRules {
@@ -143,13 +143,11 @@ export class RequestGate {
 	 */
 	async admit(req: ApiRequest, send: Send): Promise<Admission> {
 		const itemIndex = req.itemIndex ?? 0;
-		let route: Route;
-		try {
-			route = routeOf(req.family, req.path);
-		} catch (error) {
-			if (!(error instanceof RouteRefusal)) throw error;
-			throw this.refuse(itemIndex, `Refused: ${error.message}`, 'Nothing was sent. Give the route without encoded slashes, backslashes, doubled slashes or dot segments.');
+		const found = routeOf(req.family, req.path);
+		if ('refused' in found) {
+			throw this.refuse(itemIndex, `Refused: ${found.refused}`, 'Nothing was sent. Give the route without encoded slashes, backslashes, doubled slashes or dot segments.');
 		}
+		const route: Route = found;
 		if (this.setup.tool && isRevealRoute(route)) {
 			throw this.refuse(itemIndex, 'Refused: this call reveals card data, which is never given to AI agents', 'Run Token → Reveal in a normal workflow step instead.');
 		}

@@ -49,27 +49,25 @@ function badPath(raw: string, decoded: string): string | undefined {
 	return undefined;
 }
 
-export class RouteRefusal extends Error {}
-
 /**
  * The route of a request: `family` and `path` as the transport joins them. Percent-escapes are
  * decoded (repeatedly, so %2566 counts too); a path with a backslash, an encoded slash, a doubled
- * slash, a `..`/`..;` segment or a `;` is refused (RouteRefusal), whatever built it.
+ * slash, a `..`/`..;` segment or a `;` is refused (`refused` says why), whatever built it.
  */
-export function routeOf(family: Family, path: string): Route {
+export function routeOf(family: Family, path: string): Route | { refused: string } {
 	let decoded = path;
 	for (let round = 0; round < 5 && decoded.includes('%'); round++) {
 		let next: string;
 		try {
 			next = decodeURIComponent(decoded);
 		} catch {
-			throw new RouteRefusal('the path has an invalid percent-encoding (%)');
+			return { refused: 'the path has an invalid percent-encoding (%)' };
 		}
 		if (next === decoded) break;
 		decoded = next;
 	}
 	const bad = badPath(path, decoded.replace(/\/$/, ''));
-	if (bad !== undefined) throw new RouteRefusal(`the path has ${bad}`);
+	if (bad !== undefined) return { refused: `the path has ${bad}` };
 	let api = FAMILY_API[family];
 	let below = decoded;
 	let root = '';

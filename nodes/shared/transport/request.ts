@@ -188,26 +188,27 @@ export class Transport {
 	 */
 	async request(req: ApiRequest, permit?: Permit): Promise<ApiResponse> {
 		if (this.gate === undefined) return await this.send(req, permit);
-		let admission: Awaited<ReturnType<Gate['admit']>>;
+		const gate = this.gate;
+		let admission: Awaited<ReturnType<Gate['admit']>> | undefined;
 		try {
 			// The gate may read first (e.g. a session's total) through this transport, without the slot held.
-			admission = await this.gate.admit(req, async (read) => await this.send(read));
-		} catch (error) {
-			if (permit) this.pool.release(permit, 'neutral');
-			throw error;
+			admission = await gate.admit(req, async (read) => await this.send(read));
+		} finally {
+			// Refused before sending: give back the slot the caller held.
+			if (admission === undefined && permit) this.pool.release(permit, 'neutral');
 		}
 		if (admission.skip !== undefined) {
 			if (permit) this.pool.release(permit, 'neutral');
 			return admission.skip;
 		}
-		let res: ApiResponse;
+		const ticket = admission.ticket;
+		let res: ApiResponse | undefined;
 		try {
 			res = await this.send(req, permit);
-		} catch (error) {
-			await this.gate.abandon(admission.ticket);
-			throw error;
+		} finally {
+			if (res === undefined) await gate.abandon(ticket);
 		}
-		await this.gate.settle(admission.ticket, res);
+		await gate.settle(ticket, res);
 		return res;
 	}
 
