@@ -332,6 +332,24 @@ test('one delivery, its pairing dropped by a node on the way: the write is still
 	expect(r.hints('Vault Store').map((h) => h.message).join(' ')).not.toMatch(/cannot be traced/);
 });
 
+test('upgrade from 0.1.0: a refund its record holds for the event is not made again (its key was derived from the whole request)', async () => {
+	const { IdempotencyKeys, writeFingerprint } = await import('../nodes/shared/money/keys');
+	const orderId = f.sb.state.orders.filter((o) => o.payment.status === 'COMPLETED' && o.amount >= 10)[9].id;
+	const eventId = 'msg_upgrade0000001';
+	const oldKey = new IdempotencyKeys({ workflowId: 'wf_upgrade', nodeName: 'Vault Store', runIndex: 0 }).forEvent(
+		{ eventId },
+		writeFingerprint({ method: 'POST', route: `stores/orders/${orderId}/refund`, body: { amount: 1 } }),
+		0,
+	);
+	const staticData = { 'node:Vault Store': { vaultStoreWrites: { [oldKey]: { at: Date.now(), result: { id: 'rfd_before_upgrade01', amount: 1, currency: 'USD' } } } } };
+	const delivery = { json: { event: 'PAYMENT_COMPLETED', id: eventId, meta: { deliveryId: eventId } } };
+	f.sb.clearRequests();
+	const r = await runNodes([TRIGGER, { name: 'Vault Store', parameters: { resource: 'order', operation: 'refund', orderId: rl(orderId), additionalFields: { amount: 1 } } }], f.credentials, [delivery], { workflowId: 'wf_upgrade', staticData });
+	expect(r.error()).toBeUndefined();
+	expect(r.output()[0].json).toMatchObject({ id: 'rfd_before_upgrade01', writeSkipped: true });
+	expect(writes()).toBe(0);
+});
+
 /** Two items, both paired to the first input item. */
 const TWO = {
 	description: { displayName: 'Two', name: 'two', group: ['transform'], version: 1, description: 'two items', defaults: { name: 'Two' }, inputs: ['main'], outputs: ['main'], properties: [] },

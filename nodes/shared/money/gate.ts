@@ -6,6 +6,7 @@ import { numberOf } from './amounts';
 import { checkAmounts } from './cap';
 import type { EventOrigin, KeySource } from './keys';
 import { fieldDigests, IdempotencyKeys, writeFingerprint } from './keys';
+import { legacyEntry } from './legacy';
 import { Occurrences } from './occurrences';
 import type { Origins } from './origins';
 import { eventOrigins } from './origins';
@@ -77,6 +78,8 @@ export class RequestGate {
 	private readonly rules = new Map<number, ItemRules>();
 	private readonly sources = new Map<number, KeySource>();
 	private origins?: Origins;
+	/** The event and occurrence of the last key chosen from an event (for the 0.1.0 record). */
+	private lastEvent?: { origin: EventOrigin; occurrence: number };
 	private record?: OnceRecord;
 	private occurrences?: Occurrences;
 	private readonly retryMode: boolean;
@@ -182,6 +185,9 @@ export class RequestGate {
 		const key = req.idempotencyKey as string;
 		ticket.fields = fieldDigests(req.body, req.query, [money.spec.amount, money.spec.currency]);
 		this.record ??= onceRecord(this.ctx, this.now);
+		// A write version 0.1.0 recorded for this event (before an upgrade) is not made again either.
+		const before = this.lastEvent && legacyEntry(this.ctx, this.keys, this.lastEvent.origin, req, this.lastEvent.occurrence, this.now());
+		if (before) return { skip: this.skipped(money, ticket, before) };
 		const claim = await this.record.claim(key);
 		if (claim.status === 'untracked') {
 			this.setup.hint('untracked', `This money write is not in the node's once-per-event record (${claim.reason}); it was sent under the event's Idempotency-Key, which the service honours for 24 hours.`, 'warning');
@@ -234,7 +240,9 @@ export class RequestGate {
 			if (origin !== undefined) {
 				const id = identity();
 				this.occurrences ??= new Occurrences(this.ctx.getContext('node') as IDataObject);
-				req.idempotencyKey = this.keys.forEvent(origin, id, this.occurrences.next(`${origin.eventId}|${id}`));
+				const occurrence = this.occurrences.next(`${origin.eventId}|${id}`);
+				req.idempotencyKey = this.keys.forEvent(origin, id, occurrence);
+				this.lastEvent = { origin, occurrence };
 				source = 'event';
 			} else {
 				req.idempotencyKey = this.keys.forItem(itemIndex);
