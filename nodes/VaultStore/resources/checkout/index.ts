@@ -326,7 +326,7 @@ const pay: Operation = {
 	path: '/checkouts/{sessionId}/pay',
 	ids: { sessionId: ID.sessionId },
 	idempotent: 'honoured',
-	notes: 'inferred body names paymentMethod, token; an already paid session is a clear error',
+	notes: 'inferred body names paymentMethod, token; under a Maximum Amount the session is read first (GET /checkouts/{sessionId}, inferred); an already paid session is a clear error',
 	body: payBody,
 	run: runPay,
 	fields: [
