@@ -100,6 +100,17 @@ async function moneyChecks({ inst, sb, t, rest, example }) {
 	const ledgerFor = (/** @type {string} */ orderId) => sb.ledger.filter((/** @type {any} */ e) => e.kind === 'refund' && e.orderId === orderId).length;
 	const postsFor = (/** @type {string} */ orderId) => sb.requests.filter((/** @type {any} */ r) => r.method === 'POST' && r.path.endsWith(`/orders/${orderId}/refund`)).length;
 
+	/** The event for `orderId` delivered, then re-delivered 25 hours later (the service's keys forgotten). */
+	const twiceAfterADay = async (/** @type {{ id: string, url: string, ep: any }} */ wf, /** @type {string} */ orderId) => {
+		const messageId = sb.app.deliver(wf.ep.id, 'PAYMENT_COMPLETED', { orderId, amount: 1, currency: 'USD' });
+		const delivery = await firstDelivery(messageId);
+		const [first] = await finished(wf.id, 1);
+		sb.app.clock.advance(25 * HOUR);
+		await redeliver(delivery, wf.url);
+		const [, second] = await finished(wf.id, 2);
+		return { first, second, out2: await refundOutput(second?.id) };
+	};
+
 	// ------------------------------------------------------------ late re-delivery after 24 h
 	{
 		const [order] = refundable();
@@ -196,13 +207,7 @@ async function moneyChecks({ inst, sb, t, rest, example }) {
 	{
 		const [order] = refundable();
 		const wf = await workflow('reason per execution', { reason: '=refund by execution {{ $execution.id }}' });
-		const messageId = sb.app.deliver(wf.ep.id, 'PAYMENT_COMPLETED', { orderId: order.id, amount: 1, currency: 'USD' });
-		const delivery = await firstDelivery(messageId);
-		const [first] = await finished(wf.id, 1);
-		sb.app.clock.advance(25 * HOUR);
-		await redeliver(delivery, wf.url);
-		const [, second] = await finished(wf.id, 2);
-		const out2 = await refundOutput(second?.id);
+		const { first, second, out2 } = await twiceAfterADay(wf, order.id);
 		log(`money (reason): first ${first?.status}, re-delivery 25 h later ${second?.status} (${out2.error ?? JSON.stringify(out2.json).slice(0, 120)}); ${ledgerFor(order.id)} refund(s) in the ledger`);
 		t.equal('money (reason): a reason holding $execution.id, the event re-delivered after the service forgot its key: ONE refund', { first: first?.status, posts: postsFor(order.id), ledger: ledgerFor(order.id) }, { first: 'success', posts: 1, ledger: 1 });
 		t.check('money (reason): the re-delivery names the field that changed ("reason") instead of refunding again', /other values of "reason"/.test(out2.error ?? ''), JSON.stringify(out2));
@@ -250,13 +255,7 @@ async function moneyChecks({ inst, sb, t, rest, example }) {
 			return { nodes: [trigger, call], connections: { [trigger.name]: { main: [[{ node: call.name, type: 'main', index: 0 }]] } } };
 		};
 		const wf = await workflow('custom call refund', { graph: customGraph });
-		const messageId = sb.app.deliver(wf.ep.id, 'PAYMENT_COMPLETED', { orderId: order.id, amount: 1, currency: 'USD' });
-		const delivery = await firstDelivery(messageId);
-		const [first] = await finished(wf.id, 1);
-		sb.app.clock.advance(25 * HOUR);
-		await redeliver(delivery, wf.url);
-		const [, second] = await finished(wf.id, 2);
-		const out2 = await refundOutput(second?.id);
+		const { first, second, out2 } = await twiceAfterADay(wf, order.id);
 		log(`money (custom): first ${first?.status}, re-delivery ${second?.status} ${JSON.stringify(out2.json).slice(0, 120)}; ${ledgerFor(order.id)} refund(s)`);
 		t.equal('money (custom): a Custom API Call refund, the event re-delivered 25 h later: ONE refund, the second skipped', { first: first?.status, ledger: ledgerFor(order.id), skipped: out2.json.writeSkipped === true }, { first: 'success', ledger: 1, skipped: true });
 		await rest.request('POST', `/api/v1/workflows/${wf.id}/deactivate`, undefined, H);
