@@ -181,7 +181,10 @@ async function main() {
 		if (failures.length) {
 			say(`FAILED: ${failures.join('; ')}`);
 			process.exitCode = 1;
-		} else say(`@n8n/node-cli ${CLI_VERSION}: lint 0 problems on the package, cloud-support eligible`);
+		} else {
+			const linted = PACKAGE_CONTENTS.flatMap((n) => files(path.join(ROOT, n), ROOT)).filter((f) => f === 'package.json' || f.endsWith('.ts')).length;
+			say(`@n8n/node-cli ${CLI_VERSION}: lint 0 problems (0 errors, 0 warnings) in ${linted} files (package.json, nodes/, credentials/), cloud-support eligible`);
+		}
 		return;
 	}
 	const r = /** @type {{code: number}} */ (await runTool(node, args, ROOT));
