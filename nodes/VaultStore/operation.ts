@@ -10,9 +10,7 @@ import type {
 import type { CredentialName } from '../shared/credentials';
 import type { ApiRequest, Family, Transport } from '../shared/transport/request';
 import type { MoneySpec } from '../shared/money';
-import type { IdRule } from '../shared/validate';
-import type { WarningSink } from '../shared/validate';
-import { Validator } from '../shared/validate';
+import { Validator, type IdRule, type WarningSink } from '../shared/validate';
 
 /** What stays the same for every item of a run, read once: the node (n8n copies it on every read) and the input. */
 export interface RunInput {

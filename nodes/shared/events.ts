@@ -26,3 +26,21 @@ export const ALL_STANDARD_EVENT_TYPES: readonly WebhookEventType[] = WEBHOOK_EVE
 
 /** Webhook signature versions an endpoint can use. */
 export const SIGNATURE_VERSIONS = ['V1', 'V2'] as const;
+
+/** The Vault Store Trigger's node type, as n8n names it in a workflow (package prefix + name). */
+export const TRIGGER_NODE_NAME = 'vaultStoreTrigger';
+
+export function isTriggerType(type: string): boolean {
+	return type === TRIGGER_NODE_NAME || type.endsWith(`.${TRIGGER_NODE_NAME}`);
+}
+
+/**
+ * The delivery id of a Vault Store Trigger item: the message id of the event (`id`), else the
+ * delivery id of the item's `meta` (the Webhook-Id header).
+ */
+export function deliveryIdOf(json: Record<string, unknown> | undefined): string | undefined {
+	if (!json) return undefined;
+	if (typeof json.id === 'string' && json.id !== '') return json.id;
+	const meta = json.meta as Record<string, unknown> | undefined;
+	return typeof meta?.deliveryId === 'string' && meta.deliveryId !== '' ? meta.deliveryId : undefined;
+}

@@ -71,7 +71,7 @@ const MISMATCH_MAX_CHARS = 400;
 /** Longest record id kept. */
 const ID_MAX_CHARS = 64;
 
-/** About 100 B serialised: key, record id, amount, currency, time (+ mismatch text when the read-back found one). */
+/** About 100 B serialised: key, record id, amount, currency, time (+ mismatch text when the read-back found one, + the other fields' digests). */
 export interface RecordEntry {
 	key: string;
 	recordId?: string;
@@ -79,6 +79,8 @@ export interface RecordEntry {
 	currency?: string;
 	at: number;
 	mismatch?: string;
+	/** Short digests of the other request fields, to name the ones a later execution changed. */
+	fields?: string;
 }
 export type Claim =
 	| { status: 'new' } // claimed for this execution: make the write, then confirm() or release()
@@ -94,8 +96,8 @@ export interface OnceRecord {
 	release(key: string): Promise<void>;
 }
 
-/** Stored detail: [at, recordId, amount, currency, mismatch], trailing empties dropped. */
-type Detail = [number, (string | null)?, (number | null)?, (string | null)?, string?];
+/** Stored detail: [at, recordId, amount, currency, mismatch, fields], trailing empties dropped. */
+type Detail = [number, (string | null)?, (number | null)?, (string | null)?, (string | null)?, string?];
 type Details = Record<string, Detail>;
 
 /** The key as the stores hold it: 22 characters whatever the key's length. */
@@ -110,7 +112,9 @@ function toDetail(entry: RecordEntry): Detail {
 		typeof entry.amount === 'number' && Number.isFinite(entry.amount) ? entry.amount : null,
 		typeof entry.currency === 'string' ? entry.currency.slice(0, 8) : null,
 	];
-	if (entry.mismatch) d.push(entry.mismatch.slice(0, MISMATCH_MAX_CHARS));
+	d.push(entry.mismatch ? entry.mismatch.slice(0, MISMATCH_MAX_CHARS) : null);
+	// Kept whole (about 14 B a field): the gate compares it with the next execution's, a cut one would differ.
+	d.push(typeof entry.fields === 'string' ? entry.fields : null);
 	while (d.length > 1 && (d[d.length - 1] === null || d[d.length - 1] === undefined)) d.pop();
 	return d;
 }
@@ -121,6 +125,7 @@ function fromDetail(key: string, d: Detail): RecordEntry {
 	if (typeof d[2] === 'number') entry.amount = d[2];
 	if (typeof d[3] === 'string') entry.currency = d[3];
 	if (typeof d[4] === 'string') entry.mismatch = d[4];
+	if (typeof d[5] === 'string') entry.fields = d[5];
 	return entry;
 }
 

@@ -113,7 +113,8 @@ export function withoutCvc(value: unknown): unknown {
 
 /** A token as create, get, getAll and update show it: never any data, never a CVC. */
 export function publicToken(record: IDataObject): IDataObject {
-	const { data: _data, ...rest } = record;
+	const rest = { ...record };
+	delete rest.data;
 	return withoutCvc(rest) as IDataObject;
 }
 
