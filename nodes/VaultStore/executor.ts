@@ -1,11 +1,10 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, JsonObject } from 'n8n-workflow';
-import { NodeApiError, NodeOperationError } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 
 import type { Operation, Resource, RunInput } from './operation';
 import { credentialOf, extrasOf, Params } from './operation';
 import { ignoredNames } from './guessedNames';
 import { LocalChecks } from './localChecks';
-import { secretParameterNames, withRedactedNode } from './redactNode';
 import type { Permit } from '../shared/transport/concurrency';
 import {
 	AdaptiveConcurrency,
@@ -18,10 +17,9 @@ import { checkCap, isMoneyRoute, readBack } from '../shared/money';
 import type { EventOrigin, KeySource } from '../shared/transport/idempotency';
 import { IdempotencyKeys, writeFingerprint } from '../shared/transport/idempotency';
 import { WriteRecord } from '../shared/writeRecord';
-import { VAULT_CREDENTIAL } from '../shared/credentials';
-import { guardOutput, outputRedactor } from '../shared/transport/outputGuard';
+import { gateError, gateOutput, outputPolicy, outputRedactor } from '../shared/redaction/gate';
+import { secretParameterNames, withRedactedNode } from '../shared/redaction/node';
 import { checkRecords, DEFAULT_MAX_ITEMS, paginate, readPage, UnexpectedAnswerError, walkCursor } from '../shared/transport/paginate';
-import type { Redactor } from '../shared/transport/redact';
 import type { ApiRequest } from '../shared/transport/request';
 import { DEFAULT_TRANSPORT_OPTIONS, Transport } from '../shared/transport/request';
 import { compact } from '../shared/validate';
@@ -85,14 +83,6 @@ function asRecords(data: unknown): IDataObject[] {
 	if (Array.isArray(data)) return checkRecords(data);
 	if (typeof data === 'object') return [data as IDataObject];
 	throw new UnexpectedAnswerError(`expected an object, got ${typeof data}`);
-}
-
-function errorItem(error: unknown, itemIndex: number, redactor: Redactor): INodeExecutionData {
-	const e = error as { message?: string; description?: string; httpCode?: string };
-	const json: IDataObject = { error: e.message ?? String(error) };
-	if (e.description) json.description = e.description;
-	if (e.httpCode) json.httpCode = e.httpCode;
-	return { json: redactor.value(json), pairedItem: { item: itemIndex } };
 }
 
 export const EXTRA_QUERY = { parameter: 'additionalQueryParameters', label: 'Additional Query Parameters' };
@@ -532,22 +522,15 @@ async function runOperation(
 		return toItems(records, itemIndex);
 	};
 
-	const vaultAllowList = resource.credential === VAULT_CREDENTIAL && op.revealsData !== true;
 	const perItem = await mapLimit(items, options.concurrency, async (_, itemIndex) => {
 		const slot = { permit: direct ? await pool.acquire() : undefined };
 		try {
-			// Success items: known secrets redacted; vault tokens through the allow-list (outputGuard.ts).
+			// Success items through the output gate, its policy from the routes the item's requests went to.
 			const out = await runItem(itemIndex, slot);
 			const redactor = await outputRedactor(transport, secretValues(ctx, itemIndex, itemSecretNames));
-			return guardOutput(out, redactor, vaultAllowList);
+			return gateOutput(out, outputPolicy(op, transport.familiesSent.get(itemIndex)), redactor);
 		} catch (error) {
-			const redactor = await transport.redactor(secretValues(ctx, itemIndex, itemSecretNames));
-			redactor.error(error);
-			if (ctx.continueOnFail()) return [errorItem(error, itemIndex, redactor)];
-			if (error instanceof NodeApiError) {
-				throw redactor.error(new NodeApiError(ctx.getNode(), error as unknown as JsonObject, { itemIndex }));
-			}
-			throw redactor.error(new NodeOperationError(ctx.getNode(), error as Error, { itemIndex }));
+			return gateError(ctx, error, itemIndex, await transport.redactor(secretValues(ctx, itemIndex, itemSecretNames)));
 		} finally {
 			// The item failed before its request was sent: give the slot back.
 			if (slot.permit) pool.release(slot.permit, 'neutral');

@@ -15,7 +15,7 @@ import type { CredentialName } from '../credentials';
 import { STORE_CREDENTIAL } from '../credentials';
 import type { Permit, RequestOutcome } from './concurrency';
 import { AdaptiveConcurrency, DEFAULT_MAX_CONCURRENCY } from './concurrency';
-import { Redactor } from './redact';
+import { Redactor } from '../redaction/secrets';
 
 /**
  * The one module that talks HTTP. It owns: credentials and URL families, the
@@ -210,6 +210,9 @@ export class Transport {
 	/** Secrets of every credential read, kept even when a credential fails its checks. */
 	private readonly secrets = new Set<string>();
 
+	/** The route families each item's requests went to (the output gate's policy is decided from them). */
+	readonly familiesSent = new Map<number | undefined, Set<Family>>();
+
 	/**
 	 * Checked for every request as it will be sent, before it is sent (the
 	 * run's money cap): an error returned refuses the request.
@@ -335,6 +338,7 @@ export class Transport {
 	 * the caller already holds (Return All takes one before it picks a page).
 	 */
 	async request(req: ApiRequest, permit?: Permit): Promise<ApiResponse> {
+		this.familiesSent.set(req.itemIndex, (this.familiesSent.get(req.itemIndex) ?? new Set<Family>()).add(req.family));
 		let cred: ResolvedCredential | undefined;
 		try {
 			cred = await this.resolve(this.credentialName);
