@@ -81,15 +81,15 @@ describe('a vault Custom API Call gets the vault policy (decided from the reques
 			match: { method: 'GET', path: /\/proxy-log$/ },
 			reply: {
 				body: [
-					{ id, at_ms: 1764197095123, message: `charged card ${CARD.replace(/(\d{4})(?=\d)/g, '$1 ')} (cvc: ${CVC})`, card: { number: CARD, card_cvc: CVC }, ref: `ord_${CARD}` },
+					{ id, at_ms: 1764197095123, message: `charged card ${CARD.replace(/(\d{4})(?=\d)/g, '$1 ')} (cvc: ${CVC})`, card: { number: CARD, card_cvc: CVC }, ref: `ord_${luhnRun('ref')}` },
 				],
 			},
 		});
 		const r = await custom({ api: 'vault', method: 'GET', path: '/proxy-log' }, { credentials: vaultOnly() });
 		expect(r.error()).toBeUndefined();
 		const [json] = jsonOf(r);
-		expect(cardLeaks(json).filter((leak) => leak !== 'card number' || JSON.stringify(json).replace(/ord_\d+/g, '').replace(/[\s.-]/g, '').includes(CARD))).toEqual([]);
-		expect(json).toMatchObject({ id, at_ms: 1764197095123, ref: `ord_${CARD}` });
+		expect(cardLeaks(json)).toEqual([]);
+		expect(json).toMatchObject({ id, at_ms: 1764197095123, ref: `ord_${luhnRun('ref')}` });
 		expect(json.message).toBe('charged card [redacted] (cvc: [redacted])');
 		expect(json.card).toEqual({ number: '[redacted]' });
 	});

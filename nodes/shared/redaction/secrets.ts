@@ -31,7 +31,7 @@ const SENSITIVE_IN_TEXT = new RegExp(
 	'gi',
 );
 /** Characters a secret may be spread over in an echo: whitespace, list and quote punctuation. */
-const SEPARATOR = /[\s.;,|"'`\\[\]{}()<>]/;
+const SEPARATOR = /[\s.;,|"'`\\[\]{}()<>/:-]/;
 /** A word that may be an encoded echo: base64(url), hex, JSON \u escapes, %-escapes. */
 const ENCODED_WORD = /(?:\\u[0-9a-fA-F]{4}|%[0-9a-fA-F]{2}|[A-Za-z0-9+/=_-]){12,}/g;
 
@@ -60,6 +60,11 @@ function isSensitiveName(name: string): boolean {
 function readable(piece: string): boolean {
 	if (!/^[A-Za-z_-]+$/.test(piece)) return false;
 	return piece.split(/[_-]+/).every((word) => /^[A-Z]?[a-z]*$|^[A-Z]*$/.test(word));
+}
+
+/** Length of a key's readable prefix (sk_live_, sk_vault_, whsec_): its pieces are not secret on their own. */
+function readablePrefix(secret: string): number {
+	return /^[a-z]{2,8}_(?:[a-z]{2,8}_)?/.exec(secret)?.[0].length ?? 0;
 }
 
 /** A value the user gave as secret that is shaped like a key: a source of pieces for success answers. */
@@ -157,19 +162,20 @@ class Pieces {
 		return this.direct.size;
 	}
 
-	add(secret: string): void {
+	/** `skip`: pieces starting in the first `skip` characters (a readable prefix such as sk_live_) are not pieces. */
+	add(secret: string, skip = 0): void {
 		if (secret.length < PIECE) return;
-		this.addDirect(secret);
+		this.addDirect(secret, false, skip);
 		const bare = compact(secret).text;
-		for (let i = 0; i + PIECE <= bare.length; i++) {
+		for (let i = skip; i + PIECE <= bare.length; i++) {
 			const piece = bare.slice(i, i + PIECE);
 			if (this.keep(piece)) this.spread.add(piece);
 		}
 		for (const form of encodings(secret)) this.addDirect(form.text, form.hex);
 	}
 
-	private addDirect(text: string, hex = false): void {
-		for (let i = 0; i + PIECE <= text.length; i++) {
+	private addDirect(text: string, hex = false, skip = 0): void {
+		for (let i = skip; i + PIECE <= text.length; i++) {
 			const piece = text.slice(i, i + PIECE);
 			if (hex && /^\d+$/.test(piece)) continue;
 			if (this.keep(piece)) this.direct.add(piece);
@@ -227,8 +233,14 @@ export class Redactor {
 	/** Every piece of every known secret: for errors. */
 	private readonly all = new Pieces(() => true);
 
-	/** Pieces certainly secret: for success answers (credential secrets and key-shaped secret values, no readable words). */
-	private readonly certain = new Pieces((piece) => !readable(piece));
+	/** Pieces certainly secret: for success answers (credential secrets without their readable prefix). */
+	private readonly certain = new Pieces(() => true);
+
+	/** The credentials' secrets whole, prefix included: what is replaced in a text that holds a certain piece. */
+	private readonly credentialsWhole = new Pieces(() => true);
+
+	/** Pieces of key-shaped values the user gave as secret, without readable words. */
+	private readonly userKeys = new Pieces((piece) => !readable(piece));
 
 	/** Short secrets (a security code given by value): redacted in errors where they stand alone. */
 	private readonly shortSecrets = new Set<string>();
@@ -242,7 +254,11 @@ export class Redactor {
 	add(secret: string, certain = true): void {
 		if (typeof secret !== 'string' || secret.length < PIECE) return;
 		this.all.add(secret);
-		if (certain || keyShaped(secret)) this.certain.add(secret);
+		if (certain) {
+			this.certain.add(secret, readablePrefix(secret));
+			this.credentialsWhole.add(secret);
+		}
+		else if (keyShaped(secret)) this.userKeys.add(secret);
 	}
 
 	/** Adds every string leaf of a value the user gave as secret (e.g. token data as an object or JSON text). */
@@ -300,25 +316,29 @@ export class Redactor {
 	 * changes. A quick test on the serialised value comes first, so a clean answer costs one pass.
 	 */
 	secrets<T>(value: T): T {
-		if (this.certain.size === 0) return value;
+		if (this.certain.size === 0 && this.userKeys.size === 0) return value;
 		const text = JSON.stringify(value) ?? '';
-		if (!this.certain.mentioned(text)) return value;
+		if (!this.mentionsCertain(text)) return value;
 		return this.walkSecrets(value, 0) as T;
 	}
 
+	private mentionsCertain(text: string): boolean {
+		return this.certain.mentioned(text) || this.userKeys.mentioned(text);
+	}
+
 	private walkSecrets(input: unknown, depth: number): unknown {
-		if (typeof input === 'string') return this.certain.mentioned(input) ? this.certain.replace(input) : input;
+		if (typeof input === 'string') return this.mentionsCertain(input) ? this.userKeys.replace(this.credentialsWhole.replace(input)) : input;
 		if (input === null || typeof input !== 'object' || depth > 20) return input;
 		if (Array.isArray(input)) {
 			const out = input.map((entry) => this.walkSecrets(entry, depth + 1));
 			// A secret cut into entries is read joined up: then every text of the list goes.
 			const joined = leaves(out).join('');
-			return joined !== '' && this.certain.mentioned(joined) ? blank(out) : out;
+			return joined !== '' && this.mentionsCertain(joined) ? blank(out) : out;
 		}
 		const out: Record<string, unknown> = {};
 		let n = 0;
 		for (const [key, inner] of Object.entries(input as Record<string, unknown>)) {
-			const name = this.certain.mentioned(key) ? `${REDACTED}${n++ === 0 ? '' : n}` : key;
+			const name = this.mentionsCertain(key) ? `${REDACTED}${n++ === 0 ? '' : n}` : key;
 			out[name] = this.walkSecrets(inner, depth + 1);
 		}
 		return out;
