@@ -1,12 +1,12 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, JsonObject } from 'n8n-workflow';
-import { NodeApiError, NodeOperationError } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 
 import { RequestGate } from '../shared/money';
 import type { Permit } from '../shared/transport/concurrency';
 import { AdaptiveConcurrency, mapLimit } from '../shared/transport/concurrency';
-import { guardOutput, outputRedactor } from '../shared/transport/outputGuard';
+import { gateError, gateOutput, outputPolicy, outputRedactor } from '../shared/redaction/gate';
+import { secretParameterNames, withRedactedNode } from '../shared/redaction/node';
 import { DEFAULT_TRANSPORT_OPTIONS, Transport } from '../shared/transport/request';
-import { VAULT_CREDENTIAL } from '../shared/credentials';
 import { buildRequest } from './buildRequest';
 import { ignoredNames } from './guessedNames';
 import { LocalChecks } from './localChecks';
@@ -14,9 +14,8 @@ import { moneyRoutesOf } from './moneyRoutes';
 import type { Operation, Resource, RunInput } from './operation';
 import { credentialOf, Params } from './operation';
 import { readList } from './readList';
-import { secretParameterNames, withRedactedNode } from './redactNode';
 import { readItemRules, readRunOptions } from './runOptions';
-import { asRecords, errorItem, toItems } from './shape';
+import { asRecords, toItems } from './shape';
 
 /** Whether n8n runs the node for an AI agent (as `<type>Tool`, or a context that says so). */
 export function isToolRun(ctx: IExecuteFunctions): boolean {
@@ -130,22 +129,15 @@ async function runOperation(ctx: IExecuteFunctions, resources: readonly Resource
 	// Single-request operations take their slot of the pool before the item is read, so items are
 	// read only as fast as the window lets them go out (no item waits, read, behind a full window).
 	const direct = !op.run && !op.list;
-	const vaultAllowList = resource.credential === VAULT_CREDENTIAL && op.revealsData !== true;
 	const perItem = await mapLimit(items, options.concurrency, async (_, itemIndex) => {
 		const slot = { permit: direct ? await pool.acquire() : undefined };
 		try {
-			// Success items: known secrets redacted; vault tokens through the allow-list (outputGuard.ts).
+			// Success items through the output gate, its policy from the routes the item's requests went to.
 			const out = await runItem(itemIndex, slot);
 			const redactor = await outputRedactor(transport, secretValues(ctx, itemIndex, itemSecretNames));
-			return guardOutput(out, redactor, vaultAllowList);
+			return gateOutput(out, outputPolicy(op, transport.familiesSent.get(itemIndex)), redactor);
 		} catch (error) {
-			const redactor = await transport.redactor(secretValues(ctx, itemIndex, itemSecretNames));
-			redactor.error(error);
-			if (ctx.continueOnFail()) return [errorItem(error, itemIndex, redactor)];
-			if (error instanceof NodeApiError) {
-				throw redactor.error(new NodeApiError(ctx.getNode(), error as unknown as JsonObject, { itemIndex }));
-			}
-			throw redactor.error(new NodeOperationError(ctx.getNode(), error as Error, { itemIndex }));
+			return gateError(ctx, error, itemIndex, await transport.redactor(secretValues(ctx, itemIndex, itemSecretNames)));
 		} finally {
 			// The item failed before its request was sent: give the slot back.
 			if (slot.permit) pool.release(slot.permit, 'neutral');

@@ -180,7 +180,7 @@ export interface Operation {
 	output?: (records: IDataObject[], p: Params) => IDataObject[];
 	/**
 	 * The output carries revealed data on purpose (token Reveal). Success items of every other
-	 * operation with the vault credential pass through the token allow-list (outputGuard.ts).
+	 * operation with the vault credential pass through the token allow-list (shared/redaction/gate.ts).
 	 */
 	revealsData?: true;
 	/**

@@ -290,6 +290,12 @@ async function moneyChecks({ inst, sb, t, rest, example }) {
 		const d = await firstDelivery(messageId);
 		const started = await finished(wf.id, 1);
 		t.check('money (migration): a V2-signed delivery to the migrated endpoint is accepted and starts the workflow', d?.status >= 200 && d?.status < 300 && started.length === 1, JSON.stringify({ status: d?.status, executions: started.length }));
+		// The merchant rolls the endpoint back to V1 in the dashboard: the node (set to V1) still receives.
+		wf.ep.signatureVersion = 'V1';
+		const rolledBack = sb.app.deliver(wf.ep.id, 'PAYMENT_REFUNDED', { refund: 'rolled back' });
+		const d2 = await firstDelivery(rolledBack);
+		const startedAfter = await finished(wf.id, 2);
+		t.check('money (rollback): after a V2 to V1 rollback in the merchant dashboard, a V1-signed delivery is accepted (no 401) and starts the workflow', d2?.status >= 200 && d2?.status < 300 && startedAfter.length === 2, JSON.stringify({ status: d2?.status, executions: startedAfter.length }));
 		await rest.request('POST', `/api/v1/workflows/${wf.id}/deactivate`, undefined, H);
 	}
 }

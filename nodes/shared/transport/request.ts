@@ -27,7 +27,7 @@ import {
 	unwrap,
 	withCancel,
 } from './http';
-import { Redactor } from './redact';
+import { Redactor } from '../redaction/secrets';
 
 /**
  * The request and its retries: every API call of both nodes goes through `Transport.request`,
@@ -118,6 +118,9 @@ export class Transport {
 
 	/** Secrets of every credential read, kept even when a credential fails its checks. */
 	private readonly secrets = new Set<string>();
+
+	/** The route families each item's requests went to (the output gate's policy is decided from them). */
+	readonly familiesSent = new Map<number | undefined, Set<Family>>();
 
 	constructor(
 		private readonly ctx: HttpContext,
@@ -213,6 +216,7 @@ export class Transport {
 	}
 
 	private async send(req: ApiRequest, permit?: Permit): Promise<ApiResponse> {
+		this.familiesSent.set(req.itemIndex, (this.familiesSent.get(req.itemIndex) ?? new Set<Family>()).add(req.family));
 		let cred: ResolvedCredential | undefined;
 		try {
 			cred = await this.resolve(this.credentialName);

@@ -1,7 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import type { Params } from '../../operation';
-import { luhnValid } from '../../../shared/transport/redact';
+import { luhnValid } from '../../../shared/redaction/cardData';
 
 /**
  * Token data rules checked on the node's side, before anything is sent. The
