@@ -131,8 +131,8 @@ describe('pacing: the start', () => {
 	});
 
 	test('an answer out of time after the first round ends the fast start: from there one more per success, as before', async () => {
-		// Traced from a start of 8: round 1 answers in 20 ms; from t = 20 on every answer takes 60 ms (more than 2x the fastest + 5 ms).
-		const { pool, perInstant } = await drive(3000, { initial: 8, latency: (_n, sentAt) => (sentAt >= 20 ? 60 : 20) });
+		// Traced from a start of 8: round 1 answers in 20 ms; from t = 20 on every answer takes 100 ms (more than 4x the fastest + 5 ms).
+		const { pool, perInstant } = await drive(3000, { initial: 8, latency: (_n, sentAt) => (sentAt >= 20 ? 100 : 20) });
 		expect(perInstant.slice(0, 2)).toEqual([
 			[0, 8],
 			[20, 64],
@@ -140,6 +140,12 @@ describe('pacing: the start', () => {
 		// The answers of round two came slow: no multiplication by 8 again, and none holds its latency for one more each.
 		expect(pool.peakLimit).toBe(64);
 		expect(pool.peakInFlight).toBe(64);
+	});
+
+	test('in the start, answers delayed up to 4x the fastest (the node busy sending a big round) still count as in time', async () => {
+		// Round 1 answers in 20 ms; answers to later sends take 60 ms: within 4x 20 + 5, so the start goes on to the ceiling.
+		const { pool } = await drive(5000, { initial: 8, latency: (_n, sentAt) => (sentAt >= 20 ? 60 : 20) });
+		expect(pool.peakLimit).toBe(1000);
 	});
 
 	test('a service that answers in 1 ms still gets the fast start (scheduling slack of 5 ms)', async () => {

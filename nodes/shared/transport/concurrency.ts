@@ -112,8 +112,9 @@ export interface AdaptiveConcurrencyOptions {
  * - Start at `initial` requests in flight; never more than `max`.
  * - Start: rounds. A round is the requests sent up to its last one, sent when
  *   the limit was last set; when that last one (or any later one) is answered
- *   in time (latency at most `latencyFactor` × the fastest answer seen +
- *   `latencySlackMs`), and no 429/503 came, the limit is multiplied by
+ *   in time (latency at most `slowLatencyFactor` × the fastest answer seen +
+ *   `latencySlackMs`: the node's own sending of a big round delays answers
+ *   too), and no 429/503 came, the limit is multiplied by
  *   `startGrowthFactor` and a new round begins. Until the round's last answer
  *   is in the limit holds, so a rate limit is found at the cost of one window
  *   of 429s, not of the growth the early answers of the round would allow.
@@ -306,7 +307,9 @@ export class AdaptiveConcurrency {
 		this.usualMs = this.usualMs === undefined ? latency : this.usualMs + 0.2 * (latency - this.usualMs);
 		this.successTimes.push(now);
 		this.forgetSuccessesBefore(now - this.throughputWindowMs);
-		const holds = latency <= this.fastestMs * this.latencyFactor + this.latencySlackMs;
+		// In the start, an answer is in time up to the slow mark: the node's own sending of a large
+		// round delays its answers too, and a service that queues shows far more than that.
+		const holds = latency <= this.fastestMs * (this.starting ? this.slowLatencyFactor : this.latencyFactor) + this.latencySlackMs;
 		if (!holds) {
 			// Past the first round, an answer out of time ends the start: growth is one per success from here.
 			if (this.starting && (permit.seq ?? 0) >= this.initial) this.starting = false;
