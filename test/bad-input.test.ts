@@ -8,7 +8,7 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { useSandbox } from './fixtures';
+import { useSandbox } from './support/fixtures';
 // The compiled rows, exactly what the node runs.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { resources } = require('../dist/nodes/VaultStore/resources') as typeof import('../nodes/VaultStore/resources');

@@ -8,7 +8,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { CHECKS } from '../nodes/VaultStore/checks';
-import { useSandbox } from './fixtures';
+import { useSandbox } from './support/fixtures';
 
 const f = useSandbox({ orders: 5 });
 

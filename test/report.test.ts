@@ -3,7 +3,7 @@ import { BinaryDataService } from 'n8n-core';
 import type { IBinaryData } from 'n8n-workflow';
 
 import type { ReportFile, ReportRecord } from '../sandbox/resources/reports';
-import { jsonOf, items, useSandbox } from './fixtures';
+import { jsonOf, items, useSandbox } from './support/fixtures';
 
 const f = useSandbox({ orders: 250 });
 

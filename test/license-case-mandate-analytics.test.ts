@@ -2,7 +2,7 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { casesOf } from '../sandbox/resources/cases';
 import { catalogOf, licensePool } from '../sandbox/resources/products';
-import { items, jsonOf, useSandbox } from './fixtures';
+import { items, jsonOf, useSandbox } from './support/fixtures';
 
 const f = useSandbox({ orders: 120 });
 

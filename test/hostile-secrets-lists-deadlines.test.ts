@@ -12,12 +12,12 @@ import type { WebhookEndpoint } from '../sandbox/state';
 import fc from 'fast-check';
 
 import { Redactor } from '../nodes/shared/transport/redact';
-import { jsonOf, useSandbox } from './fixtures';
-import type { CredentialSet } from './harness';
-import { logLines } from './harness';
-import { serialiseAll } from './secret-scan';
-import type { TriggerInstance } from './trigger-harness';
-import { createTrigger } from './trigger-harness';
+import { jsonOf, useSandbox } from './support/fixtures';
+import type { CredentialSet } from './support/harness';
+import { logLines } from './support/harness';
+import { serialiseAll } from './support/secret-scan';
+import type { TriggerInstance } from './support/trigger-harness';
+import { createTrigger } from './support/trigger-harness';
 
 const f = useSandbox();
 

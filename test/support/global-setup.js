@@ -6,9 +6,9 @@ const os = require('node:os');
 const path = require('node:path');
 
 module.exports = async () => {
-	const pkg = require('../package.json');
+	const pkg = require('../../package.json');
 	const missing = [...pkg.n8n.nodes, ...pkg.n8n.credentials].filter(
-		(p) => !fs.existsSync(path.join(__dirname, '..', p)),
+		(p) => !fs.existsSync(path.join(__dirname, '..', '..', p)),
 	);
 	if (missing.length) {
 		throw new Error(`Build the package first (npm run build): missing ${missing.join(', ')}`);

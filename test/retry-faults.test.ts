@@ -9,8 +9,8 @@ import type { IDataObject } from 'n8n-workflow';
 
 import type { FaultSpec } from '../sandbox/faults';
 import { mapLimit } from '../nodes/shared/transport/concurrency';
-import { runNode } from './harness';
-import { useSandbox } from './fixtures';
+import { runNode } from './support/harness';
+import { useSandbox } from './support/fixtures';
 
 const RUNS = Number(process.env.VS_FAULT_RUNS ?? 200);
 const PARALLEL_RUNS = 20;

@@ -7,7 +7,7 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { jsonOf, useSandbox } from './fixtures';
+import { jsonOf, useSandbox } from './support/fixtures';
 
 const f = useSandbox({ orders: 120 });
 const rl = (value: string) => ({ __rl: true, mode: 'id', value });

@@ -7,8 +7,8 @@ import type { AddressInfo } from 'node:net';
 
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
-import type { Sandbox, SandboxOptions } from '../sandbox/server';
-import { startSandbox } from '../sandbox/server';
+import type { Sandbox, SandboxOptions } from '../../sandbox/server';
+import { startSandbox } from '../../sandbox/server';
 import type { CredentialSet, RunResult } from './harness';
 import { runNode } from './harness';
 

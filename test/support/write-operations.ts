@@ -11,25 +11,25 @@
  */
 import type { IDataObject, INodeProperties } from 'n8n-workflow';
 
-import type { Operation, Resource } from '../nodes/VaultStore/operation';
-import { resourceParameters } from '../nodes/VaultStore/descriptions';
-import { resources } from '../nodes/VaultStore/resources';
-import { casesOf } from '../sandbox/resources/cases';
-import { categoriesOf } from '../sandbox/resources/categories';
-import type { CheckoutSession, Paylink } from '../sandbox/resources/checkout';
-import type { Dispute } from '../sandbox/resources/disputes';
-import { disputesOf } from '../sandbox/resources/disputes';
-import type { Meter } from '../sandbox/resources/meters';
-import { metersOf } from '../sandbox/resources/meters';
-import { refundable } from '../sandbox/resources/orders';
-import { catalogOf, licensePool } from '../sandbox/resources/products';
-import type { ReportRecord } from '../sandbox/resources/reports';
-import { MAX_ACTIVE_REPORTS, STEP_MS } from '../sandbox/resources/reports';
-import type { SubscriptionRecord } from '../sandbox/resources/subscriptions';
-import type { Sandbox } from '../sandbox/server';
-import type { WebhookEndpoint } from '../sandbox/state';
-import { round2 } from '../sandbox/util';
-import type { TokenRecord } from '../sandbox/vault';
+import type { Operation, Resource } from '../../nodes/VaultStore/operation';
+import { resourceParameters } from '../../nodes/VaultStore/descriptions';
+import { resources } from '../../nodes/VaultStore/resources';
+import { casesOf } from '../../sandbox/resources/cases';
+import { categoriesOf } from '../../sandbox/resources/categories';
+import type { CheckoutSession, Paylink } from '../../sandbox/resources/checkout';
+import type { Dispute } from '../../sandbox/resources/disputes';
+import { disputesOf } from '../../sandbox/resources/disputes';
+import type { Meter } from '../../sandbox/resources/meters';
+import { metersOf } from '../../sandbox/resources/meters';
+import { refundable } from '../../sandbox/resources/orders';
+import { catalogOf, licensePool } from '../../sandbox/resources/products';
+import type { ReportRecord } from '../../sandbox/resources/reports';
+import { MAX_ACTIVE_REPORTS, STEP_MS } from '../../sandbox/resources/reports';
+import type { SubscriptionRecord } from '../../sandbox/resources/subscriptions';
+import type { Sandbox } from '../../sandbox/server';
+import type { WebhookEndpoint } from '../../sandbox/state';
+import { round2 } from '../../sandbox/util';
+import type { TokenRecord } from '../../sandbox/vault';
 
 export interface WriteCase {
 	/** Resource parameter value. */

@@ -19,9 +19,9 @@ import { Workflow } from 'n8n-workflow';
 import { VaultStoreStoreApi } from '../credentials/VaultStoreStoreApi.credentials';
 import { VaultStoreVaultApi } from '../credentials/VaultStoreVaultApi.credentials';
 import { listSearch } from '../nodes/VaultStore/listSearch';
-import { useSandbox } from './fixtures';
-import { pieceLeaks, serialiseAll } from './secret-scan';
-import type { CredentialSet } from './harness';
+import { useSandbox } from './support/fixtures';
+import { pieceLeaks, serialiseAll } from './support/secret-scan';
+import type { CredentialSet } from './support/harness';
 import {
 	credentialRefs,
 	ensureBinaryData,
@@ -31,8 +31,8 @@ import {
 	NODE_TYPE,
 	PackageNodeTypes,
 	TestCredentialsHelper,
-} from './harness';
-import { createTrigger } from './trigger-harness';
+} from './support/harness';
+import { createTrigger } from './support/trigger-harness';
 
 const f = useSandbox();
 
