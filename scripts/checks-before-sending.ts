@@ -3,8 +3,10 @@
  * the spec's words (an error, nothing is sent) or the node's own rule (a
  * warning: an execution hint, the value is sent, "Skip Local Checks" turns it
  * off). The README's checks table is generated from this list
- * (scripts/operations-table.js) and test/checks.test.ts runs an example of
- * every row, so the list, the README and the code cannot drift apart.
+ * (scripts/operations-table.js) and test/checks-before-sending.test.ts runs an
+ * example of every row, so the list, the README and the code cannot drift
+ * apart. It is documentation, not node code: it lives outside nodes/ so it
+ * never ships in the package.
  *
  * `input` rows are about what the node is given, not about a value the
  * service might accept (JSON that does not parse, a name given twice, two
@@ -45,7 +47,7 @@ const kept = (key: string, where: string, field: string, rule: string, why: stri
 });
 const input = (key: string, where: string, field: string, rule: string): Check => ({ key, where, field, rule, source: 'input', level: 'error' });
 
-export const CHECKS: Check[] = [
+export const CHECKS_BEFORE_SENDING: Check[] = [
 	// Every operation
 	spec('pathId', 'every operation with an ID', 'store path IDs', 'prefix where given; 12 to 48 characters', 'Path parameters: ... productId prefix `prd_`; orderId prefix `ord_` ... Every path id has length 12 to 48.'),
 	kept('pathIdChars', 'every operation with an ID', 'path IDs', 'letters, digits, _ and - only', 'the ID must stay one segment of the path (the editor\'s ID field has the same pattern)'),

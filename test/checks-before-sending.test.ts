@@ -1,5 +1,5 @@
 /**
- * Every row of the checks table (nodes/VaultStore/checks.ts, the README's
+ * Every row of the checks table (scripts/checks-before-sending.ts, the README's
  * "Checks before sending") behaves as listed: an error row refuses its example
  * with an error naming the field and sends nothing; a warning row sends the
  * value, adds a warning execution hint, and "Skip Local Checks" silences it.
@@ -7,7 +7,7 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { CHECKS } from '../nodes/VaultStore/checks';
+import { CHECKS_BEFORE_SENDING as CHECKS } from '../scripts/checks-before-sending';
 import { useSandbox } from './support/fixtures';
 
 const f = useSandbox({ orders: 5 });

@@ -22,7 +22,7 @@ describe('README', () => {
 		expect(readmeSection(readme)).toBe(operationsTable());
 	});
 
-	test('the checks table is the one generated from nodes/VaultStore/checks.ts', () => {
+	test('the checks table is the one generated from scripts/checks-before-sending.ts', () => {
 		expect(checksSection(readme)).toBe(checksTable());
 	});
 
