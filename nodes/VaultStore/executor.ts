@@ -19,6 +19,7 @@ import type { EventOrigin, KeySource } from '../shared/transport/idempotency';
 import { IdempotencyKeys, writeFingerprint } from '../shared/transport/idempotency';
 import { WriteRecord } from '../shared/writeRecord';
 import { VAULT_CREDENTIAL } from '../shared/credentials';
+import { eventIdOf, isTriggerNodeType } from '../shared/events';
 import { guardOutput, outputRedactor } from '../shared/transport/outputGuard';
 import { checkRecords, DEFAULT_MAX_ITEMS, paginate, readPage, UnexpectedAnswerError, walkCursor } from '../shared/transport/paginate';
 import type { Redactor } from '../shared/transport/redact';
@@ -156,16 +157,6 @@ function applyExtras(op: Operation, p: Params, request: ApiRequest): void {
 	}
 }
 
-const TRIGGER_TYPE = /(^|\.)vaultStoreTrigger$/;
-
-/** The delivery id of a Vault Store Trigger item: the message id, else the delivery id of its meta. */
-function eventIdOf(json: IDataObject | undefined): string | undefined {
-	if (!json) return undefined;
-	if (typeof json.id === 'string' && json.id !== '') return json.id;
-	const meta = json.meta as IDataObject | undefined;
-	return typeof meta?.deliveryId === 'string' && meta.deliveryId !== '' ? meta.deliveryId : undefined;
-}
-
 /**
  * For each input item, the Vault Store Trigger delivery it descends from
  * (through n8n's paired items); undefined for items that do not descend from one.
@@ -176,7 +167,7 @@ function eventOrigins(ctx: IExecuteFunctions, count: number): (EventOrigin | und
 	try {
 		triggers = ctx
 			.getParentNodes(ctx.getNode().name)
-			.filter((node) => TRIGGER_TYPE.test(node.type) && !node.disabled)
+			.filter((node) => isTriggerNodeType(node.type) && !node.disabled)
 			.map((node) => node.name);
 	} catch {
 		return out;

@@ -8,6 +8,7 @@ import type {
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { STORE_CREDENTIAL } from '../shared/credentials';
+import { TRIGGER_NODE_NAME } from '../shared/events';
 import { triggerProperties } from './description';
 import { createEndpoint, deleteEndpoint, endpointExists } from './lifecycle';
 import { receiveDelivery } from './receive';
@@ -23,7 +24,7 @@ import { receiveDelivery } from './receive';
 export class VaultStoreTrigger implements INodeType {
 	description: INodeTypeDescription = {
 		displayName: 'Vault Store Trigger',
-		name: 'vaultStoreTrigger',
+		name: TRIGGER_NODE_NAME,
 		icon: { light: 'file:../../icons/vaultStore.svg', dark: 'file:../../icons/vaultStore.dark.svg' },
 		group: ['trigger'],
 		version: 1,

@@ -1,6 +1,7 @@
 import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
 import { STORE_CREDENTIAL } from '../shared/credentials';
+import type { DeliveryMeta } from '../shared/events';
 import { readEvents, readOptions, readVersion } from './description';
 import type { TriggerOptions } from './description';
 import { SeenIds, signedContentKey } from './duplicates';
@@ -238,7 +239,7 @@ export async function receiveDelivery(ctx: IWebhookFunctions): Promise<IWebhookR
 			return ignore('event not selected');
 		}
 
-		const meta: IDataObject = {
+		const meta: DeliveryMeta & IDataObject = {
 			deliveryId: verdict.id,
 			timestamp: verdict.timestamp,
 			signatureVersion: verdict.version,
