@@ -3,6 +3,7 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import { STORE_CREDENTIAL } from '../shared/credentials';
 import { Transport } from '../shared/transport/request';
+import { WEBHOOK_ROUTES, webhookRequest } from '../shared/webhookRoutes';
 import type { TriggerOptions } from './description';
 import { checkNote, readEvents, readManageEndpoint, readOptions, readVersion } from './description';
 import { bindingOf, registrationSecret, secretShapeProblem } from './secrets';
@@ -99,10 +100,6 @@ function rememberVersions(data: IDataObject, chosen: SignatureVersion, endpoint:
 	data.signatureVersion = endpoint;
 }
 
-function endpointPath(webhookId: string): string {
-	return `/webhooks/${encodeURIComponent(webhookId)}`;
-}
-
 function asRecord(value: unknown): IDataObject {
 	return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as IDataObject) : {};
 }
@@ -124,7 +121,7 @@ function differences(endpoint: IDataObject, s: Settings): string[] {
 /** Deletes one endpoint; a 404 counts as deleted. Other failures are logged and reported as false. */
 async function removeEndpoint(ctx: IHookFunctions, transport: Transport, webhookId: string): Promise<boolean> {
 	try {
-		await transport.request({ family: 'core', method: 'DELETE', path: endpointPath(webhookId) });
+		await transport.request({ ...webhookRequest(WEBHOOK_ROUTES.delete, webhookId) });
 		return true;
 	} catch (error) {
 		if (httpCodeOf(error) === '404') return true;
@@ -298,7 +295,7 @@ export async function endpointExists(ctx: IHookFunctions): Promise<boolean> {
 	if (typeof webhookId !== 'string' || webhookId === '') return false;
 
 	const found = await settle(
-		async () => await transport.request({ family: 'stores', method: 'GET', path: endpointPath(webhookId) }),
+		async () => await transport.request({ ...webhookRequest(WEBHOOK_ROUTES.get, webhookId) }),
 	);
 	if (!found.ok) {
 		if (httpCodeOf(found.error) === '404') {
@@ -340,7 +337,7 @@ export async function endpointExists(ctx: IHookFunctions): Promise<boolean> {
 	// carries no Idempotency-Key, so the transport sends it once even when the answer is lost.
 	const body: IDataObject = { url: s.url, eventTypes: s.events, note: s.note, signatureVersion: wanted };
 	const updated = await settle(
-		async () => await transport.request({ family: 'core', method: 'PATCH', path: endpointPath(webhookId), body }),
+		async () => await transport.request({ ...webhookRequest(WEBHOOK_ROUTES.update, webhookId), body }),
 	);
 	if (updated.ok) {
 		ctx.logger.info(
@@ -428,7 +425,7 @@ export async function createEndpoint(ctx: IHookFunctions): Promise<boolean> {
 	// below is then about the request itself.
 	await transport.url('core', '/webhooks');
 	const created = await settle(
-		async () => await transport.request({ family: 'core', method: 'POST', path: '/webhooks', body }),
+		async () => await transport.request({ ...WEBHOOK_ROUTES.create, body }),
 	);
 	if (!created.ok) {
 		const refusal = httpsRefusal(ctx, s, created.error);
@@ -502,7 +499,7 @@ async function requestTestDelivery(ctx: IHookFunctions, transport: Transport, we
 	const eventType = events.find((event) => /^(PAYMENT|SUBSCRIPTION)_/.test(event));
 	if (eventType === undefined) return;
 	try {
-		await transport.request({ family: 'stores', method: 'POST', path: `${endpointPath(webhookId)}/test`, body: { eventType } });
+		await transport.request({ ...webhookRequest(WEBHOOK_ROUTES.sendTest, webhookId), body: { eventType } });
 	} catch (error) {
 		ctx.logger.warn(
 			`Vault Store Trigger: the service did not send a test event (${error instanceof Error ? error.message : 'unknown error'}); send one from the service, or use Vault Store → Webhook → Send Test`,
