@@ -10,7 +10,7 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 import { STORE_CREDENTIAL } from '../shared/credentials';
 import { TRIGGER_NODE_NAME } from '../shared/events';
 import { triggerProperties } from './description';
-import { createEndpoint, deleteEndpoint, endpointExists } from './lifecycle';
+import { createEndpoint, deleteEndpoint, endpointExists } from './webhookMethods';
 import { receiveDelivery } from './receive';
 
 /**
