@@ -10,7 +10,7 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 import { STORE_CREDENTIAL } from '../shared/credentials';
 import { TRIGGER_NODE_NAME } from '../shared/events';
 import { triggerProperties } from './description';
-import { createEndpoint, deleteEndpoint, endpointExists } from './webhookMethods';
+import * as endpoint from './webhookMethods';
 import { receiveDelivery } from './receive';
 
 /**
@@ -45,13 +45,13 @@ export class VaultStoreTrigger implements INodeType {
 	webhookMethods = {
 		default: {
 			async checkExists(this: IHookFunctions): Promise<boolean> {
-				return await endpointExists(this);
+				return await endpoint.checkExists(this);
 			},
 			async create(this: IHookFunctions): Promise<boolean> {
-				return await createEndpoint(this);
+				return await endpoint.create(this);
 			},
 			async delete(this: IHookFunctions): Promise<boolean> {
-				return await deleteEndpoint(this);
+				return await endpoint.delete(this);
 			},
 		},
 	};

@@ -6,35 +6,30 @@ import { Transport } from '../shared/transport/request';
 import { WEBHOOK_ROUTES, webhookRequest } from '../shared/webhookRoutes';
 import type { TriggerOptions } from './description';
 import { checkNote, readEvents, readManageEndpoint, readOptions, readVersion } from './description';
-import { bindingOf, registrationSecret, secretShapeProblem } from './secrets';
+import { bindingOf, checkPreviousSecret, checkSigningSecret, noteRotation, SIGNING_SECRET_FIELD } from './secrets';
+import { httpCodeOf, logContext } from './hookContext';
+import {
+	clearStaticData,
+	rememberVersions,
+	removeOrKeep,
+	removeStale,
+	settleRegistrationSecret,
+} from './staticData';
 import type { SignatureVersion } from './verify';
 
 /**
- * Endpoint lifecycle of the trigger: register the n8n webhook URL at the service on
- * activation, check it on start-up (and update it in place when the node's URL, events,
- * note or signature version differ from it), delete it on deactivation.
- *
- * Static data of the node (workflow static data, type 'node'):
- *   webhookId        id of the endpoint this node registered (whk_...)
- *   signingSecret    only when the creation response carries a secret (field `secret` or
- *                    `signingSecret`): used while the credential's Webhook Signing Secret
- *                    is what it was at registration (see secrets.ts)
- *   signingSecretFor the binding of that secret to the credential's secret then (an HMAC,
- *                    no secret of the credential); a changed credential wins at once
- *   staleWebhookIds  endpoints this node no longer wants but could not delete (the DELETE
- *                    failed other than with 404): at most MAX_STALE_IDS, oldest first.
- *                    An id leaves static data only once its DELETE succeeded or answered
- *                    404. They are retried on every activation (checkExists or create)
- *                    and deactivation (delete).
+ * The trigger's webhook methods, named as n8n names them (webhookMethods.default of the node):
+ * checkExists on every activation, create when it answers false, delete on deactivation.
+ * They register n8n's webhook URL as an endpoint of the store, check it on start-up (and
+ * update it in place when the node's URL, events, note or signature version differ from it),
+ * and delete it on deactivation. What they keep between calls is in staticData.ts; the
+ * credential checks they make are in secrets.ts; the routes are nodes/shared/webhookRoutes.ts.
  *
  * n8n ignores the return value of delete() and skips saving static data when a webhook
  * method throws, so delete() never throws: failures are logged and reported as false.
  * Static data changed during an activation that fails is not saved by n8n either; what
  * was saved before (the previous webhookId, earlier stale ids) is retried instead.
  */
-
-export const SIGNING_SECRET_FIELD = 'Webhook Signing Secret';
-export const PREVIOUS_SECRET_FIELD = 'Previous Signing Secret';
 
 interface Settings {
 	url: string;
@@ -43,9 +38,6 @@ interface Settings {
 	note: string;
 	options: TriggerOptions;
 }
-
-/** At most this many undeletable endpoint ids are kept for later attempts. */
-export const MAX_STALE_IDS = 20;
 
 /** The node's settings; throws a NodeOperationError naming the field for an invalid option or note. */
 function readSettings(ctx: IHookFunctions): Settings {
@@ -62,15 +54,6 @@ function readSettings(ctx: IHookFunctions): Settings {
 	};
 }
 
-function logContext(ctx: IHookFunctions): IDataObject {
-	return { workflowId: ctx.getWorkflow().id, node: ctx.getNode().name };
-}
-
-function httpCodeOf(error: unknown): string | undefined {
-	const code = (error as { httpCode?: unknown } | null)?.httpCode;
-	return typeof code === 'string' ? code : undefined;
-}
-
 type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
 
 /** Runs a request and hands back its result or error, so errors are rethrown outside a catch clause. */
@@ -80,24 +63,6 @@ async function settle<T>(run: () => Promise<T>): Promise<Settled<T>> {
 	} catch (error) {
 		return { ok: false, error };
 	}
-}
-
-function clearStaticData(data: IDataObject): void {
-	delete data.webhookId;
-	delete data.signingSecret;
-	delete data.signingSecretFor;
-	delete data.chosenVersion;
-	delete data.signatureVersion;
-}
-
-/**
- * After an activation: the node's Signature Version as the user set it (a
- * later change of it is what the node sends to the service) and the version
- * the endpoint has at the service (what deliveries are verified with).
- */
-function rememberVersions(data: IDataObject, chosen: SignatureVersion, endpoint: SignatureVersion): void {
-	data.chosenVersion = chosen;
-	data.signatureVersion = endpoint;
 }
 
 function asRecord(value: unknown): IDataObject {
@@ -118,68 +83,6 @@ function differences(endpoint: IDataObject, s: Settings): string[] {
 	].filter((name) => name !== '');
 }
 
-/** Deletes one endpoint; a 404 counts as deleted. Other failures are logged and reported as false. */
-async function removeEndpoint(ctx: IHookFunctions, transport: Transport, webhookId: string): Promise<boolean> {
-	try {
-		await transport.request({ ...webhookRequest(WEBHOOK_ROUTES.delete, webhookId) });
-		return true;
-	} catch (error) {
-		if (httpCodeOf(error) === '404') return true;
-		// Transport errors never carry the secret key or the signing secret.
-		const reason = error instanceof Error ? error.message : 'unknown error';
-		ctx.logger.warn(
-			`Vault Store Trigger: could not delete webhook endpoint ${webhookId} at the service (${reason}); it is kept and deleted again at the next activation or deactivation`,
-			logContext(ctx),
-		);
-		return false;
-	}
-}
-
-function staleIdsOf(data: IDataObject): string[] {
-	const list = data.staleWebhookIds;
-	if (!Array.isArray(list)) return [];
-	return [...new Set(list.filter((id): id is string => typeof id === 'string' && id !== ''))];
-}
-
-/** Stores the list (oldest first, without repeats); beyond MAX_STALE_IDS the oldest are dropped, with a warning. */
-function setStaleIds(ctx: IHookFunctions, data: IDataObject, ids: string[]): void {
-	const unique = [...new Set(ids)];
-	const dropped = unique.slice(0, Math.max(0, unique.length - MAX_STALE_IDS));
-	for (const id of dropped) {
-		ctx.logger.warn(
-			`Vault Store Trigger: webhook endpoint ${id} could not be deleted and is no longer retried (more than ${MAX_STALE_IDS} are pending); delete it in the merchant dashboard`,
-			logContext(ctx),
-		);
-	}
-	const kept = unique.slice(dropped.length);
-	if (kept.length === 0) delete data.staleWebhookIds;
-	else data.staleWebhookIds = kept;
-}
-
-/** Deletes `webhookId`, or keeps it for a later attempt when that fails. True when it is gone. */
-async function removeOrKeep(
-	ctx: IHookFunctions,
-	transport: Transport,
-	data: IDataObject,
-	webhookId: string,
-): Promise<boolean> {
-	if (await removeEndpoint(ctx, transport, webhookId)) return true;
-	setStaleIds(ctx, data, [...staleIdsOf(data).filter((id) => id !== webhookId), webhookId]);
-	return false;
-}
-
-/** Tries once more to delete every kept endpoint; forgets those deleted. True when none is left. */
-async function removeStale(ctx: IHookFunctions, transport: Transport, data: IDataObject): Promise<boolean> {
-	const ids = staleIdsOf(data);
-	if (ids.length === 0) return true;
-	const left: string[] = [];
-	for (const id of ids) {
-		if (!(await removeEndpoint(ctx, transport, id))) left.push(id);
-	}
-	setStaleIds(ctx, data, left);
-	return left.length === 0;
-}
-
 /** The error for an https-only refusal of n8n's http:// webhook URL (400/422), else undefined. */
 function httpsRefusal(ctx: IHookFunctions, s: Settings, error: unknown): NodeOperationError | undefined {
 	const code = httpCodeOf(error);
@@ -194,93 +97,11 @@ function httpsRefusal(ctx: IHookFunctions, s: Settings, error: unknown): NodeOpe
 	);
 }
 
-/** Refuses a previous secret that anyone could sign with. */
-function checkPreviousSecret(ctx: IHookFunctions, previous: string, version: SignatureVersion): void {
-	const problem = secretShapeProblem(previous, version);
-	if (problem === undefined) return;
-	throw new NodeOperationError(ctx.getNode(), `Credential field "${PREVIOUS_SECRET_FIELD}" ${problem}`, {
-		description: `Clear "${PREVIOUS_SECRET_FIELD}", or paste the whole secret being replaced. A short or blank secret is a key anyone can sign with.`,
-	});
-}
-
-/**
- * Warns (once per activation) while a previous signing secret is set; refuses a signing or
- * previous secret that is blank, whitespace, a bare prefix, too short or (V2) not a key:
- * anyone could sign with it.
- */
-async function noteRotation(ctx: IHookFunctions, version: SignatureVersion): Promise<void> {
-	let previous = '';
-	let current = '';
-	try {
-		const credentials = (await ctx.getCredentials(STORE_CREDENTIAL)) as IDataObject;
-		previous = typeof credentials.previousSigningSecret === 'string' ? credentials.previousSigningSecret : '';
-		current = typeof credentials.signingSecret === 'string' ? credentials.signingSecret : '';
-	} catch {
-		return; // The requests that follow report credential problems.
-	}
-	// Also at an activation that finds its endpoint in place (create() is not called then).
-	if (current !== '') checkSigningSecret(ctx, current, version, 'credential');
-	if (previous === '') return;
-	checkPreviousSecret(ctx, previous, version);
-	ctx.logger.warn(
-		`Vault Store Trigger: the credential still has a "${PREVIOUS_SECRET_FIELD}": deliveries signed with it or with "${SIGNING_SECRET_FIELD}" are accepted. Clear it once the service signs with the new secret.`,
-		logContext(ctx),
-	);
-}
-
-/** Throws a clear error naming the credential field when `secret` cannot verify `version` deliveries. */
-function checkSigningSecret(ctx: IHookFunctions, secret: string, version: SignatureVersion, source: string): void {
-	if (secret === '') {
-		throw new NodeOperationError(
-			ctx.getNode(),
-			`Credential field "${SIGNING_SECRET_FIELD}" is empty: the trigger needs it to verify deliveries`,
-			{ description: 'Copy the signing secret (whsec_...) of the store from the merchant dashboard into the credential.' },
-		);
-	}
-	const problem = secretShapeProblem(secret, version);
-	if (problem === undefined) return;
-	throw new NodeOperationError(
-		ctx.getNode(),
-		source === 'credential'
-			? `Credential field "${SIGNING_SECRET_FIELD}" ${problem}`
-			: `The signing secret returned by the service ${problem}`,
-		{ description: 'A signing secret has at least 24 characters after its prefix (V2: base64 of at least 16 bytes) and no spaces. Copy it again from the merchant dashboard.' },
-	);
-}
-
-/**
- * A secret the service returned at registration, once the credential has changed since, is
- * no longer used (secrets.ts): forget it. Static data of an older version (no binding) is bound
- * to the credential as it is now.
- */
-async function settleRegistrationSecret(ctx: IHookFunctions, data: IDataObject): Promise<void> {
-	if (typeof data.signingSecret !== 'string' || data.signingSecret === '') return;
-	let current = '';
-	try {
-		const credentials = (await ctx.getCredentials(STORE_CREDENTIAL)) as IDataObject;
-		current = typeof credentials.signingSecret === 'string' ? credentials.signingSecret : '';
-	} catch {
-		return;
-	}
-	if (typeof data.signingSecretFor !== 'string') {
-		data.signingSecretFor = bindingOf(data.signingSecret, current);
-		return;
-	}
-	if (registrationSecret(data, current) === undefined) {
-		delete data.signingSecret;
-		delete data.signingSecretFor;
-		ctx.logger.info(
-			`Vault Store Trigger: the credential's "${SIGNING_SECRET_FIELD}" changed since the endpoint was registered; the secret the service returned then is no longer used`,
-			logContext(ctx),
-		);
-	}
-}
-
 /**
  * checkExists, the first call of every activation. Kept stale endpoints are retried here when
  * it answers true; when it answers false, n8n calls create() next, which retries them.
  */
-export async function endpointExists(ctx: IHookFunctions): Promise<boolean> {
+export async function checkExists(ctx: IHookFunctions): Promise<boolean> {
 	const s = readSettings(ctx);
 	const data = ctx.getWorkflowStaticData('node');
 	const transport = new Transport(ctx, STORE_CREDENTIAL);
@@ -392,7 +213,7 @@ function mayHaveBeenApplied(error: unknown): boolean {
 	return code === undefined || !/^4\d\d$/.test(code);
 }
 
-export async function createEndpoint(ctx: IHookFunctions): Promise<boolean> {
+export async function create(ctx: IHookFunctions): Promise<boolean> {
 	const s = readSettings(ctx);
 	const data = ctx.getWorkflowStaticData('node');
 	const transport = new Transport(ctx, STORE_CREDENTIAL);
@@ -512,7 +333,7 @@ async function requestTestDelivery(ctx: IHookFunctions, transport: Transport, we
  * delete (deactivation). Never throws (n8n would skip saving static data); false when an
  * endpoint could not be deleted: it is logged and kept in staleWebhookIds for later.
  */
-export async function deleteEndpoint(ctx: IHookFunctions): Promise<boolean> {
+async function deleteEndpoint(ctx: IHookFunctions): Promise<boolean> {
 	try {
 		// Only Manage Endpoint is read: an invalid other option must not block deactivation.
 		const manage = readManageEndpoint(ctx.getNodeParameter('options', {}) as IDataObject);
@@ -533,3 +354,6 @@ export async function deleteEndpoint(ctx: IHookFunctions): Promise<boolean> {
 		return false;
 	}
 }
+
+// `delete` is a reserved word as a function name, not as an export name: the three exports read as n8n's.
+export { deleteEndpoint as delete };
