@@ -1,7 +1,7 @@
 /**
- * createVerifier(options) is verifySignature with the keys derived once: a verifier made
+ * createVerifier(options) is verifyDelivery with the keys derived once: a verifier made
  * for an endpoint and reused over many deliveries, in any order and of any scheme, gives
- * exactly the verdict verifySignature gives for each delivery on its own. Signatures come
+ * exactly the verdict verifyDelivery gives for each delivery on its own. Signatures come
  * from @noble/hashes (pure JS), independent of the node:crypto code under test.
  */
 import { hmac } from '@noble/hashes/hmac';
@@ -10,7 +10,7 @@ import { bytesToHex } from '@noble/hashes/utils';
 
 import {
 	createVerifier,
-	verifySignature,
+	verifyDelivery,
 	type Delivery,
 	type Verdict,
 	type VerifierOptions,
@@ -72,10 +72,10 @@ for (const version of ['V1', 'V2'] as const) {
 	}
 }
 
-const oneShot = (options: VerifierOptions, delivery: Delivery): Verdict => verifySignature({ ...options, ...delivery });
+const oneShot = (options: VerifierOptions, delivery: Delivery): Verdict => verifyDelivery({ ...options, ...delivery });
 
 describe('createVerifier', () => {
-	it.each(endpoints)('%s: every delivery, forwards then backwards, as verifySignature', (_label, options) => {
+	it.each(endpoints)('%s: every delivery, forwards then backwards, as verifyDelivery', (_label, options) => {
 		const verify = createVerifier(options);
 		for (const [name, delivery] of [...deliveries, ...[...deliveries].reverse()]) {
 			expect([name, verify(delivery)]).toEqual([name, oneShot(options, delivery)]);

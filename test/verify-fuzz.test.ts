@@ -22,7 +22,7 @@ import { sha256 } from '@noble/hashes/sha2';
 import { bytesToHex } from '@noble/hashes/utils';
 import fc from 'fast-check';
 
-import { verifySignature, type Verdict, type VerifyInput } from '../nodes/VaultStoreTrigger/verify';
+import { verifyDelivery, type Verdict, type VerifyInput } from '../nodes/VaultStoreTrigger/verify';
 
 jest.setTimeout(180000);
 
@@ -105,7 +105,7 @@ function isPlainId(id: string | undefined): boolean {
 function run(input: unknown): Verdict | 'threw' {
 	counts.cases++;
 	try {
-		return verifySignature(input as VerifyInput);
+		return verifyDelivery(input as VerifyInput);
 	} catch {
 		counts.exceptions++;
 		return 'threw';
@@ -829,7 +829,7 @@ describe('verifier fuzzing (fast-check)', () => {
 				`  garbage rejected:                     ${counts.garbageRejected}`,
 				`  false accepts:                        ${counts.falseAccepts}`,
 				`  false rejects:                        ${counts.falseRejects}`,
-				`  exceptions escaping verifySignature:  ${counts.exceptions}`,
+				`  exceptions escaping verifyDelivery:  ${counts.exceptions}`,
 			].join('\n'),
 		);
 	});

@@ -5,7 +5,7 @@ import { bytesToHex } from '@noble/hashes/utils';
 import { SeenIds } from '../nodes/VaultStoreTrigger/duplicates';
 import {
 	decodeSigningSecret,
-	verifySignature,
+	verifyDelivery,
 	type Verdict,
 	type VerifyInput,
 } from '../nodes/VaultStoreTrigger/verify';
@@ -56,7 +56,7 @@ const reasonsSeen: string[] = [];
 
 function verify(input: Partial<VerifyInput> & Pick<VerifyInput, 'secret' | 'version'>): Verdict {
 	secretsUsed.add(input.secret);
-	const verdict = verifySignature({
+	const verdict = verifyDelivery({
 		rawBody: undefined,
 		headers: {},
 		nowMs: 0,
@@ -592,7 +592,7 @@ describe('never throws', () => {
 	])('%s yields ok: false', (_label, input) => {
 		let verdict: Verdict | undefined;
 		expect(() => {
-			verdict = verifySignature(input as unknown as VerifyInput);
+			verdict = verifyDelivery(input as unknown as VerifyInput);
 		}).not.toThrow();
 		expect(verdict?.ok).toBe(false);
 	});

@@ -2,12 +2,13 @@ import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-w
 
 import { STORE_CREDENTIAL } from '../shared/credentials';
 import type { DeliveryMeta } from '../shared/events';
+import { readHeader } from '../shared/headers';
 import { readEvents, readOptions, readVersion } from './description';
 import type { TriggerOptions } from './description';
 import { SeenIds, signedContentKey } from './duplicates';
 import { registrationSecret, secretShapeProblem } from './secrets';
 import type { SignatureVersion, Verdict } from './verify';
-import { verifySignature } from './verify';
+import { verifyDelivery } from './verify';
 
 /**
  * Handling of one delivery: verify the signature over the exact received bytes, drop
@@ -57,12 +58,6 @@ function visibleHeaders(headers: Record<string, string | string[] | undefined>):
 	return out;
 }
 
-/** First value of a header, as the verifier reads it. */
-function headerValue(headers: Record<string, string | string[] | undefined>, name: string): string {
-	const value = headers[name];
-	return (Array.isArray(value) ? value[0] : value) ?? '';
-}
-
 /**
  * Keys under which an accepted delivery is remembered; any key already seen makes it a
  * duplicate. Only signed content is used, so a replay cannot dodge detection by
@@ -93,7 +88,7 @@ function duplicateKeys(
 	if (verdict.legacy === true) {
 		keys.push(signedContentKey('body', '', rawBody));
 	} else {
-		keys.push(signedContentKey('v1', `${headerValue(headers, 'webhook-timestamp')}.`, rawBody));
+		keys.push(signedContentKey('v1', `${readHeader(headers, 'webhook-timestamp') ?? ''}.`, rawBody));
 		if (options.acceptBodyOnlySignature) keys.push(signedContentKey('body', '', rawBody));
 	}
 	return [...keys, ...messageKey];
@@ -187,7 +182,7 @@ export async function receiveDelivery(ctx: IWebhookFunctions): Promise<IWebhookR
 		}
 
 		const rawBody: unknown = req.rawBody;
-		const verdict = verifySignature({
+		const verdict = verifyDelivery({
 			rawBody: Buffer.isBuffer(rawBody) ? rawBody : undefined,
 			headers: req.headers,
 			secret,
