@@ -12,7 +12,7 @@ import { useSandbox } from './support/fixtures';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { resources } = require('../dist/nodes/VaultStore/resources') as typeof import('../nodes/VaultStore/resources');
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const { resourceParameters } = require('../dist/nodes/VaultStore/descriptions') as typeof import('../nodes/VaultStore/descriptions');
+const { resourceParameters } = require('../dist/nodes/VaultStore/properties') as typeof import('../nodes/VaultStore/properties');
 
 const f = useSandbox();
 

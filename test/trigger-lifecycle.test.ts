@@ -5,7 +5,7 @@
  */
 import type { IDataObject, INodeProperties } from 'n8n-workflow';
 
-import { TOLERANCE_FIELD, triggerProperties } from '../nodes/VaultStoreTrigger/description';
+import { TOLERANCE_FIELD, triggerProperties } from '../nodes/VaultStoreTrigger/properties';
 import { WEBHOOK_EVENT_TYPES } from '../nodes/shared/events';
 
 import type { SandboxFixture } from './support/fixtures';

@@ -6,7 +6,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
-import { operationProperty, resourceParameters, resourceProperty } from './descriptions';
+import { operationProperty, resourceParameters, resourceProperty } from './properties';
 import { executeOperation } from './executor';
 import { listSearch } from './listSearch';
 import { resources } from './resources';

@@ -9,7 +9,7 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { STORE_CREDENTIAL } from '../shared/credentials';
 import { TRIGGER_NODE_NAME } from '../shared/events';
-import { triggerProperties } from './description';
+import { triggerProperties } from './properties';
 import * as endpoint from './webhookMethods';
 import { receiveDelivery } from './receive';
 

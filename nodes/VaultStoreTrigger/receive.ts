@@ -3,8 +3,8 @@ import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-w
 import { STORE_CREDENTIAL } from '../shared/credentials';
 import type { DeliveryMeta } from '../shared/events';
 import { readHeader } from '../shared/headers';
-import { readEvents, readOptions, readVersion } from './description';
-import type { TriggerOptions } from './description';
+import { readEvents, readOptions, readVersion } from './properties';
+import type { TriggerOptions } from './properties';
 import { SeenIds, signedContentKey } from './duplicates';
 import { registrationSecret, secretShapeProblem } from './secrets';
 import type { SignatureVersion, Verdict } from './verify';

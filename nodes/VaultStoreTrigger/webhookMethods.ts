@@ -4,8 +4,8 @@ import { NodeOperationError } from 'n8n-workflow';
 import { STORE_CREDENTIAL } from '../shared/credentials';
 import { Transport } from '../shared/transport/request';
 import { WEBHOOK_ROUTES, webhookRequest } from '../shared/webhookRoutes';
-import type { TriggerOptions } from './description';
-import { checkNote, readEvents, readManageEndpoint, readOptions, readVersion } from './description';
+import type { TriggerOptions } from './properties';
+import { checkNote, readEvents, readManageEndpoint, readOptions, readVersion } from './properties';
 import { bindingOf, checkPreviousSecret, checkSigningSecret, noteRotation, SIGNING_SECRET_FIELD } from './secrets';
 import { httpCodeOf, logContext } from './hookContext';
 import {

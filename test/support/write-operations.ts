@@ -12,7 +12,7 @@
 import type { IDataObject, INodeProperties } from 'n8n-workflow';
 
 import type { Operation, Resource } from '../../nodes/VaultStore/operation';
-import { resourceParameters } from '../../nodes/VaultStore/descriptions';
+import { resourceParameters } from '../../nodes/VaultStore/properties';
 import { resources } from '../../nodes/VaultStore/resources';
 import { casesOf } from '../../sandbox/resources/cases';
 import { categoriesOf } from '../../sandbox/resources/categories';

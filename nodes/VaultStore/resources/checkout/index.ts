@@ -5,7 +5,7 @@ import { STORE_CREDENTIAL } from '../../../shared/credentials';
 import { ID } from '../../../shared/ids';
 import { enumOptions } from '../../../shared/labels';
 import { compact } from '../../../shared/validate';
-import { collectionField, locatorField } from '../../descriptions';
+import { collectionField, locatorField } from '../../properties';
 import type { Operation, Params, Resource, RunContext } from '../../operation';
 
 export const MAX_ESTIMATE_ITEMS = 10;

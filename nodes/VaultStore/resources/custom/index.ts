@@ -4,7 +4,7 @@ import type { CredentialName } from '../../../shared/credentials';
 import { STORE_CREDENTIAL, VAULT_CREDENTIAL } from '../../../shared/credentials';
 import { enumOptions } from '../../../shared/labels';
 import { IdempotencyKeys } from '../../../shared/transport/idempotency';
-import { collectionField } from '../../descriptions';
+import { collectionField } from '../../properties';
 import type { Operation, Params, Resource, RunContext } from '../../operation';
 
 export const CUSTOM_METHODS = ['DELETE', 'GET', 'PATCH', 'POST', 'PUT'] as const;

@@ -5,7 +5,7 @@ import { STORE_CREDENTIAL } from '../../../shared/credentials';
 import { opt } from '../../../shared/readers';
 import { ID } from '../../../shared/ids';
 import { enumOptions } from '../../../shared/labels';
-import { collectionField, locatorField, returnAllFields } from '../../descriptions';
+import { collectionField, locatorField, returnAllFields } from '../../properties';
 import type { Operation, Params, Resource, RunContext } from '../../operation';
 
 export const REPORT_TYPES = ['PAYMENT_ACTIVITY', 'PAYOUT_RECONCILIATION', 'BALANCE_LEDGER', 'REFUNDS_DISPUTES'] as const;

@@ -7,7 +7,7 @@ import { SIGNATURE_VERSIONS, WEBHOOK_EVENT_TYPES } from '../../../shared/events'
 import { ID } from '../../../shared/ids';
 import { WEBHOOK_ROUTES } from '../../../shared/webhookRoutes';
 import { enumOptions } from '../../../shared/labels';
-import { collectionField, locatorField } from '../../descriptions';
+import { collectionField, locatorField } from '../../properties';
 import type { Operation, Resource } from '../../operation';
 
 /** A test delivery accepts every PAYMENT_* and SUBSCRIPTION_* event type. */
