@@ -3,8 +3,8 @@ import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-w
 import { STORE_CREDENTIAL } from '../shared/credentials';
 import type { DeliveryMeta } from '../shared/events';
 import { readHeader } from '../shared/headers';
-import { readEvents, readOptions, readVersion } from './properties';
-import type { TriggerOptions } from './properties';
+import { readEvents, readTriggerOptions, readVersion } from './settings';
+import type { TriggerOptions } from './settings';
 import { SeenIds, signedContentKey } from './duplicates';
 import { registrationSecret, secretShapeProblem } from './secrets';
 import type { SignatureVersion, Verdict } from './verify';
@@ -160,7 +160,7 @@ export async function receiveDelivery(ctx: IWebhookFunctions): Promise<IWebhookR
 		const events = readEvents(ctx.getNodeParameter('events', []));
 		let options: TriggerOptions;
 		try {
-			options = readOptions(ctx.getNode(), ctx.getNodeParameter('options', {}) as IDataObject);
+			options = readTriggerOptions(ctx.getNode(), ctx.getNodeParameter('options', {}) as IDataObject);
 		} catch (error) {
 			// Names the option and its allowed range; no secret or header value.
 			const reason = error instanceof Error ? error.message : 'the trigger options are invalid';

@@ -4,8 +4,8 @@ import { NodeOperationError } from 'n8n-workflow';
 import { STORE_CREDENTIAL } from '../shared/credentials';
 import { Transport } from '../shared/transport/request';
 import { WEBHOOK_ROUTES, webhookRequest } from '../shared/webhookRoutes';
-import type { TriggerOptions } from './properties';
-import { checkNote, readEvents, readManageEndpoint, readOptions, readVersion } from './properties';
+import type { TriggerOptions } from './settings';
+import { checkNote, readEvents, readManageEndpoint, readTriggerOptions, readVersion } from './settings';
 import { bindingOf, checkPreviousSecret, checkSigningSecret, noteRotation, SIGNING_SECRET_FIELD } from './secrets';
 import { httpCodeOf, logContext } from './hookContext';
 import {
@@ -41,7 +41,7 @@ interface Settings {
 
 /** The node's settings; throws a NodeOperationError naming the field for an invalid option or note. */
 function readSettings(ctx: IHookFunctions): Settings {
-	const options = readOptions(ctx.getNode(), ctx.getNodeParameter('options', {}) as IDataObject);
+	const options = readTriggerOptions(ctx.getNode(), ctx.getNodeParameter('options', {}) as IDataObject);
 	const note = String(ctx.getNodeParameter('note', '') ?? '');
 	// Checked before any request, like the webhook resource's Note.
 	if (options.manageEndpoint) checkNote(ctx.getNode(), note);
