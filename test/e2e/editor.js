@@ -19,7 +19,7 @@ const crypto = require('node:crypto');
 const fs = require('node:fs');
 const path = require('node:path');
 
-const lib = require('../../scripts/e2e/lib');
+const lib = require('./runner/lib');
 const { ROOT, PKG_NAME, OWNER, ensureChromium, log } = lib;
 
 const SHOTS = path.join(ROOT, 'test', 'screenshots');
@@ -62,7 +62,7 @@ function triggerEvents() {
 }
 
 /**
- * @param {{inst: any, sb: any, t: import('../../scripts/e2e/checks').Checks, rest: any}} ctx
+ * @param {{inst: any, sb: any, t: import('./runner/results').Results, rest: any}} ctx
  */
 async function editorChecks({ inst, sb, t, rest }) {
 	const exe = await ensureChromium();

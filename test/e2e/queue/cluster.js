@@ -4,7 +4,7 @@
  * `n8n worker` processes sharing one encryption key, PostgreSQL and Redis, each with its own
  * N8N_USER_FOLDER (main: `userFolder`, every other process `<userFolder>-<name>`, empty at its first
  * start, kept across its restarts), so each has its own nodes folder, as separate hosts or
- * containers have. Built on scripts/e2e/lib.js (makeInstance for the shared settings and the main
+ * containers have. Built on test/e2e/runner/lib.js (makeInstance for the shared settings and the main
  * process, startProcess for the others); every process listens on 127.0.0.1.
  *
  * Ports: main and each webhook process have their own N8N_PORT; main and each worker their own task-broker
@@ -18,7 +18,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 
-const lib = require('../e2e/lib');
+const lib = require('../runner/lib');
 
 const { log } = lib;
 

@@ -11,9 +11,9 @@
  *
  * Install, the way the README tells queue-mode users (every process left on n8n's default
  * registry setting, N8N_REINSTALL_MISSING_PACKAGES=true on every process):
- *   the packed build published to the local registry (scripts/e2e/registry.js), which the n8n
+ *   the packed build published to the local registry (test/e2e/runner/registry.js), which the n8n
  *   processes and the npm they run reach as https://registry.npmjs.org through HTTPS_PROXY
- *   (scripts/e2e/registry-proxy.js: a throw-away CA; n8n passes --registry=<its setting> to every
+ *   (test/e2e/runner/registry-proxy.js: a throw-away CA; n8n passes --registry=<its setting> to every
  *   npm command, so npm's own registry settings do not apply). main, `webhook` and `worker-1` start
  *   with empty nodes folders; the package is installed from main's Community Nodes panel route
  *   (POST /rest/community-packages); `webhook` and `worker-1` install it themselves on main's pubsub
@@ -58,13 +58,13 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 
-const lib = require('../e2e/lib');
-const { Checks } = require('../e2e/checks');
-const { refundNode } = require('../e2e/refund-node');
-const panel = require('../e2e/panel');
-const { startRegistry } = require('../e2e/registry');
-const { startRegistryProxy } = require('../e2e/registry-proxy');
-const { webhookUrl } = require('../../test/e2e/trigger');
+const lib = require('../runner/lib');
+const { Results } = require('../runner/results');
+const { refundNode } = require('../runner/refund-node');
+const panel = require('../runner/panel');
+const { startRegistry } = require('../runner/registry');
+const { startRegistryProxy } = require('../runner/registry-proxy');
+const { webhookUrl } = require('../trigger');
 const { startPostgres, startRedis } = require('./services');
 const { makeQueueCluster } = require('./cluster');
 const { signedDelivery, resign, post, pool } = require('./deliveries');
@@ -76,7 +76,7 @@ const N_DELIVERIES = Number(process.env.VS_E2E_QUEUE_DELIVERIES || 300);
 const CONCURRENCY = Number(process.env.VS_E2E_QUEUE_CONCURRENCY || 20);
 const SLOW_MS = 12_000;
 
-const wait = require('../e2e/wait');
+const wait = require('../runner/wait');
 
 const { sleep } = wait;
 /** @param {() => any} fn */
@@ -132,7 +132,7 @@ function eventRefundWorkflow() {
 
 async function main() {
 	const started = Date.now();
-	const t = new Checks();
+	const t = new Results();
 	/** Counts and timings for the final report. */
 	const report = /** @type {Record<string, unknown>} */ ({});
 	const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'vs-e2e-queue-'));

@@ -12,7 +12,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 
-const lib = require('../e2e/lib');
+const lib = require('../runner/lib');
 
 const { log, run } = lib;
 const isRoot = () => process.getuid?.() === 0;

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // @ts-check
 /**
- * node scripts/e2e/find-latest.js [--max N] [--from VERSION] — which n8n the e2e suite's newest
+ * node test/e2e/runner/find-latest.js [--max N] [--from VERSION] — which n8n the e2e suite's newest
  * line (lib.N8N_LATEST) can pin: n8n's versions from the registry, newest first (or from
  * VERSION down), each tried with `npm install --dry-run --ignore-scripts` in an empty temporary
  * folder holding the runtime's package.json (the same xlsx override as the real install), until

@@ -1,6 +1,6 @@
 // @ts-check
 /**
- * Shared plumbing of the end-to-end suite (scripts/e2e/run.js) and the demo (scripts/e2e/demo.js):
+ * Shared plumbing of the end-to-end suite (test/e2e/runner/run.js) and the demo (test/e2e/runner/demo.js):
  * the cached n8n runtime, building and installing this package the way n8n's community-nodes
  * panel does, n8n CLI / server child processes (all on loopback, all killed by process group on
  * exit), credentials and workflows import, and the owner login / API key over n8n's REST API.
@@ -16,7 +16,7 @@ const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
 
-const ROOT = path.resolve(__dirname, '..', '..');
+const ROOT = path.resolve(__dirname, '..', '..', '..');
 const PACKAGE = require(path.join(ROOT, 'package.json'));
 const MARKER = '.vault-store-e2e-installed';
 const PKG_NAME = PACKAGE.name;

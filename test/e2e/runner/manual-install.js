@@ -5,7 +5,7 @@
  * Node 20 (the system Node, with n8n 2.8.4) and on Node 24 (the registry package node@24, with
  * the newest n8n line the suite covers, lib.N8N_LATEST); on Node 22 (node@22) the install only
  * (see LINES):
- *   1. the package built and packed, published to a local registry (scripts/e2e/registry.js: only
+ *   1. the package built and packed, published to a local registry (test/e2e/runner/registry.js: only
  *      this package is there, so npm fetching any peer, n8n-workflow included, fails with a 404)
  *   2. per Node line, a fresh HOME (under the system temp folder, outside this repository): the
  *      README's `sh` blocks of "Manual install" (the registry set by npm_config_registry) run by
@@ -27,7 +27,7 @@ const path = require('node:path');
 
 const lib = require('./lib');
 const { startRegistry } = require('./registry');
-const { Checks } = require('./checks');
+const { Results } = require('./results');
 const { log, ROOT, PKG_NAME } = lib;
 
 /**
@@ -111,7 +111,7 @@ function nodesFolder(/** @type {string} */ home) {
  * A Node line without an n8n here: both README commands in fresh homes, the folder checked, and the
  * package's node and credential files loaded by that Node with n8n-workflow from NODE_PATH (this
  * repository's devDependency), the way n8n makes its own copy available to community packages.
- * @param {InstanceType<typeof Checks>} t @param {string} phase @param {string} major @param {string} node
+ * @param {InstanceType<typeof Results>} t @param {string} phase @param {string} major @param {string} node
  * @param {{byName: string, tarball: string, tgz: string, registry: {npmEnv: Record<string, string>}, logDir: string, homes: string[], durations: string[]}} o
  */
 async function installOnly(t, phase, major, node, o) {
@@ -137,7 +137,7 @@ async function installOnly(t, phase, major, node, o) {
 
 async function main() {
 	const started = Date.now();
-	const t = new Checks();
+	const t = new Results();
 	t.title = 'README manual install';
 	const { overall, runDir, logDir } = lib.beginRun(t, 'manual', 15 * 60_000);
 	const i = process.argv.indexOf('--node');

@@ -2,7 +2,7 @@
 /**
  * n8n's Community Nodes panel, driven over the REST routes its editor calls
  * (`/rest/community-packages`: POST install, PATCH update, DELETE uninstall, GET list), against
- * the local registry of scripts/e2e/registry.js.
+ * the local registry of test/e2e/runner/registry.js.
  *
  * A registry other than registry.npmjs.org (N8N_COMMUNITY_PACKAGES_REGISTRY) needs the licensed
  * feature `feat:communityNodes:customRegistry`. n8n's own end-to-end mode (E2E_TESTS=true) has a

@@ -1,7 +1,7 @@
 // @ts-check
 /**
  * The Vault Store node the end-to-end workflows refund with (test/e2e/money.js, test/e2e/trigger.js,
- * scripts/e2e-queue/run.js): order refund of 1.00, named "Refund 1.00" (the executions are read by
+ * test/e2e/queue/run.js): order refund of 1.00, named "Refund 1.00" (the executions are read by
  * that name), with the store credentials the examples use.
  */
 'use strict';

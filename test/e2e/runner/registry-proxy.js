@@ -43,7 +43,7 @@ async function makeCertificates(/** @type {string} */ dir) {
 
 /**
  * Starts the proxy in this process on a free loopback port, in front of registry (a running
- * scripts/e2e/registry.js registry). `env` is what an n8n process needs to reach it.
+ * test/e2e/runner/registry.js registry). `env` is what an n8n process needs to reach it.
  * @param {{registry: {url: string}, dir: string}} o
  */
 async function startRegistryProxy({ registry, dir }) {

@@ -8,7 +8,7 @@
 
 const { log } = require('./lib');
 
-class Checks {
+class Results {
 	constructor() {
 		/** @type {{phase: string, name: string, ok: boolean, detail?: string, ms?: number}[]} */
 		this.results = [];
@@ -83,4 +83,4 @@ class Checks {
 	}
 }
 
-module.exports = { Checks };
+module.exports = { Results };

@@ -8,8 +8,8 @@
  *   1. n8n installed once into a cache folder (VS_N8N_HOME, default ~/.cache/n8n-nodes-vault-store/n8n-<version>),
  *      with a Node from the registry beside it when that n8n needs a newer one (node-<version>)
  *   2. npm run build, npm pack; the tarball published to a local npm registry (verdaccio, pinned,
- *      offline: scripts/e2e/registry.js) and installed into a fresh N8N_USER_FOLDER (under .e2e/)
- *      through n8n's Community Nodes panel route, POST /rest/community-packages (scripts/e2e/panel.js;
+ *      offline: test/e2e/runner/registry.js) and installed into a fresh N8N_USER_FOLDER (under .e2e/)
+ *      through n8n's Community Nodes panel route, POST /rest/community-packages (test/e2e/runner/panel.js;
  *      n8n started once for it, in E2E_TESTS mode for the custom-registry feature); the install time
  *      is printed. VS_E2E_INSTALL=unpack unpacks the tarball by hand instead (no registry)
  *   3. the sandbox started in this process (its request log is read directly), credentials and
@@ -23,7 +23,7 @@
  *   9. n8n stopped; it must exit cleanly
  *  10. the nodes folder deleted (a recreated container: the database still lists the package) and
  *      n8n started with N8N_REINSTALL_MISSING_PACKAGES=true on its default registry setting, which
- *      reaches the local registry through a local proxy (scripts/e2e/registry-proxy.js, no E2E_TESTS
+ *      reaches the local registry through a local proxy (test/e2e/runner/registry-proxy.js, no E2E_TESTS
  *      mode): the package is installed at start, the trigger example published and run by one
  *      sandbox event, unpublished; the same build published as the next patch version, the panel
  *      offers it and updates to it (PATCH /rest/community-packages); the trigger example published
@@ -45,7 +45,7 @@ const lib = require('./lib');
 const panel = require('./panel');
 const { startRegistry, repack } = require('./registry');
 const { startRegistryProxy } = require('./registry-proxy');
-const { Checks } = require('./checks');
+const { Results } = require('./results');
 const { log, ROOT } = lib;
 
 lib.selectN8n(lib.n8nFromArgs());
@@ -68,7 +68,7 @@ async function waitUntil(/** @type {() => boolean} */ cond, timeoutMs) {
 
 async function main() {
 	const started = Date.now();
-	const t = new Checks();
+	const t = new Results();
 	t.title = `n8n ${lib.N8N_VERSION}`;
 	const { overall, runDir, logDir } = lib.beginRun(t, `run-n8n-${lib.N8N_VERSION}`, TIMEOUT_MS);
 	const userFolder = path.join(runDir, 'n8n');
@@ -153,7 +153,7 @@ async function main() {
 	const setupOk = t.phases[0].ok && inst && sb;
 
 	// ------------------------------------------------------------------ actions (n8n execute)
-	const { checks: actionChecks } = require('../../test/e2e/actions');
+	const { checks: actionChecks } = require('../actions');
 	if (!setupOk) t.skipPhase('actions (n8n execute)', 'setup failed');
 	else if (wants('actions')) {
 		for (const { example, missing } of examples) {
@@ -201,7 +201,7 @@ async function main() {
 		else if (trigger.missing.length) t.skipPhase('trigger (n8n start)', `not in this build yet: ${trigger.missing.join('; ')}`);
 		else if (!serverOk) t.skipPhase('trigger (n8n start)', 'n8n did not start');
 		else {
-			const { triggerChecks } = require('../../test/e2e/trigger');
+			const { triggerChecks } = require('../trigger');
 			await t.runPhase('trigger (n8n start)', () => triggerChecks({ inst, sb, t, rest, example: trigger.example }));
 		}
 	}
@@ -210,7 +210,7 @@ async function main() {
 		if (!trigger) t.skipPhase('money once per event (n8n start)', 'examples/trigger-events.json is missing');
 		else if (!serverOk) t.skipPhase('money once per event (n8n start)', 'n8n did not start');
 		else {
-			const { moneyChecks } = require('../../test/e2e/money');
+			const { moneyChecks } = require('../money');
 			await t.runPhase('money once per event (n8n start)', () => moneyChecks({ inst, sb, t, rest, example: trigger.example }));
 		}
 	}
@@ -220,7 +220,7 @@ async function main() {
 		else if (trigger.missing.length) t.skipPhase('trigger load (n8n start)', `not in this build yet: ${trigger.missing.join('; ')}`);
 		else if (!serverOk) t.skipPhase('trigger load (n8n start)', 'n8n did not start');
 		else {
-			const { loadChecks } = require('../../test/e2e/trigger-load');
+			const { loadChecks } = require('../trigger-load');
 			await t.runPhase('trigger load (n8n start)', () => loadChecks({ inst, sb, t, rest, example: trigger.example }));
 		}
 	}
@@ -231,7 +231,7 @@ async function main() {
 		else if (dispute.missing.length) t.skipPhase('dispute-evidence (n8n start)', `not in this build yet: ${dispute.missing.join('; ')}`);
 		else if (!serverOk) t.skipPhase('dispute-evidence (n8n start)', 'n8n did not start');
 		else {
-			const { disputeChecks } = require('../../test/e2e/dispute');
+			const { disputeChecks } = require('../dispute');
 			await t.runPhase('dispute-evidence (n8n start)', () => disputeChecks({ inst, sb, t, rest, example: dispute.example }));
 		}
 	}
@@ -240,7 +240,7 @@ async function main() {
 		if (process.env.VS_E2E_SKIP_BROWSER === '1') t.skipPhase('editor (chromium)', 'VS_E2E_SKIP_BROWSER=1');
 		else if (!serverOk) t.skipPhase('editor (chromium)', 'n8n did not start');
 		else {
-			const { editorChecks } = require('../../test/e2e/editor');
+			const { editorChecks } = require('../editor');
 			await t.runPhase('editor (chromium)', () => editorChecks({ inst, sb, t, rest }));
 		}
 	}

@@ -5,7 +5,7 @@
  * n8n's Community Nodes panel (n8n 2.8.4; `--latest` or `--n8n <version>` as for test:e2e):
  *   1. the previous release (PREVIOUS: 0.1.0 as built from its commit) and this build (published as
  *      a higher version when package.json still names the previous one) packed; a local registry
- *      (scripts/e2e/registry.js) with the previous release only
+ *      (test/e2e/runner/registry.js) with the previous release only
  *   2. n8n started, the previous release installed through the panel (POST)
  *   3. from the node descriptions that n8n serves the editor for that release (/types/nodes.json),
  *      one workflow per resource of Vault Store with the resource's default operation (n8n Webhook →
@@ -32,7 +32,7 @@ const path = require('node:path');
 const lib = require('./lib');
 const panel = require('./panel');
 const { startRegistry, repack, buildRelease } = require('./registry');
-const { Checks } = require('./checks');
+const { Results } = require('./results');
 const { log, ROOT, PKG_NAME } = lib;
 
 /** The release users upgrade from: the package as it was on main when 0.1.0 was cut. */
@@ -163,7 +163,7 @@ async function waitUntil(/** @type {() => boolean | Promise<boolean>} */ cond, t
 
 async function main() {
 	const started = Date.now();
-	const t = new Checks();
+	const t = new Results();
 	t.title = `upgrade ${PREVIOUS.version} → this build, n8n ${lib.N8N_VERSION}`;
 	const { overall, runDir, logDir } = lib.beginRun(t, `upgrade-n8n-${lib.N8N_VERSION}`, TIMEOUT_MS);
 	const userFolder = path.join(runDir, 'n8n');
