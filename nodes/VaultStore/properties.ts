@@ -1,6 +1,6 @@
 import type { INodeProperties, INodePropertyModeValidation, INodePropertyOptions } from 'n8n-workflow';
 
-import type { Resource } from './operation';
+import type { Operation, Resource } from './operation';
 import { extrasOf } from './operation';
 import type { IdRule } from '../shared/validate';
 
@@ -10,13 +10,28 @@ import type { IdRule } from '../shared/validate';
  * with its own conditions. A field that several operations declare alike
  * (e.g. the order ID of Get and Refund) becomes one parameter shown for all of
  * them, at the place of its first use.
+ *
+ * The escape hatches (Additional Query Parameters / Body Fields) are not among
+ * them: resourceExtras gives those, and the node lists them after its Options,
+ * so every operation shows its own fields, then its Additional Fields, then
+ * Options, then the escape hatches, as n8n's own nodes order them.
  */
 export function resourceParameters(resource: Resource): INodeProperties[] {
+	return shownWhereDeclared(resource, (op) => op.fields ?? []);
+}
+
+/** Additional Query Parameters and Additional Body Fields of a resource, shown for the operations that offer them. */
+export function resourceExtras(resource: Resource): INodeProperties[] {
+	return shownWhereDeclared(resource, (op) => {
+		const { query, body } = extrasOf(op);
+		return [...(query ? [extraQueryField] : []), ...(body ? [extraBodyField] : [])];
+	});
+}
+
+function shownWhereDeclared(resource: Resource, fieldsOf: (op: Operation) => INodeProperties[]): INodeProperties[] {
 	const merged: { field: INodeProperties; key: string; operations: string[] }[] = [];
 	for (const op of resource.operations) {
-		const { query, body } = extrasOf(op);
-		const extras = [...(query ? [extraQueryField] : []), ...(body ? [extraBodyField] : [])];
-		for (const field of [...(op.fields ?? []), ...extras]) {
+		for (const field of fieldsOf(op)) {
 			const key = JSON.stringify(field);
 			const same = merged.find((m) => m.key === key);
 			if (same) same.operations.push(op.value);

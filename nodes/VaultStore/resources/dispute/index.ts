@@ -128,6 +128,15 @@ const submitEvidence: Operation = {
 	fields: [
 		disputeId,
 		{
+			displayName: 'Binary Properties',
+			name: 'binaryProperties',
+			type: 'string',
+			default: '',
+			placeholder: 'data, receipt',
+			description:
+				'Comma-separated names of binary properties of the input item to attach as evidence files. Each is sent base64 in the JSON body as files [{fileName, mimeType, data}].',
+		},
+		{
 			displayName: 'Evidence Fields',
 			name: 'evidenceFields',
 			type: 'collection',
@@ -143,15 +152,6 @@ const submitEvidence: Operation = {
 				evidenceText('trackingNumber', 'Tracking number of the shipment', 1),
 				evidenceText('uncategorizedText', 'Any other evidence'),
 			],
-		},
-		{
-			displayName: 'Binary Properties',
-			name: 'binaryProperties',
-			type: 'string',
-			default: '',
-			placeholder: 'data, receipt',
-			description:
-				'Comma-separated names of binary properties of the input item to attach as evidence files. Each is sent base64 in the JSON body as files [{fileName, mimeType, data}].',
 		},
 	],
 };
