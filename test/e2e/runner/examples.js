@@ -7,7 +7,7 @@
 
 const fs = require('node:fs');
 const path = require('node:path');
-const { ROOT } = require('./package-info');
+const { CREDENTIALS, ROOT } = require('./package-info');
 
 const EXAMPLES_DIR = path.join(ROOT, 'examples');
 
