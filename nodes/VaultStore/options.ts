@@ -74,7 +74,7 @@ export const optionsProperty: INodeProperties = {
 			type: 'number',
 			typeOptions: { minValue: 100 },
 			default: 30000,
-			description: 'Deadline for each attempt\'s whole response (headers and body, report files included), in milliseconds: 100 to 300000 (5 minutes). A response not complete by then is cut and retried by the retry rule',
+			description: 'Deadline for each attempt\'s whole response (headers and body, report files included), in milliseconds: 100 to 300000 (5 minutes). A response not complete by then is cut and retried by the retry rule.',
 		},
 	],
 };
