@@ -138,6 +138,8 @@ export interface SandboxApp {
 export interface HostileMode {
 	/** POST /webhooks answers with a `secret` of the new endpoint's own, and signs its deliveries with it. */
 	registrationSecret: boolean;
+	/** Checkout pay charges this amount, whatever the session's total says (a service that charges more than stated). */
+	payCharges?: number;
 }
 
 export interface ResolvedOptions {
@@ -197,6 +199,14 @@ export class Router {
 	}
 }
 
+function safeDecode(part: string): string | undefined {
+	try {
+		return decodeURIComponent(part);
+	} catch {
+		return undefined;
+	}
+}
+
 const paramCount = (r: Route) => r.segments.filter((s) => s.startsWith(':')).length;
 
 function matchSegments(pattern: string[], parts: string[]): Record<string, string> | undefined {
@@ -210,7 +220,7 @@ function matchSegments(pattern: string[], parts: string[]): Record<string, strin
 			} catch {
 				return undefined;
 			}
-		} else if (pattern[i] !== parts[i]) return undefined;
+		} else if (pattern[i] !== parts[i] && pattern[i] !== safeDecode(parts[i])) return undefined; // a service that decodes %66 as f
 	}
 	return params;
 }

@@ -22,6 +22,10 @@
  *                       `delayMs` (default 400); with `forever` the body never ends
  *   'echo-success'      run the handler; its success answer echoes the request into every record
  *                       (card number top-level and in the mask, CVC nested, Authorization)
+ *   'digit-ids'         run the handler; token ids, fingerprints and metadata references in its
+ *                       answer hold long Luhn-valid digit runs (legitimate data; hostileAnswers.ts)
+ *   'echo-secrets'      run the handler; every record of its answer echoes the request's key as an
+ *                       object key, split across a list, hex, hex of "Bearer <key>", base64url, %-escaped
  *
  * With `oncePerKey`, a fault fires on the first request of each distinct Idempotency-Key (and
  * never on its retries), as many times as `count` allows: one fault per input item of a run.
@@ -41,6 +45,8 @@ export type FaultKind =
 	| 'empty'
 	| 'reply'
 	| 'echo-success'
+	| 'digit-ids'
+	| 'echo-secrets'
 	| 'trickle';
 
 export interface FaultSpec {

@@ -22,6 +22,7 @@ import {
 } from './app';
 import { DeliveryAttempt, Deliveries } from './deliveries';
 import { FaultSpec, Faults } from './faults';
+import { digitIdRecord, everyRecord, secretEchoes } from './hostileAnswers';
 import { IdempotencyStore } from './idempotency';
 import { TokenBucketLimiter } from './ratelimit';
 import { ErrorStyle, errorReply, forbidden, HttpError, internalError, notFound, Reply, tooLarge, unauthorized } from './reply';
@@ -284,6 +285,11 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
 			reply = hostile ?? (await dispatch(req, entry, raw, fault));
 			if (fault?.kind === 'commit-then-500') reply = errorReply(new HttpError(500, 'internal_error', 'Internal server error (injected after commit)'), style);
 			if (fault?.kind === 'echo-success' && reply.status >= 200 && reply.status < 300) reply = { ...reply, body: echoIntoSuccess(reply.body, entry.body, req) };
+			if (fault?.kind === 'digit-ids' && reply.status >= 200 && reply.status < 300) reply = { ...reply, body: everyRecord(reply.body, digitIdRecord) };
+			if (fault?.kind === 'echo-secrets' && reply.status >= 200 && reply.status < 300) {
+				const echoes = secretEchoes(req.headers.authorization);
+				reply = { ...reply, body: everyRecord(reply.body, (record) => ({ ...record, ...echoes })) };
+			}
 		} catch (err) {
 			reply = errorReply(err instanceof HttpError ? err : internalError(), style);
 			if (!(err instanceof HttpError)) console.error('[sandbox] handler error', err);

@@ -56,7 +56,8 @@ export class Vault {
 	/** Live tokens, newest first. */
 	list(): TokenRecord[] {
 		this.purgeExpired();
-		return [...this.tokens.values()].sort((a, b) => b.createdAt - a.createdAt || (a.id < b.id ? 1 : -1));
+		// Newest first; tokens made in the same millisecond, the later one first (a stable sort of the reversed insertion order).
+		return [...this.tokens.values()].reverse().sort((a, b) => b.createdAt - a.createdAt);
 	}
 
 	delete(id: string): void {

@@ -16,10 +16,10 @@ const PAGES = ['README.md', 'CONTRIBUTING.md', ...readdirSync(path.join(ROOT, 'd
 const read = (file: string) => readFileSync(path.join(ROOT, file), 'utf8');
 
 /**
- * Pages other branches of this change add (performance, security, the record work's queue mode):
+ * Pages another branch of this change adds (performance):
  * linked already, checked once they exist. Remove an entry when its page lands.
  */
-const ADDED_ELSEWHERE = new Set(['docs/performance.md', 'docs/security.md', 'docs/queue-mode.md']);
+const ADDED_ELSEWHERE = new Set(['docs/performance.md']);
 
 /** GitHub's anchor for a heading. */
 const slug = (heading: string) =>

@@ -11,7 +11,7 @@ import { signedHeaders } from '../sandbox/deliveries';
 import type { WebhookEndpoint } from '../sandbox/state';
 import fc from 'fast-check';
 
-import { Redactor } from '../nodes/shared/transport/redact';
+import { Redactor } from '../nodes/shared/redaction/secrets';
 import { jsonOf, useSandbox } from './support/fixtures';
 import type { CredentialSet } from './support/harness';
 import { logLines } from './support/harness';

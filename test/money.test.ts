@@ -9,7 +9,6 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { RECORD_HORIZON_MS, WriteRecord } from '../nodes/shared/writeRecord';
 import { AGENT_ROUTES, runAsAgentTool } from './support/agent-routes';
 import { useSandbox } from './support/fixtures';
 
@@ -146,32 +145,5 @@ describe('normal runs', () => {
 		const r = await f.run({ resource: 'order', operation: 'refund', orderId: rl(orderId(5)), additionalFields: { amount: 5 } });
 		expect(r.error()).toBeUndefined();
 		expect(hints(r).join(' ')).toMatch(/does not show the amount the service recorded, so it could not be compared/);
-	});
-});
-
-describe('the once-per-event record (fake clock)', () => {
-	test('an entry is kept for 84 hours, then pruned; a full record refuses rather than forgets', () => {
-		let now = 1_000_000;
-		const store: IDataObject = {};
-		const record = new WriteRecord(store, () => now, { horizonMs: RECORD_HORIZON_MS, maxEntries: 2 });
-		record.put('k1', { id: 'rfd_1', amount: 5 });
-		now += RECORD_HORIZON_MS - 1;
-		expect(record.get('k1')).toMatchObject({ result: { id: 'rfd_1', amount: 5 } });
-		record.put('k2', { id: 'rfd_2' });
-		expect(record.fullMessage()).toMatch(/remembers 2 money-moving writes per 84 hours and is full/);
-		expect(record.get('k1')).toBeDefined();
-		now += 2;
-		expect(record.get('k1')).toBeUndefined();
-		expect(record.fullMessage()).toBeUndefined();
-		expect(Object.keys(store.vaultStoreWrites as object)).toEqual(['k2']);
-	});
-
-	test('a large answer is kept as its scalar fields only', () => {
-		const record = new WriteRecord({});
-		record.put('k', { id: 'rfd_big', amount: 3, notes: 'x'.repeat(5000), nested: { a: 1 } });
-		const kept = record.get('k')!.result;
-		expect(kept.id).toBe('rfd_big');
-		expect(kept.nested).toBeUndefined();
-		expect(JSON.stringify(kept).length).toBeLessThanOrEqual(1024);
 	});
 });

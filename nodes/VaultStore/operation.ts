@@ -10,9 +10,7 @@ import type {
 import type { CredentialName } from '../shared/credentials';
 import type { ApiRequest, Family, Transport } from '../shared/transport/request';
 import type { MoneySpec } from '../shared/money';
-import type { IdRule } from '../shared/validate';
-import type { WarningSink } from '../shared/validate';
-import { Validator } from '../shared/validate';
+import { Validator, type IdRule, type WarningSink } from '../shared/validate';
 import { valueAt } from '../shared/paths';
 
 /** What stays the same for every item of a run, read once: the node (n8n copies it on every read) and the input. */
@@ -172,7 +170,7 @@ export interface Operation {
 	output?: (records: IDataObject[], p: Params) => IDataObject[];
 	/**
 	 * The output carries revealed data on purpose (token Reveal). Success items of every other
-	 * operation with the vault credential pass through the token allow-list (outputGuard.ts).
+	 * operation with the vault credential pass through the token allow-list (shared/redaction/gate.ts).
 	 */
 	revealsData?: true;
 	/**

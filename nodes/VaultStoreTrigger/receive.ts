@@ -14,7 +14,8 @@ import { verifyDelivery } from './verify';
  * Handling of one delivery: verify the signature over the exact received bytes, drop
  * duplicates and unselected events, and emit the parsed body as one item.
  *
- * Answers: 401 {error: reason} for anything that does not verify (nothing starts);
+ * Answers: 401 {error: reason} for anything that does not verify (nothing starts); 500 for a
+ * failure after the delivery verified (the service retries it);
  * 200 {received: true, ignored: reason} for duplicates and unselected events (so the
  * service stops retrying); otherwise n8n's normal answer for a started workflow.
  */
@@ -151,12 +152,16 @@ export async function receiveDelivery(ctx: IWebhookFunctions): Promise<IWebhookR
 		return answer(200, { received: true, ignored: reason });
 	};
 
+	/** Set once the delivery verified: a failure after it is the receiver's (500, the service retries). */
+	let verified = false;
 	try {
 		const req = ctx.getRequestObject();
 		// The endpoint's version as the last activation found it at the service (it may have been
-		// migrated there), else the node's setting.
+		// migrated there), else the node's setting. A delivery that does not verify in it is tried
+		// in the node's setting too: the merchant may have rolled the endpoint back in the dashboard.
+		const nodeVersion = readVersion(ctx.getNodeParameter('signatureVersion', 'V2'));
 		const endpointVersion = ctx.getWorkflowStaticData('node').signatureVersion;
-		const version = endpointVersion === 'V1' || endpointVersion === 'V2' ? endpointVersion : readVersion(ctx.getNodeParameter('signatureVersion', 'V2'));
+		const version = endpointVersion === 'V1' || endpointVersion === 'V2' ? endpointVersion : nodeVersion;
 		const events = readEvents(ctx.getNodeParameter('events', []));
 		let options: TriggerOptions;
 		try {
@@ -182,18 +187,29 @@ export async function receiveDelivery(ctx: IWebhookFunctions): Promise<IWebhookR
 		}
 
 		const rawBody: unknown = req.rawBody;
-		const verdict = verifyDelivery({
-			rawBody: Buffer.isBuffer(rawBody) ? rawBody : undefined,
-			headers: req.headers,
-			secret,
-			previousSecret: previous,
-			version,
-			nowMs: Date.now(),
-			toleranceSeconds: options.toleranceSeconds,
-			acceptBodyOnlySignature: options.acceptBodyOnlySignature,
-		});
+		const verifyAs = (as: SignatureVersion, keys: { current: string; previous: string }): Verdict =>
+			verifyDelivery({
+				rawBody: Buffer.isBuffer(rawBody) ? rawBody : undefined,
+				headers: req.headers,
+				secret: keys.current,
+				previousSecret: keys.previous,
+				version: as,
+				nowMs: Date.now(),
+				toleranceSeconds: options.toleranceSeconds,
+				acceptBodyOnlySignature: options.acceptBodyOnlySignature,
+			});
+		let verdict = verifyAs(version, { current: secret, previous });
+		if (!verdict.ok && nodeVersion !== version) {
+			// Rolled back at the service (e.g. V2 to V1 in the merchant dashboard): the node's own version.
+			const keys = await signingSecrets(ctx, nodeVersion);
+			if (keys.current !== '') {
+				const rolledBack = verifyAs(nodeVersion, keys);
+				if (rolledBack.ok) verdict = rolledBack;
+			}
+		}
 		if (!verdict.ok) return reject(verdict.reason);
-		if (verdict.version !== version) {
+		verified = true;
+		if (verdict.version === 'V2' && version === 'V1') {
 			const node = ctx.getNode();
 			const key = `${ctx.getWorkflow().id ?? ''}\u0000${node.id ?? node.name}`;
 			if (!warnedMigrated.has(key)) {
@@ -249,6 +265,8 @@ export async function receiveDelivery(ctx: IWebhookFunctions): Promise<IWebhookR
 			`Vault Store Trigger: delivery could not be handled (${error instanceof Error ? error.message : 'unknown error'})`,
 			where(),
 		);
+		// A delivery that verified is not answered "not verified": 500 makes the service retry it.
+		if (verified) return answer(500, { error: 'delivery verified but could not be handled; please retry' });
 		return answer(401, { error: 'delivery could not be verified' });
 	}
 }

@@ -137,7 +137,7 @@ export async function checkExists(ctx: IHookFunctions): Promise<boolean> {
 			wanted = remoteVersion;
 			ctx.logger.warn(
 				`Vault Store Trigger: webhook endpoint ${webhookId} is set to ${remoteVersion} at the service (the node's Signature Version is ${s.version}, unchanged since the last activation): kept at ${remoteVersion}, and deliveries are verified as ${remoteVersion}. ` +
-					`To go back to ${s.version}, select the previous version in the merchant dashboard, or change Signature Version in the node: a change there is sent at the next activation.`,
+					`Deliveries signed as ${s.version} are accepted too, so setting the endpoint back to ${s.version} in the merchant dashboard keeps the workflow receiving; the next activation then keeps ${s.version}.`,
 				logContext(ctx),
 			);
 		} else {

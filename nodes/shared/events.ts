@@ -30,19 +30,9 @@ export const SIGNATURE_VERSIONS = ['V1', 'V2'] as const;
 /*
  * The trigger ↔ action contract. The Vault Store Trigger emits each verified delivery as one item, the event's
  * payload with a `meta` object (DeliveryMeta). The Vault Store node finds the trigger among its parent nodes by
- * type (isTriggerNodeType) and reads the delivery id of the item its input descends from (eventIdOf) to key its
+ * type (isTriggerType) and reads the delivery id of the item its input descends from (deliveryIdOf) to key its
  * writes once per event. Both nodes import these names, so changing one side without the other does not compile.
  */
-
-/** The trigger's node type name (its description's `name`); n8n prefixes it with the package name. */
-export const TRIGGER_NODE_NAME = 'vaultStoreTrigger';
-
-const TRIGGER_TYPE = new RegExp(`(^|\\.)${TRIGGER_NODE_NAME}$`);
-
-/** Whether a workflow node's `type` is the Vault Store Trigger (any package prefix). */
-export function isTriggerNodeType(type: string): boolean {
-	return TRIGGER_TYPE.test(type);
-}
 
 /** What the trigger adds to each delivered event under `meta`. */
 export interface DeliveryMeta {
@@ -61,8 +51,18 @@ export interface DeliveryMeta {
 	headers?: { [name: string]: unknown };
 }
 
-/** The event id of a Vault Store Trigger item: the message id, else the delivery id of its meta. */
-export function eventIdOf(json: { [key: string]: unknown } | undefined): string | undefined {
+/** The Vault Store Trigger's node type, as n8n names it in a workflow (package prefix + name). */
+export const TRIGGER_NODE_NAME = 'vaultStoreTrigger';
+
+export function isTriggerType(type: string): boolean {
+	return type === TRIGGER_NODE_NAME || type.endsWith(`.${TRIGGER_NODE_NAME}`);
+}
+
+/**
+ * The delivery id of a Vault Store Trigger item: the message id of the event (`id`), else the
+ * delivery id of the item's `meta` (the Webhook-Id header).
+ */
+export function deliveryIdOf(json: Record<string, unknown> | undefined): string | undefined {
 	if (!json) return undefined;
 	if (typeof json.id === 'string' && json.id !== '') return json.id;
 	const meta = json.meta as Partial<DeliveryMeta> | undefined;

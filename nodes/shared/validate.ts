@@ -1,7 +1,7 @@
 import type { IDataObject, INode } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { IDEMPOTENCY_KEY_PATTERN } from './transport/idempotency';
+import { IDEMPOTENCY_KEY_PATTERN } from './money/keys';
 
 /**
  * Input rules. A rule the spec states fails with an error that names the

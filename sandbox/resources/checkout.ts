@@ -229,8 +229,16 @@ export function register(app: SandboxApp): void {
 		return ok(session, 201);
 	});
 
+	// GET a checkout session: not in the spec (the node reads the total before paying under a Maximum Amount).
+	app.route('GET', [stores('/checkouts/:sessionId'), core('/checkouts/:sessionId')], (ctx) => {
+		const session = sessions().find((x) => x.id === ctx.params.sessionId);
+		if (!session) throw notFound('Checkout session');
+		return ok(session);
+	});
+
 	app.route('POST', [stores('/checkouts/:sessionId/pay'), core('/checkouts/:sessionId/pay')], (ctx) => {
-		v.onlyFields(ctx.body, ['paymentMethod', 'token']);
+		// An `amount` in the body is ignored: the session's total is charged.
+		v.onlyFields(ctx.body, ['paymentMethod', 'token', 'amount']);
 		const method = v.oneOf(ctx.body.paymentMethod, 'paymentMethod', PAYMENT_METHODS) ?? 'CARD';
 		const tokenId = v.id(ctx.body.token, 'token', 'tok_', { anyLength: true });
 		const session = sessions().find((x) => x.id === ctx.params.sessionId);
@@ -250,12 +258,14 @@ export function register(app: SandboxApp): void {
 		const paidAt = ctx.iso();
 		session.status = 'PAID';
 		session.paidAt = paidAt;
-		session.payment = { id: app.newId('pay_'), status: 'COMPLETED', amount: session.amount, currency: session.currency, paymentMethod };
-		ctx.commit('checkoutPay', { sessionId: session.id, paymentId: session.payment.id, amount: session.amount });
+		// Hostile mode: charge another amount than the session's total.
+		const charged = app.hostile.payCharges ?? session.amount;
+		session.payment = { id: app.newId('pay_'), status: 'COMPLETED', amount: charged, currency: session.currency, paymentMethod };
+		ctx.commit('checkoutPay', { sessionId: session.id, paymentId: session.payment.id, amount: charged });
 		app.emit('PAYMENT_COMPLETED', {
 			checkoutSessionId: session.id,
 			paymentId: session.payment.id,
-			amount: session.amount,
+			amount: charged,
 			currency: session.currency,
 			paymentMethod,
 		});

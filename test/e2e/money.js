@@ -54,18 +54,19 @@ async function moneyChecks({ inst, sb, t, rest, example }) {
 	};
 	const refundOutput = async (/** @type {string} */ executionId) => {
 		const r = /** @type {any} */ (await rest.api(`/executions/${executionId}?includeData=true`));
-		return { status: r?.status, json: r?.data?.resultData?.runData?.['Refund 1.00']?.[0]?.data?.main?.[0]?.[0]?.json ?? {}, error: r?.data?.resultData?.error?.message };
+		const task = r?.data?.resultData?.runData?.['Refund 1.00']?.[0];
+		return { status: r?.status, json: task?.data?.main?.[0]?.[0]?.json ?? {}, error: r?.data?.resultData?.error?.message, hints: (task?.hints ?? []).map((/** @type {any} */ h) => h.message) };
 	};
 
 	/** Creates and activates Trigger -> Refund (-> Stop and Error); returns its id, URL and endpoint. */
-	const workflow = async (/** @type {string} */ name, /** @type {{ fail?: boolean, version?: string, events?: string[], refund?: boolean, graph?: (trigger: any) => { nodes: any[], connections: any } }} */ opts = {}) => {
+	const workflow = async (/** @type {string} */ name, /** @type {{ fail?: boolean, version?: string, events?: string[], refund?: boolean, reason?: string, graph?: (trigger: any) => { nodes: any[], connections: any } }} */ opts = {}) => {
 		const trigger = {
 			...JSON.parse(JSON.stringify(exampleTrigger)),
 			id: crypto.randomUUID(),
 			webhookId: crypto.randomUUID(),
 			parameters: { events: opts.events ?? ['PAYMENT_COMPLETED'], signatureVersion: opts.version ?? 'V2', options: { rejectDuplicates: false } },
 		};
-		const refund = refundNode({ orderExpr: '={{ $json.data.orderId }}', reason: `e2e: ${name}`, credentials: trigger.credentials });
+		const refund = refundNode({ orderExpr: '={{ $json.data.orderId }}', reason: opts.reason ?? `e2e: ${name}`, credentials: trigger.credentials });
 		const graph = opts.graph?.(trigger);
 		const nodes = graph?.nodes ?? (opts.refund === false ? [trigger] : [trigger, refund]);
 		/** @type {any} */
@@ -98,6 +99,17 @@ async function moneyChecks({ inst, sb, t, rest, example }) {
 	const refundable = () => sb.state.orders.filter((/** @type {any} */ o) => o.payment?.status === 'COMPLETED' && o.amount >= 5 && !sb.state.refunds.some((/** @type {any} */ r) => r.orderId === o.id));
 	const ledgerFor = (/** @type {string} */ orderId) => sb.ledger.filter((/** @type {any} */ e) => e.kind === 'refund' && e.orderId === orderId).length;
 	const postsFor = (/** @type {string} */ orderId) => sb.requests.filter((/** @type {any} */ r) => r.method === 'POST' && r.path.endsWith(`/orders/${orderId}/refund`)).length;
+
+	/** The event for `orderId` delivered, then re-delivered 25 hours later (the service's keys forgotten). */
+	const twiceAfterADay = async (/** @type {{ id: string, url: string, ep: any }} */ wf, /** @type {string} */ orderId) => {
+		const messageId = sb.app.deliver(wf.ep.id, 'PAYMENT_COMPLETED', { orderId, amount: 1, currency: 'USD' });
+		const delivery = await firstDelivery(messageId);
+		const [first] = await finished(wf.id, 1);
+		sb.app.clock.advance(25 * HOUR);
+		await redeliver(delivery, wf.url);
+		const [, second] = await finished(wf.id, 2);
+		return { first, second, out2: await refundOutput(second?.id) };
+	};
 
 	// ------------------------------------------------------------ late re-delivery after 24 h
 	{
@@ -191,6 +203,64 @@ async function moneyChecks({ inst, sb, t, rest, example }) {
 		await rest.request('POST', `/api/v1/workflows/${two.id}/deactivate`, undefined, H);
 	}
 
+	// ------------------------------------------------------------ a reason that changes per execution
+	{
+		const [order] = refundable();
+		const wf = await workflow('reason per execution', { reason: '=refund by execution {{ $execution.id }}' });
+		const { first, second, out2 } = await twiceAfterADay(wf, order.id);
+		log(`money (reason): first ${first?.status}, re-delivery 25 h later ${second?.status} (${out2.error ?? JSON.stringify(out2.json).slice(0, 120)}); ${ledgerFor(order.id)} refund(s) in the ledger`);
+		t.equal('money (reason): a reason holding $execution.id, the event re-delivered after the service forgot its key: ONE refund', { first: first?.status, posts: postsFor(order.id), ledger: ledgerFor(order.id) }, { first: 'success', posts: 1, ledger: 1 });
+		t.check('money (reason): the re-delivery names the field that changed ("reason") instead of refunding again', /other values of "reason"/.test(out2.error ?? ''), JSON.stringify(out2));
+		await rest.request('POST', `/api/v1/workflows/${wf.id}/deactivate`, undefined, H);
+	}
+
+	// ------------------------------------------------------------ a Code node that drops the pairing
+	{
+		const [a, b] = refundable();
+		const unpairedGraph = (/** @type {any} */ trigger) => {
+			const list = { id: crypto.randomUUID(), name: 'Orders of the event', type: 'n8n-nodes-base.code', typeVersion: 2, position: [200, 0], parameters: { jsCode: 'return $input.first().json.data.orderIds.map((orderId) => ({ json: { orderId }, pairedItem: { item: 0 } }));' } };
+			// Builds new items without pairing them: from two items in, one out, n8n cannot tell which.
+			const pick = { id: crypto.randomUUID(), name: 'First order only', type: 'n8n-nodes-base.code', typeVersion: 2, position: [400, 0], parameters: { jsCode: 'return [{ json: { orderId: $input.all()[0].json.orderId } }];' } };
+			const refund = refundNode({ orderExpr: '={{ $json.orderId }}', reason: 'e2e: unpaired', position: [600, 0], credentials: trigger.credentials });
+			const connections = {
+				[trigger.name]: { main: [[{ node: list.name, type: 'main', index: 0 }]] },
+				[list.name]: { main: [[{ node: pick.name, type: 'main', index: 0 }]] },
+				[pick.name]: { main: [[{ node: refund.name, type: 'main', index: 0 }]] },
+			};
+			return { nodes: [trigger, list, pick, refund], connections };
+		};
+		const wf = await workflow('pairing dropped', { graph: unpairedGraph });
+		sb.app.deliver(wf.ep.id, 'PAYMENT_COMPLETED', { orderIds: [a.id, b.id] });
+		const [first] = await finished(wf.id, 1);
+		const out = await refundOutput(first?.id);
+		log(`money (pairing): ${first?.status}; hints ${JSON.stringify(out.hints).slice(0, 300)}`);
+		// One delivery starts one execution: an item whose pairing a node dropped still descends from it.
+		t.check('money (pairing): a Code node that drops the pairing: the refund is still keyed by the event (no per-execution fallback)', out.json.idempotencyKeySource === 'event', JSON.stringify(out));
+		await rest.request('POST', `/api/v1/workflows/${wf.id}/deactivate`, undefined, H);
+	}
+
+	// ------------------------------------------------------------ Custom API Call refund re-delivered
+	{
+		const [order] = refundable();
+		const customGraph = (/** @type {any} */ trigger) => {
+			const call = {
+				id: crypto.randomUUID(),
+				name: 'Refund 1.00',
+				type: `${PKG_NAME}.vaultStore`,
+				typeVersion: 1,
+				position: [240, 0],
+				parameters: { resource: 'custom', operation: 'request', method: 'POST', path: '=/v2/stores/{storeId}/orders/{{ $json.data.orderId }}/refund', body: '{"amount": 1}' },
+				credentials: trigger.credentials,
+			};
+			return { nodes: [trigger, call], connections: { [trigger.name]: { main: [[{ node: call.name, type: 'main', index: 0 }]] } } };
+		};
+		const wf = await workflow('custom call refund', { graph: customGraph });
+		const { first, second, out2 } = await twiceAfterADay(wf, order.id);
+		log(`money (custom): first ${first?.status}, re-delivery ${second?.status} ${JSON.stringify(out2.json).slice(0, 120)}; ${ledgerFor(order.id)} refund(s)`);
+		t.equal('money (custom): a Custom API Call refund, the event re-delivered 25 h later: ONE refund, the second skipped', { first: first?.status, ledger: ledgerFor(order.id), skipped: out2.json.writeSkipped === true }, { first: 'success', ledger: 1, skipped: true });
+		await rest.request('POST', `/api/v1/workflows/${wf.id}/deactivate`, undefined, H);
+	}
+
 	// ------------------------------------------------------------ migrated endpoint kept at re-activation
 	{
 		const wf = await workflow('migrated V1 endpoint', { version: 'V1', events: ['PAYMENT_REFUNDED'], refund: false });
@@ -220,6 +290,12 @@ async function moneyChecks({ inst, sb, t, rest, example }) {
 		const d = await firstDelivery(messageId);
 		const started = await finished(wf.id, 1);
 		t.check('money (migration): a V2-signed delivery to the migrated endpoint is accepted and starts the workflow', d?.status >= 200 && d?.status < 300 && started.length === 1, JSON.stringify({ status: d?.status, executions: started.length }));
+		// The merchant rolls the endpoint back to V1 in the dashboard: the node (set to V1) still receives.
+		wf.ep.signatureVersion = 'V1';
+		const rolledBack = sb.app.deliver(wf.ep.id, 'PAYMENT_REFUNDED', { refund: 'rolled back' });
+		const d2 = await firstDelivery(rolledBack);
+		const startedAfter = await finished(wf.id, 2);
+		t.check('money (rollback): after a V2 to V1 rollback in the merchant dashboard, a V1-signed delivery is accepted (no 401) and starts the workflow', d2?.status >= 200 && d2?.status < 300 && startedAfter.length === 2, JSON.stringify({ status: d2?.status, executions: startedAfter.length }));
 		await rest.request('POST', `/api/v1/workflows/${wf.id}/deactivate`, undefined, H);
 	}
 }

@@ -276,6 +276,8 @@ export interface NodeSpec {
 	parameters: IDataObject;
 	continueOnFail?: boolean;
 	typeVersion?: number;
+	/** The node's id (n8n keeps it from execution to execution; scopes such as the deduplication store's use it). */
+	id?: string;
 }
 
 export interface RunResult {
@@ -328,7 +330,7 @@ export async function runNodes(
 	const loader = await loadPackage();
 	const nodeTypes = new PackageNodeTypes(loader, options.extraNodeTypes);
 	const nodes: INode[] = specs.map((spec, index) => ({
-		id: randomUUID(),
+		id: spec.id ?? randomUUID(),
 		name: spec.name ?? (index === 0 ? DEFAULT_NODE : `${DEFAULT_NODE} ${index + 1}`),
 		type: spec.type ?? NODE_TYPE,
 		typeVersion: spec.typeVersion ?? 1,

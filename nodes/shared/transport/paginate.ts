@@ -115,6 +115,8 @@ export async function paginate(
 	const first = await fetchPage(1);
 	if (returnAll && first.total !== undefined && first.total > maxItems) throw tooMany();
 	const out = [...first.items];
+	/** The pages read, in order: records are de-duplicated only against earlier pages. */
+	const pages: IDataObject[][] = [first.items];
 	const seen = new Set([signature(first.items)]);
 	// Return All reads past the ceiling by one page, to tell "exactly maxItems" from "more".
 	const enough = (): boolean => (returnAll ? out.length > maxItems : out.length >= limit);
@@ -129,6 +131,7 @@ export async function paginate(
 		}
 		seen.add(sig);
 		out.push(...page.items);
+		pages.push(page.items);
 	};
 
 	if (!done(first)) {
@@ -151,22 +154,40 @@ export async function paginate(
 		}
 	}
 	if (returnAll && out.length > maxItems) throw tooMany();
-	return withoutRepeats(transport, out.slice(0, wanted));
+	return withoutRepeats(transport, pages, wanted);
 }
 
-/** Items with a string `id` seen earlier in the list are dropped; the first one stays. */
-function dedupe(records: IDataObject[]): { items: IDataObject[]; repeated: number } {
-	const ids = new Set<string>();
+/** What tells two records that share an id apart: their kind (`object`, `type`, `kind`), else their content. */
+function kindOf(record: IDataObject): string | undefined {
+	const kind = record.object ?? record.type ?? record.kind;
+	return typeof kind === 'string' && kind !== '' ? kind : undefined;
+}
+
+/**
+ * Records a shifting list repeated from an earlier page are dropped; records on one page are
+ * all kept, also when they share an id (a dispute and its fee debit). A record repeats one of an
+ * earlier page when both have the same string `id` and the same kind (or, without a kind, the
+ * same content).
+ */
+function dedupe(pages: IDataObject[][]): { items: IDataObject[]; repeated: number } {
+	const earlier = new Map<string, Set<string>>();
 	const items: IDataObject[] = [];
-	for (const record of records) {
-		const id = typeof record.id === 'string' && record.id !== '' ? record.id : undefined;
-		if (id !== undefined) {
-			if (ids.has(id)) continue;
-			ids.add(id);
+	let total = 0;
+	for (const page of pages) {
+		const onPage: [string, string][] = [];
+		for (const record of page) {
+			total++;
+			const id = typeof record.id === 'string' && record.id !== '' ? record.id : undefined;
+			if (id !== undefined) {
+				const identity = kindOf(record) ?? JSON.stringify(record);
+				if (earlier.get(id)?.has(identity)) continue;
+				onPage.push([id, identity]);
+			}
+			items.push(record);
 		}
-		items.push(record);
+		for (const [id, identity] of onPage) earlier.set(id, (earlier.get(id) ?? new Set<string>()).add(identity));
 	}
-	return { items, repeated: records.length - items.length };
+	return { items, repeated: total - items.length };
 }
 
 /**
@@ -174,9 +195,10 @@ function dedupe(records: IDataObject[]): { items: IDataObject[]; repeated: numbe
  * across pages: each one is output once, and the list says it moved (an execution hint and
  * `listWarning` on its last item), since records may also have been skipped.
  */
-function withoutRepeats(transport: Transport, records: IDataObject[]): IDataObject[] {
-	const { items, repeated } = dedupe(records);
-	if (repeated === 0) return items;
+function withoutRepeats(transport: Transport, pages: IDataObject[][], wanted: number): IDataObject[] {
+	const { items: all, repeated } = dedupe(pages);
+	const items = all.slice(0, wanted);
+	if (repeated === 0 || items.length === 0) return items;
 	const warning = `The list changed while it was read page by page: ${repeated} record(s) came twice and are output once. Records added or removed meanwhile may be missing; run it again, or narrow the list with filters (e.g. a date range), for a complete list.`;
 	transport.hint(warning);
 	items[items.length - 1] = { ...items[items.length - 1], listWarning: warning };
@@ -265,12 +287,13 @@ export async function walkCursor(
 ): Promise<CursorResult> {
 	const wanted = returnAll ? maxItems : limit;
 	const out: IDataObject[] = [];
+	const pages: IDataObject[][] = [];
 	const seen = new Set<string>();
 	/** Continuations already followed: one that comes again would read the same pages for ever. */
 	const followed = new Set<string>();
 	let query: IDataObject = { ...req.query };
 	const stop = (why: string): CursorResult => {
-		const { items, repeated } = dedupe(out);
+		const { items, repeated } = dedupe(pages);
 		const twice = repeated > 0 ? ` ${repeated} record(s) came twice and are output once.` : '';
 		return {
 			items: items.slice(0, wanted),
@@ -289,12 +312,13 @@ export async function walkCursor(
 		}
 		seen.add(sig);
 		out.push(...page.items);
+		pages.push(page.items);
 		if (returnAll && out.length > maxItems) {
 			throw new PaginationError(
 				`Return All stopped: the list has more than ${maxItems} items (option "Return All Maximum"). Raise the option or narrow the list with filters.`,
 			);
 		}
-		if (!returnAll && dedupe(out).items.length >= wanted) break;
+		if (!returnAll && dedupe(pages).items.length >= wanted) break;
 		const body = isRecord(res.data) ? res.data : {};
 		const pagination = isRecord(body.pagination) ? body.pagination : undefined;
 		const currentPage = finite(pagination?.page) ?? number;
@@ -314,7 +338,7 @@ export async function walkCursor(
 			next = `page:${currentPage + 1}`;
 		} else {
 			return {
-				items: dedupe(out).items.slice(0, wanted),
+				items: dedupe(pages).items.slice(0, wanted),
 				incomplete: `The service said there are more than these ${out.length} records but gave no way to fetch the rest (no cursor or page in its answer). Narrow the list with filters, or use the Custom API Call resource with the service's own paging.`,
 			};
 		}
@@ -323,7 +347,7 @@ export async function walkCursor(
 		}
 		followed.add(next);
 	}
-	const { items, repeated } = dedupe(out);
+	const { items, repeated } = dedupe(pages);
 	if (repeated > 0) {
 		return {
 			items: items.slice(0, wanted),

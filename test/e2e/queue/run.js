@@ -35,11 +35,18 @@
  *      keeps exactly one refund, with the default (execution-derived) key it gets a second one.
  *      The same crash in a Vault Store Trigger -> Refund workflow (event sent by the sandbox): the
  *      event sent again with a fresh signature is dropped by the webhook process that took it
- *      (its duplicate memory), accepted by webhook-2, and that execution's refund carries the key
- *      derived from the event: the service replays the original, the ledger keeps one refund
+ *      (its duplicate memory), accepted by webhook-2, and that execution finds the killed one's
+ *      claim in n8n's deduplication store: it sends nothing (writeSkipped without details, a
+ *      warning), the ledger keeps one refund
  *   5a. late re-delivery on another worker: the event refunded on one worker; that worker stopped, the
  *      sandbox's clock moved 25 h (its keys forgotten), the event sent again to webhook-2: it runs on
  *      the other worker, which reads the record the first saved with the workflow: no refund sent
+ *   5c. once per event across workers: 8 events delivered at once, the sandbox holding each refund
+ *      answer 3 s, so executions on both workers overlap; what n8n's deduplication store
+ *      (processed_data in PostgreSQL) and the workflow's static data kept is read from the database
+ *      (the store must hold every event, the static data's count is reported: what the record on
+ *      static data alone would have kept); every event re-delivered 25 h later (sandbox clock) to
+ *      webhook-2: no refund sent, one refund per event in the ledger
  *   5b. one signed event posted at the same moment to both webhook processes: each has its own
  *      duplicate memory, so 2 executions; both refunds carry the event key: 1 refund
  *   6. main restart re-checks the endpoint and registers nothing; history intact; deactivation
@@ -75,6 +82,8 @@ const TIMEOUT_MS = Number(process.env.VS_E2E_QUEUE_TIMEOUT_MS || 10 * 60_000);
 const N_DELIVERIES = Number(process.env.VS_E2E_QUEUE_DELIVERIES || 300);
 const CONCURRENCY = Number(process.env.VS_E2E_QUEUE_CONCURRENCY || 20);
 const SLOW_MS = 12_000;
+/** Events executed at overlapping times on the two workers in check 5c. */
+const OVERLAP_EVENTS = Number(process.env.VS_E2E_QUEUE_OVERLAP_EVENTS || 8);
 
 const wait = require('../runner/wait');
 
@@ -632,7 +641,10 @@ async function main() {
 		const keysE = postsE.map((/** @type {any} */ r) => r.headers['idempotency-key']);
 		const execsE = (await executions(EVENT_REFUND.id)).filter((e) => !newIds.includes(String(e.id)));
 		log(`trigger-fed refund (key from the event ${messageE}): executions ${execsE.length} (killed ${idE}, resent ${idE2}; n8n Retry ${newIds[2]} ran no node), refund requests ${postsE.length} (${postsE.map((/** @type {any} */ r) => r.status).join(', ')}), same key ${new Set(keysE).size === 1}, ledger refunds ${refundsOf(orderE.id).length}`);
-		t.check('refund (Vault Store Trigger, default key): the new execution sent the same key, derived from the event, and got the original refund back (idempotentReplay, idempotencyKeySource "event")', postsE.length === 2 && keysE.every((k) => k === keyE) && outE.idempotentReplay === true && outE.idempotencyKeySource === 'event' && outE.orderId === orderE.id, JSON.stringify({ keysE, outE }));
+		// The killed execution had claimed the write in n8n's deduplication store before sending it and
+		// never confirmed or released it: the resent event finds the claim, sends nothing, and says so
+		// (writeSkipped without the refund's details, a warning to check the dashboard). The ledger: one.
+		t.check('refund (Vault Store Trigger, default key): the new execution finds the killed one\'s claim in n8n\'s store and sends nothing (writeSkipped without details, idempotencyKeySource "event")', postsE.length === 1 && keysE.every((k) => k === keyE) && outE.writeSkipped === true && outE.idempotencyKeySource === 'event' && outE.id === undefined, JSON.stringify({ keysE, outE }));
 		t.equal('refund (Vault Store Trigger, default key): exactly ONE refund in the sandbox ledger for 2 executions of the event (plus n8n\'s Retry, which ran nothing)', [execsE.length, refundsOf(orderE.id).length], [2, 1]);
 		report.refund = {
 			killed: victims,
@@ -674,9 +686,69 @@ async function main() {
 		log(`late re-delivery (${messageL}): first execution ${first?.id} on ${firstWorker}, the re-delivery 25 h later ${second?.id} on ${secondWorker}: ${refundPosts(orderL.id).length} refund request(s), ${refundsOf(orderL.id).length} refund(s) in the ledger, output ${JSON.stringify(out).slice(0, 120)}`);
 		t.check('late: the re-delivery ran on another worker', secondWorker !== undefined && secondWorker !== firstWorker, JSON.stringify({ firstWorker, secondWorker }));
 		t.equal('late: it sent no refund (the record the first worker saved); exactly ONE refund in the ledger', [refundPosts(orderL.id).length, refundsOf(orderL.id).length], [1, 1]);
-		t.check('late: its output says the write was skipped', out.writeSkipped === true && out.orderId === orderL.id, JSON.stringify(out));
+		t.check('late: its output says the write was skipped, with the refund the record holds', out.writeSkipped === true && out.idempotencyKeySource === 'event' && typeof out.id === 'string' && out.id === refundsOf(orderL.id)[0]?.refundId, JSON.stringify(out));
 		eventCases.lateRedeliveryOtherWorker = { eventId: messageL, firstWorker, secondWorker, refundRequests: refundPosts(orderL.id).length, ledgerRefunds: refundsOf(orderL.id).length };
 		await c.startWorker(firstWorker);
+	});
+
+	// ------------------------------------------------------------------ 5c. once per event across workers
+	await t.runPhase('refund: once per event across workers', async () => {
+		const K = OVERLAP_EVENTS;
+		const orders = refundable().slice(0, K);
+		t.must(`across workers: ${K} refundable orders in the sandbox`, orders.length === K, `${orders.length} left`);
+		const endpoint = endpointsFor(evUrl)[0];
+		t.must('across workers: the event workflow is active (its endpoint is registered)', endpoint, JSON.stringify(sb.state.webhooks.map((/** @type {any} */ w) => w.url)));
+		const { recordDigest } = require(path.join(ROOT, 'dist/nodes/shared/money/record.js'));
+		const md5 = (/** @type {string} */ v) => crypto.createHash('md5').update(v).digest('base64');
+		const before = new Set((await executions(EVENT_REFUND.id)).map((e) => String(e.id)));
+		const newRuns = async (/** @type {number} */ n) =>
+			/** @type {any[]} */ ((await waitUntil(async () => {
+				const l = (await executions(EVENT_REFUND.id, true)).filter((e) => !before.has(String(e.id)));
+				return l.length >= n && l.every(isDone) ? l : undefined;
+			}, 120_000, 500)) ?? []);
+		// The sandbox commits each refund and holds its answer 3 s: the executions overlap on both workers.
+		sb.faults.add({ match: { method: 'POST', path: /\/orders\/[^/]+\/refund$/ }, kind: 'slow', delayMs: 3000, count: K });
+		const messages = orders.map((o) => sb.app.deliver(endpoint.id, 'PAYMENT_COMPLETED', { orderId: o.id, amount: 1, currency: 'USD' }));
+		const first = await newRuns(K);
+		sb.faults.clear();
+		const firstIds = new Set(first.map((e) => String(e.id)));
+		const workersOf = first.map((e) => ranOn(String(e.id))[0]);
+		const perWorker = Object.fromEntries(workerNames().map((w) => [w, workersOf.filter((x) => x === w).length]));
+		t.check(`across workers: ${K} events, ${K} executions, all successful, each refunded once`, first.length === K && first.every((e) => e.status === 'success') && orders.every((o) => refundsOf(o.id).length === 1), JSON.stringify({ runs: first.map((e) => e.status), ledger: orders.map((o) => refundsOf(o.id).length) }));
+		t.check('across workers: both workers executed some of them', Object.values(perWorker).filter((n) => n > 0).length >= 2, JSON.stringify(perWorker));
+		// Overlap: an execution on one worker started before one on the other worker stopped, and the reverse.
+		const span = (/** @type {any} */ e) => [Date.parse(e.startedAt), Date.parse(e.stoppedAt)];
+		const crossOverlaps = first.flatMap((a, i) => first.slice(i + 1).map((b, j) => [a, b, workersOf[i], workersOf[i + 1 + j]])).filter(([a, b, wa, wb]) => wa !== wb && span(a)[0] < span(b)[1] && span(b)[0] < span(a)[1]).length;
+		t.check('across workers: executions on different workers overlapped in time', crossOverlaps > 0, JSON.stringify(first.map((e, i) => [workersOf[i], e.startedAt, e.stoppedAt])));
+		const keyOf = (/** @type {any} */ o) => refundPosts(o.id).map((/** @type {any} */ r) => r.headers['idempotency-key'])[0];
+		const digests = orders.map((o) => recordDigest(keyOf(o)));
+		// What each store kept, read from PostgreSQL: n8n's deduplication row (md5 of each value) and the static data.
+		const row = await pg?.psql(`SELECT value FROM processed_data WHERE "workflowId" = '${EVENT_REFUND.id}'`, 'n8n');
+		const hashes = new Set(row ? /** @type {string[]} */ (JSON.parse(row.split('\n')[0]).data) : []);
+		const staticRaw = await pg?.psql(`SELECT "staticData" FROM workflow_entity WHERE id = '${EVENT_REFUND.id}'`, 'n8n');
+		const staticData = staticRaw ? JSON.parse(staticRaw) : {};
+		const details = staticData?.['node:Refund 1.00']?.vaultStoreOnce ?? {};
+		const inStore = digests.filter((d) => hashes.has(md5(d))).length;
+		const inStatic = digests.filter((d) => details[d] !== undefined).length;
+		log(`once per event across workers: ${K} events on ${JSON.stringify(perWorker)}, ${crossOverlaps} cross-worker overlapping pair(s); n8n's deduplication store holds ${inStore}/${K} entries, the workflow's static data (saved whole by each execution) ${inStatic}/${K}`);
+		t.equal(`across workers: n8n's deduplication store (PostgreSQL) holds all ${K} entries: none lost`, inStore, K);
+		// Second round: the service forgets its keys (25 h); every event comes again, to webhook-2.
+		sb.app.clock.advance(25 * 3_600_000);
+		const postsBefore = orders.map((o) => refundPosts(o.id).length);
+		for (const [i, m] of messages.entries()) {
+			const d = /** @type {any} */ (sb.deliveries.find((/** @type {any} */ x) => x.messageId === m && (x.status !== 0 || x.error)));
+			const again = await post(evUrl2, resign(secret, m, d.body), d.body);
+			t.check(`across workers: webhook-2 accepts re-delivery ${i + 1}`, again.status === 200 && !/ignored/.test(again.text), `${again.status} ${again.text.slice(0, 120)}`);
+		}
+		const all = await newRuns(2 * K);
+		const second = all.filter((e) => !firstIds.has(String(e.id)));
+		const outs = second.map(refundOut);
+		const sent = orders.map((o, i) => refundPosts(o.id).length - postsBefore[i]);
+		const ledger = orders.map((o) => refundsOf(o.id).length);
+		log(`re-delivered 25 h later: ${second.length} executions on ${JSON.stringify(second.map((e) => ranOn(String(e.id))[0]))}, refund requests sent ${sent.reduce((a, b) => a + b, 0)}, ledger ${JSON.stringify(ledger)}, skipped ${outs.filter((o) => o.writeSkipped === true).length} (with details ${outs.filter((o) => o.writeSkipped === true && o.id).length})`);
+		t.equal(`across workers: the ${K} re-deliveries sent no refund; exactly ONE refund per event in the ledger`, [sent, ledger], [orders.map(() => 0), orders.map(() => 1)]);
+		t.check('across workers: every re-delivery output says the write was skipped', second.length === K && outs.every((o) => o.writeSkipped === true && o.idempotencyKeySource === 'event'), JSON.stringify(outs));
+		eventCases.onceAcrossWorkers = { events: K, perWorker, crossOverlaps, deduplicationStoreKept: inStore, staticDataKept: inStatic, redeliveryRefundRequests: sent, ledger };
 	});
 
 	await t.runPhase('refund: one event at two webhook processes at once', async () => {
@@ -708,7 +780,7 @@ async function main() {
 		t.check('two processes: every refund request carried the one key derived from the event', keys.length === 1 && /^n8n_evt_/.test(keys[0]), JSON.stringify(keys));
 		// Overlapping, the second gets the service's replay; one after the other, the second finds the
 		// first one's record (saved with the workflow) and sends nothing: either way one write.
-		t.check('two processes: both outputs say idempotencyKeySource "event"; exactly one is the service\'s replay of the other or a write skipped from the record', outs.every((o) => o.idempotencyKeySource === 'event' && o.orderId === orderF.id) && outs.filter((o) => o.idempotentReplay === true || o.writeSkipped === true).length === 1, JSON.stringify(outs.map((o) => ({ src: o.idempotencyKeySource, replay: o.idempotentReplay, skipped: o.writeSkipped, refund: o.id ?? o.refundId }))));
+		t.check('two processes: both outputs say idempotencyKeySource "event"; exactly one is the service\'s replay of the other or a write skipped from the record', outs.every((o) => o.idempotencyKeySource === 'event' && (o.writeSkipped === true || o.orderId === orderF.id)) && outs.filter((o) => o.idempotentReplay === true || o.writeSkipped === true).length === 1, JSON.stringify(outs.map((o) => ({ src: o.idempotencyKeySource, replay: o.idempotentReplay, skipped: o.writeSkipped, refund: o.id ?? o.refundId }))));
 		t.equal('two processes: 2 executions, exactly ONE refund in the sandbox ledger', [mine.length, ledger], [2, 1]);
 		eventCases.twoProcessesAtOnce = { eventId: d.id, executions: mine.length, refundRequests: posts.length, statuses, ledgerRefunds: ledger };
 

@@ -170,7 +170,7 @@ async function main() {
 
 	// ------------------------------------------------------------------ n8n start: trigger, editor
 	const trigger = examples.find((e) => e.example.name === 'trigger-events.json');
-	const needServer = setupOk && ['trigger', 'money', 'load', 'dispute', 'editor'].some(wants);
+	const needServer = setupOk && ['trigger', 'money', 'output', 'load', 'dispute', 'editor'].some(wants);
 	/** @type {ReturnType<typeof lib.restClient> | undefined} */
 	let rest;
 	if (needServer) {
@@ -212,6 +212,15 @@ async function main() {
 		else {
 			const { moneyChecks } = require('../money');
 			await t.runPhase('money once per event (n8n start)', () => moneyChecks({ inst, sb, t, rest, example: trigger.example }));
+		}
+	}
+
+	if (wants('output')) {
+		if (!trigger) t.skipPhase('output gate (n8n start)', 'examples/trigger-events.json is missing');
+		else if (!serverOk) t.skipPhase('output gate (n8n start)', 'n8n did not start');
+		else {
+			const { outputGateChecks } = require('../output-gate');
+			await t.runPhase('output gate (n8n start)', () => outputGateChecks({ inst, sb, t, rest, example: trigger.example }));
 		}
 	}
 

@@ -315,16 +315,18 @@ const pay: Operation = {
 	description:
 		'Pay an open checkout session, optionally with a payment method and a vault card token (tok_...). Sends an Idempotency-Key, so a retry never pays twice.',
 	money: {
-		answerAmount: ['amount', 'payment.amount', 'totalAmount', 'payment.totalAmount'],
-		answerCurrency: ['currency', 'payment.currency'],
+		answerAmount: ['payment.amount', 'payment.totalAmount', 'amount', 'totalAmount'],
+		answerCurrency: ['payment.currency', 'currency'],
 		withoutAmount: 'the whole session total',
+		// Under a Maximum Amount the session's total is read before paying (the read route is inferred).
+		readFirst: { path: '/checkouts/{sessionId}', amount: ['amount', 'total', 'totalAmount'], currency: ['currency'] },
 	},
 	method: 'POST',
 	family: 'stores',
 	path: '/checkouts/{sessionId}/pay',
 	ids: { sessionId: ID.sessionId },
 	idempotent: 'honoured',
-	notes: 'inferred body names paymentMethod, token; an already paid session is a clear error',
+	notes: 'inferred body names paymentMethod, token; under a Maximum Amount the session is read first (GET /checkouts/{sessionId}, inferred); an already paid session is a clear error',
 	body: payBody,
 	run: runPay,
 	fields: [

@@ -3,7 +3,6 @@ import type { IDataObject, IHttpRequestMethods, INodeExecutionData } from 'n8n-w
 import type { CredentialName } from '../../../shared/credentials';
 import { STORE_CREDENTIAL, VAULT_CREDENTIAL } from '../../../shared/credentials';
 import { enumOptions } from '../../../shared/labels';
-import { IdempotencyKeys } from '../../../shared/transport/idempotency';
 import { collectionField } from '../../properties';
 import type { Operation, Params, Resource, RunContext } from '../../operation';
 
@@ -116,20 +115,6 @@ async function customRequest(rc: RunContext): Promise<INodeExecutionData[]> {
 	const body = BODY_METHODS.includes(method) ? readBody(p) : undefined;
 	const extra = p.fields('additionalFields');
 
-	let idempotencyKey: string | undefined;
-	if (extra.sendIdempotencyKey === true) {
-		const own = p.fields('options').idempotencyKey;
-		idempotencyKey =
-			typeof own === 'string' && own !== ''
-				? p.v.idempotencyKey(own)
-				: new IdempotencyKeys({
-						workflowId: ctx.getWorkflow().id,
-						executionId: ctx.getExecutionId(),
-						nodeName: ctx.getNode().name,
-						runIndex: (ctx as unknown as { runIndex?: number }).runIndex ?? 0,
-					}).forItem(p.itemIndex);
-	}
-
 	let path = template;
 	if (api === 'store' && template.includes('{storeId}')) {
 		const credentials = await ctx.getCredentials(STORE_CREDENTIAL);
@@ -148,7 +133,9 @@ async function customRequest(rc: RunContext): Promise<INodeExecutionData[]> {
 		path,
 		query,
 		body,
-		idempotencyKey,
+		// The request gate chooses the key (Options → Idempotency Key, the event's, or the execution's);
+		// a route that moves money always gets one.
+		idempotent: extra.sendIdempotencyKey === true,
 	});
 	return records(res.data).map((json) => ({
 		json: res.replay ? { ...json, idempotentReplay: true } : json,

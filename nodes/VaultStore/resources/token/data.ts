@@ -1,7 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import type { Params } from '../../operation';
-import { luhnValid } from '../../../shared/transport/redact';
+import { luhnValid } from '../../../shared/redaction/cardData';
 
 /**
  * Token data rules checked on the node's side, before anything is sent. The
@@ -113,7 +113,8 @@ export function withoutCvc(value: unknown): unknown {
 
 /** A token as create, get, getAll and update show it: never any data, never a CVC. */
 export function publicToken(record: IDataObject): IDataObject {
-	const { data: _data, ...rest } = record;
+	const rest = { ...record };
+	delete rest.data;
 	return withoutCvc(rest) as IDataObject;
 }
 

@@ -81,3 +81,29 @@ export class IdempotencyKeys {
 		return `n8n_evt_${digest.slice(0, 40)}`;
 	}
 }
+
+/**
+ * Short digests of the top-level fields of a request's body and query, except `skip` (the
+ * amount and currency, which the key names): `name=digest&…`, sorted. Kept with a recorded write
+ * (a few bytes a field) to name the fields a later execution of the same event changed.
+ */
+export function fieldDigests(body: unknown, query: unknown, skip: Array<string | undefined>): string {
+	const pairs: string[] = [];
+	const add = (prefix: string, record: unknown) => {
+		if (record === null || typeof record !== 'object' || Array.isArray(record)) {
+			if (record !== undefined) pairs.push(`${prefix}=${digest(canonicalJson(record))}`);
+			return;
+		}
+		for (const [name, value] of Object.entries(record as Record<string, unknown>)) {
+			if (value === undefined || skip.includes(name)) continue;
+			pairs.push(`${encodeURIComponent(prefix + name)}=${digest(canonicalJson(value))}`);
+		}
+	};
+	add('', body);
+	if (query !== undefined) add('query.', query);
+	return pairs.sort().join('&');
+}
+
+function digest(text: string): string {
+	return createHash('sha256').update(text).digest('base64url').slice(0, 6);
+}

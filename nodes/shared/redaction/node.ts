@@ -1,6 +1,6 @@
 import type { INode, INodeProperties, NodeParameterValueType } from 'n8n-workflow';
 
-import type { Resource } from './operation';
+import type { Resource } from '../../VaultStore/operation';
 
 /**
  * n8n errors carry the node they were thrown for, parameters included, and

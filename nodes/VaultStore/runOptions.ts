@@ -1,0 +1,46 @@
+import type { ItemRules } from '../shared/money';
+import { DEFAULT_MAX_CONCURRENCY, MAX_CONCURRENCY } from '../shared/transport/concurrency';
+import { DEFAULT_MAX_ITEMS } from '../shared/transport/paginate';
+import { DEFAULT_TRANSPORT_OPTIONS } from '../shared/transport/request';
+import type { Params } from './operation';
+
+/** The node's Options that apply to the whole run (read from the first item). */
+export interface RunOptions {
+	/** Ceiling of requests in flight; the adaptive pool decides how many below it. */
+	concurrency: number;
+	maxRetries: number;
+	timeoutMs: number;
+	maxItems: number;
+}
+
+export function readRunOptions(p: Params): RunOptions {
+	const o = p.fields('options');
+	return {
+		concurrency:
+			o.concurrency === undefined
+				? DEFAULT_MAX_CONCURRENCY
+				: p.v.number('Concurrency', o.concurrency, { min: 1, max: MAX_CONCURRENCY, integer: true }),
+		maxRetries:
+			o.maxRetries === undefined
+				? DEFAULT_TRANSPORT_OPTIONS.maxRetries
+				: p.v.number('Max Retries', o.maxRetries, { min: 0, max: 10, integer: true }),
+		timeoutMs:
+			o.timeout === undefined
+				? DEFAULT_TRANSPORT_OPTIONS.timeoutMs
+				: p.v.number('Timeout', o.timeout, { min: 100, max: 300_000, integer: true }),
+		maxItems:
+			o.maxItems === undefined
+				? DEFAULT_MAX_ITEMS
+				: p.v.number('Return All Maximum', o.maxItems, { min: 1, max: 10_000_000, integer: true }),
+	};
+}
+
+/** The Options the request gate reads per item (each may be an expression): cap, key, agent writes. */
+export function readItemRules(p: Params): ItemRules {
+	const o = p.fields('options');
+	return {
+		maxAmount: o.maxAmount === undefined || o.maxAmount === '' ? undefined : p.v.number('Maximum Amount', o.maxAmount, { min: 0 }),
+		allowAgentWrites: o.allowAgentWrites === true,
+		idempotencyKey: typeof o.idempotencyKey === 'string' && o.idempotencyKey !== '' ? p.v.idempotencyKey(o.idempotencyKey) : undefined,
+	};
+}

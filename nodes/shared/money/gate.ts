@@ -1,0 +1,349 @@
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+import type { ApiRequest, ApiResponse } from '../transport/request';
+import { numberOf } from './amounts';
+import { checkAmounts } from './cap';
+import type { EventOrigin, KeySource } from './keys';
+import { fieldDigests, IdempotencyKeys, writeFingerprint } from './keys';
+import { legacyEntry } from './legacy';
+import { Occurrences } from './occurrences';
+import type { Origins } from './origins';
+import { eventOrigins } from './origins';
+import type { Asked } from './readBack';
+import { firstAt, readBack } from './readBack';
+import type { OnceRecord, RecordEntry } from './record';
+import { onceRecord } from './record';
+import type { MoneyRoute, MoneyRoutes, Route } from './routes';
+import { isRevealRoute, routeOf } from './routes';
+
+/** What the node's Options say for one item (read per item: each may be an expression). */
+export interface ItemRules {
+	maxAmount?: number;
+	idempotencyKey?: string;
+	allowAgentWrites: boolean;
+}
+
+/** What the operation row the node runs declares for the gate. */
+export interface RowRules {
+	name: string;
+	action: string;
+	agent?: { refuse?: string; confirm?: string };
+	/** The row moves money (it declares `money`). */
+	money: boolean;
+}
+
+export interface GateSetup {
+	ctx: IExecuteFunctions;
+	row: RowRules;
+	routes: MoneyRoutes;
+	/** The node runs for an AI agent. */
+	tool: boolean;
+	itemRules: (itemIndex: number) => ItemRules;
+	hint: (kind: string, message: string, type?: 'info' | 'warning') => void;
+	now?: () => number;
+}
+
+export type Send = (req: ApiRequest) => Promise<ApiResponse>;
+
+/** What the gate keeps of an admitted money write until it is settled. */
+export interface Ticket {
+	route: MoneyRoute;
+	asked: Asked;
+	itemIndex: number;
+	/** The record key this execution claimed (once per event). */
+	claimed?: string;
+	fields?: string;
+}
+
+export interface Admission {
+	/** The write was made by an earlier execution of the same event: its recorded answer. */
+	skip?: ApiResponse;
+	ticket?: Ticket;
+}
+
+const ONCE_HINT =
+	"n8n's Retry does not read or keep this node's once-per-event record; the Idempotency-Key still makes the service apply a repeated write once within 24 hours.";
+
+/**
+ * The request gate: every request the node sends passes `admit` exactly as it will be sent,
+ * whoever built it (a row, a `run` hatch, Custom API Call with either credential). Here, and
+ * only here, apply: the agent refusals, the money rules (cap per item, amounts above 0, on body
+ * and query, on the decoded route), the Idempotency-Key choice, the once-per-event record and
+ * the read-back of what the service recorded.
+ */
+export class RequestGate {
+	private readonly ctx: IExecuteFunctions;
+	private readonly keys: IdempotencyKeys;
+	private readonly rules = new Map<number, ItemRules>();
+	private readonly sources = new Map<number, KeySource>();
+	private origins?: Origins;
+	/** The event and occurrence of the last key chosen from an event (for the 0.1.0 record). */
+	private lastEvent?: { origin: EventOrigin; occurrence: number };
+	private record?: OnceRecord;
+	private occurrences?: Occurrences;
+	private readonly retryMode: boolean;
+	private readonly now: () => number;
+
+	constructor(private readonly setup: GateSetup) {
+		this.ctx = setup.ctx;
+		this.now = setup.now ?? (() => Date.now());
+		this.retryMode = this.ctx.getMode() === 'retry';
+		this.keys = new IdempotencyKeys({
+			workflowId: this.ctx.getWorkflow().id,
+			executionId: this.ctx.getExecutionId(),
+			nodeName: this.ctx.getNode().name,
+			runIndex: (this.ctx as unknown as { runIndex?: number }).runIndex ?? 0,
+		});
+	}
+
+	private itemRules(itemIndex: number): ItemRules {
+		let rules = this.rules.get(itemIndex);
+		if (rules === undefined) {
+			rules = this.setup.itemRules(itemIndex);
+			this.rules.set(itemIndex, rules);
+		}
+		return rules;
+	}
+
+	private refuse(itemIndex: number | undefined, message: string, description: string): NodeOperationError {
+		return new NodeOperationError(this.ctx.getNode(), message, { itemIndex, description });
+	}
+
+	/** Where each item's Idempotency-Key came from (for the output's idempotencyKeySource). */
+	keySourceOf(itemIndex: number): KeySource | undefined {
+		return this.sources.get(itemIndex);
+	}
+
+	/** The row's agent limits, before the item's request is built. */
+	checkItem(itemIndex: number): void {
+		if (!this.setup.tool) return;
+		const { row } = this.setup;
+		if (row.agent?.refuse) {
+			throw this.refuse(itemIndex, `${row.name} is not available to AI agents: ${row.agent.refuse}`, 'Run this operation in a normal workflow step instead.');
+		}
+		const rules = this.itemRules(itemIndex);
+		if (row.agent?.confirm && !rules.allowAgentWrites) {
+			throw this.refuse(
+				itemIndex,
+				`${row.name} is not available to AI agents unless this node allows it: ${row.agent.confirm}`,
+				'Turn on "Allow Agent Writes" in the node\'s Options to let an agent use it, or run it in a normal workflow step.',
+			);
+		}
+		if (row.money && rules.maxAmount === undefined) {
+			throw this.refuse(
+				itemIndex,
+				`Set "Maximum Amount" in the node's Options before giving "${row.name}" to an AI agent`,
+				'An agent may choose any amount; the node refuses calls above the maximum you set.',
+			);
+		}
+	}
+
+	/**
+	 * A request as it will be sent. Throws a refusal (nothing is sent); returns the recorded
+	 * answer of a write this event already made; else sets the request's Idempotency-Key and
+	 * returns the ticket `settle` / `abandon` take.
+	 */
+	async admit(req: ApiRequest, send: Send): Promise<Admission> {
+		const itemIndex = req.itemIndex ?? 0;
+		const found = routeOf(req.family, req.path);
+		if ('refused' in found) {
+			throw this.refuse(itemIndex, `Refused: ${found.refused}`, 'Nothing was sent. Give the route without encoded slashes, backslashes, doubled slashes or dot segments.');
+		}
+		const route: Route = found;
+		if (this.setup.tool && isRevealRoute(route)) {
+			throw this.refuse(itemIndex, 'Refused: this call reveals card data, which is never given to AI agents', 'Run Token → Reveal in a normal workflow step instead.');
+		}
+		const money = this.setup.routes.match(req.method, route);
+		if (money === undefined) {
+			if (req.idempotent && req.idempotencyKey === undefined) this.chooseKey(req, itemIndex, () => writeFingerprint({ method: req.method, route: `${route.api}:/${route.segments.join('/')}`, query: req.query, body: req.body }));
+			return {};
+		}
+		const rules = this.itemRules(itemIndex);
+		if (this.setup.tool && rules.maxAmount === undefined) {
+			throw this.refuse(itemIndex, 'Refused: this call moves money and the node has no "Maximum Amount" for AI agents', 'Set "Maximum Amount" in the node\'s Options; the node refuses calls above it.');
+		}
+		const known = rules.maxAmount !== undefined ? await this.readFirst(money, req, send) : undefined;
+		const verdict = checkAmounts({ route: money, body: req.body, query: req.query, max: rules.maxAmount, known: known?.amount });
+		if (verdict.refusal !== undefined) {
+			throw this.refuse(itemIndex, verdict.refusal, 'Nothing was sent. Use an amount above 0 and at or below the maximum, or ask a person to do it.');
+		}
+		const asked: Asked = { amount: this.askedAmount(money, req, known?.amount), currency: this.askedCurrency(money, req) ?? known?.currency, max: rules.maxAmount };
+		const ticket: Ticket = { route: money, asked, itemIndex };
+
+		// The key names the money movement: event, workflow, node, method, route with its ids, amount, currency.
+		const identity = `money|${req.method}|${money.identity}|${asked.amount ?? ''}|${(asked.currency ?? '').toUpperCase()}`;
+		const source = req.idempotencyKey !== undefined ? 'option' : this.chooseKey(req, itemIndex, () => identity);
+		if (source !== 'event') {
+			if (source === 'execution' && this.origins !== undefined && this.origins.triggers.length > 0) this.lostPairing(itemIndex);
+			return { ticket };
+		}
+		if (this.retryMode) {
+			this.setup.hint('retry', ONCE_HINT, 'warning');
+			return { ticket };
+		}
+		const key = req.idempotencyKey as string;
+		ticket.fields = fieldDigests(req.body, req.query, [money.spec.amount, money.spec.currency]);
+		this.record ??= onceRecord(this.ctx, this.now);
+		// A write version 0.1.0 recorded for this event (before an upgrade) is not made again either.
+		const before = this.lastEvent && legacyEntry(this.ctx, this.keys, this.lastEvent.origin, req, this.lastEvent.occurrence, this.now());
+		if (before) return { skip: this.skipped(money, ticket, before) };
+		const claim = await this.record.claim(key);
+		if (claim.status === 'untracked') {
+			this.setup.hint('untracked', `This money write is not in the node's once-per-event record (${claim.reason}); it was sent under the event's Idempotency-Key, which the service honours for 24 hours.`, 'warning');
+			return { ticket };
+		}
+		if (claim.status === 'new') {
+			ticket.claimed = key;
+			return { ticket };
+		}
+		return { skip: this.skipped(money, ticket, claim.entry) };
+	}
+
+	/** The answer of a write an earlier execution of the event made, or its failure again. */
+	private skipped(money: MoneyRoute, ticket: Ticket, entry: RecordEntry | undefined): ApiResponse {
+		if (entry?.mismatch) throw this.refuse(ticket.itemIndex, entry.mismatch, 'The write was made once by an earlier execution of this event and is not repeated.');
+		if (entry?.fields !== undefined && ticket.fields !== undefined && entry.fields !== ticket.fields) {
+			const changed = changedFields(entry.fields, ticket.fields);
+			throw this.refuse(
+				ticket.itemIndex,
+				`An earlier execution of this event already made this write (${money.name}) with other values of ${changed.map((f) => `"${f}"`).join(', ')}; nothing was sent`,
+				'The same event, order and amount is one money movement, made once. A field whose value changes from one execution to the next (e.g. an expression with $execution.id or $now) cannot change it. To make a second, separate write, give it its own Idempotency Key in the Options.',
+			);
+		}
+		if (entry === undefined) {
+			this.setup.hint('claimed', 'A write this event already started in an earlier execution was not sent again; that execution did not record its answer (it may still be running, or it stopped): check it in the Vault Store dashboard.', 'warning');
+		} else {
+			this.setup.hint('skipped', 'A write this event already made was not sent again: the output shows the result recorded then (writeSkipped).');
+		}
+		this.sources.set(ticket.itemIndex, 'event');
+		const data: IDataObject = {
+			...(entry?.recordId !== undefined ? { id: entry.recordId } : {}),
+			...(entry?.amount !== undefined ? { amount: entry.amount } : {}),
+			...(entry?.currency !== undefined ? { currency: entry.currency } : {}),
+			writeSkipped: true,
+			...(entry !== undefined ? { writeRecordedAt: new Date(entry.at).toISOString() } : {}),
+		};
+		return { data, status: 200, headers: {}, replay: false };
+	}
+
+	/** Sets the request's Idempotency-Key: the item's option, else the event's, else the execution's. */
+	private chooseKey(req: ApiRequest, itemIndex: number, identity: () => string): KeySource {
+		const rules = this.itemRules(itemIndex);
+		let source: KeySource;
+		if (rules.idempotencyKey !== undefined) {
+			req.idempotencyKey = rules.idempotencyKey;
+			source = 'option';
+		} else {
+			this.origins ??= eventOrigins(this.ctx, this.ctx.getInputData().length);
+			const origin: EventOrigin | undefined = this.origins.of[itemIndex];
+			if (origin !== undefined) {
+				const id = identity();
+				this.occurrences ??= new Occurrences(this.ctx.getContext('node') as IDataObject);
+				const occurrence = this.occurrences.next(`${origin.eventId}|${id}`);
+				req.idempotencyKey = this.keys.forEvent(origin, id, occurrence);
+				this.lastEvent = { origin, occurrence };
+				source = 'event';
+			} else {
+				req.idempotencyKey = this.keys.forItem(itemIndex);
+				source = 'execution';
+			}
+		}
+		this.sources.set(itemIndex, source);
+		return source;
+	}
+
+	private lostPairing(itemIndex: number): void {
+		const trigger = this.origins?.triggers[0] ?? 'Vault Store Trigger';
+		this.setup.hint(
+			'pairing',
+			`Item ${itemIndex} cannot be traced to the "${trigger}" event it came from: a node before this one made new items without pairing them to their input. Its money write is made once per execution, not once per event, so a re-delivered event writes again. Keep the item pairing (in a Code node, return pairedItem), or set Options → Idempotency Key from the event id, e.g. {{ $('${trigger}').item.json.id }}.`,
+			'warning',
+		);
+	}
+
+	private askedAmount(money: MoneyRoute, req: ApiRequest, known: number | undefined): number | undefined {
+		const own = money.spec.amount;
+		if (own !== undefined) return numberOf((req.body as IDataObject | undefined)?.[own] ?? (req.query as IDataObject | undefined)?.[own]);
+		if (money.spec.readFirst !== undefined) return known;
+		return numberOf((req.body as IDataObject | undefined)?.amount ?? (req.query as IDataObject | undefined)?.amount);
+	}
+
+	private askedCurrency(money: MoneyRoute, req: ApiRequest): string | undefined {
+		const value = (req.body as IDataObject | undefined)?.[money.spec.currency ?? 'currency'];
+		return typeof value === 'string' && value !== '' ? value : undefined;
+	}
+
+	/** The amount a request without one will move, read first (Pay: the session's total). */
+	private async readFirst(money: MoneyRoute, req: ApiRequest, send: Send): Promise<{ amount?: number; currency?: string } | undefined> {
+		const read = money.spec.readFirst;
+		if (read === undefined) return undefined;
+		const path = money.root + read.path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(money.ids[name] ?? ''));
+		let answer: unknown;
+		try {
+			answer = (await send({ family: req.family, method: 'GET', path, itemIndex: req.itemIndex, inferred: true })).data;
+		} catch (error) {
+			const max = this.itemRules(req.itemIndex ?? 0).maxAmount;
+			throw this.refuse(
+				req.itemIndex,
+				`Refused: the amount of "${money.name}" is not known before it is sent (reading it first failed), and it must be at most ${max} ("Maximum Amount")`,
+				`Nothing was sent. Reading ${path} failed: ${(error as Error).message}`,
+			);
+		}
+		const amount = numberOf(firstAt(answer, read.amount)?.value);
+		const currency = firstAt(answer, read.currency ?? [])?.value;
+		return { amount, currency: typeof currency === 'string' ? currency : undefined };
+	}
+
+	/**
+	 * After a money write succeeded: what the service recorded is compared with what was asked
+	 * and with the Maximum Amount, and the write is recorded (once per event). A difference fails
+	 * the item, never retried: the write was made.
+	 */
+	async settle(ticket: Ticket | undefined, res: ApiResponse): Promise<void> {
+		if (ticket === undefined) return;
+		const answer = res.data;
+		const verdict = readBack(ticket.route.spec, ticket.asked, answer);
+		let mismatch: string | undefined;
+		if (verdict.status === 'mismatch') {
+			const id = firstAt(answer, ['id'])?.value;
+			mismatch = `${verdict.message} (${ticket.route.label} ${typeof id === 'string' ? id : 'without an id'}). The write was made and is not repeated: check it in the Vault Store dashboard.`;
+		} else if (verdict.status === 'unchecked') {
+			this.setup.hint('unchecked', `The answer to "${ticket.route.name}" does not show the ${verdict.missing.join(' and ')} the service recorded, so it could not be compared with what was asked.`, 'warning');
+		}
+		if (ticket.claimed !== undefined && this.record !== undefined) {
+			const id = firstAt(answer, ['id'])?.value;
+			await this.record.confirm({
+				key: ticket.claimed,
+				at: this.now(),
+				...(typeof id === 'string' ? { recordId: id } : {}),
+				...(verdict.status !== 'mismatch' && (verdict.recorded ?? ticket.asked.amount) !== undefined ? { amount: verdict.recorded ?? ticket.asked.amount } : {}),
+				...(verdict.status !== 'mismatch' && (verdict.currency ?? ticket.asked.currency) !== undefined ? { currency: verdict.currency ?? ticket.asked.currency } : {}),
+				...(mismatch !== undefined ? { mismatch } : {}),
+				...(ticket.fields !== undefined ? { fields: ticket.fields } : {}),
+			});
+		}
+		if (mismatch !== undefined) throw this.refuse(ticket.itemIndex, mismatch, 'The write was made once; running again with the same Idempotency-Key replays it.');
+	}
+
+	/** The write failed: a claim is released, so a later execution of the event may make it. */
+	async abandon(ticket: Ticket | undefined): Promise<void> {
+		if (ticket?.claimed !== undefined && this.record !== undefined) await this.record.release(ticket.claimed);
+	}
+
+	/** The run finished: its writes count for the node's later runs in this execution. */
+	finish(): void {
+		this.occurrences?.commit();
+	}
+}
+
+/** Names of the fields whose digests differ between two `fieldDigests` strings. */
+function changedFields(before: string, now: string): string[] {
+	const parse = (s: string) => new Map(s.split('&').filter(Boolean).map((pair) => pair.split('=') as [string, string]));
+	const a = parse(before);
+	const b = parse(now);
+	const names = new Set([...a.keys(), ...b.keys()]);
+	const changed = [...names].filter((name) => a.get(name) !== b.get(name)).map((name) => decodeURIComponent(name));
+	return changed.length ? changed : ['the request'];
+}
+

@@ -1,0 +1,41 @@
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+
+import type { ApiRequest } from '../transport/request';
+import type { EventOrigin, IdempotencyKeys } from './keys';
+import { writeFingerprint } from './keys';
+import type { RecordEntry } from './record';
+import { RECORD_HORIZON_MS } from './record';
+
+/** Where version 0.1.0 kept its once-per-event record in the node's static data. */
+const FIELD = 'vaultStoreWrites';
+
+/**
+ * A write version 0.1.0 of the node recorded for this event, within the horizon: its key was
+ * derived from the whole request (method, family and path, query, body), and its record kept the
+ * answer. Read only, so an event re-delivered across an upgrade is not written twice; nothing is
+ * written there any more, and its entries age out with the horizon.
+ */
+export function legacyEntry(
+	ctx: IExecuteFunctions,
+	keys: IdempotencyKeys,
+	origin: EventOrigin,
+	req: ApiRequest,
+	occurrence: number,
+	now: number,
+): RecordEntry | undefined {
+	const store = ctx.getWorkflowStaticData('node')[FIELD];
+	if (store === null || typeof store !== 'object' || Array.isArray(store) || Object.keys(store).length === 0) return undefined;
+	const fingerprint = writeFingerprint({ method: req.method, route: `${req.family}${req.path}`, query: req.query, body: req.body });
+	const key = keys.forEvent(origin, fingerprint, occurrence);
+	const entry = (store as IDataObject)[key] as { at?: unknown; result?: IDataObject; mismatch?: string } | undefined;
+	if (!entry || typeof entry.at !== 'number' || entry.at < now - RECORD_HORIZON_MS) return undefined;
+	const result = entry.result ?? {};
+	return {
+		key,
+		at: entry.at,
+		...(typeof result.id === 'string' ? { recordId: result.id } : {}),
+		...(typeof result.amount === 'number' ? { amount: result.amount } : {}),
+		...(typeof result.currency === 'string' ? { currency: result.currency } : {}),
+		...(entry.mismatch ? { mismatch: entry.mismatch } : {}),
+	};
+}

@@ -1,0 +1,379 @@
+import { createHash } from 'node:crypto';
+import { sleep } from 'n8n-workflow';
+import type { ICheckProcessedOptions, IDataObject, IDeduplicationOutput, IExecuteFunctions } from 'n8n-workflow';
+
+/**
+ * The once-per-event record: which event-derived money writes a node has made, kept for longer
+ * than the service retries a delivery (the service keeps an Idempotency-Key's result only 24 h;
+ * the record covers the rest of the retry horizon).
+ *
+ * Two stores, one interface (claim before the write, confirm or release after):
+ *
+ * - 'deduplication': n8n's deduplication helpers (`checkProcessedAndRecord`, `removeProcessed`,
+ *   `getProcessedDataCount`; scope 'node', mode 'entries'), kept in n8n's database and written when
+ *   called, not at the end of the execution. The claim itself is the record: a second execution
+ *   (another worker, an overlapping run) that claims the same key is told 'done'.
+ * - 'staticData': the node's static data alone, where the helpers are not there (older n8n; n8n-core
+ *   without n8n, which throws "Instance needs to initialized" from DataDeduplicationService: detected
+ *   on the first claim of a run). n8n saves static data whole at the end of an execution, so two
+ *   overlapping executions of one workflow keep only the last one's entries (measured in queue mode:
+ *   docs/queue-mode.md).
+ *
+ * Beside either store, the entry's details (record id, amount, currency, time, mismatch text) are
+ * kept in the node's static data, about 80 B each under a 22-character digest of the key: they give
+ * the skipped output its contents, the time-based pruning its keys, and replay a mismatch. In
+ * queue mode they are best effort (the same whole-object save): a claim can be 'done' without them.
+ *
+ * What n8n 2.8.4's store does (read in packages/cli/src/deduplication/deduplication-helper.ts as
+ * installed, n8n/dist/deduplication/deduplication-helper.js):
+ * - one database row per (workflow, `n:<node id>`) holding `{ mode, data: [...] }`; every value is
+ *   hashed (md5, base64: 24 characters, about 27 B in the row), so values cannot be read back;
+ * - `maxEntries` trims from the front of the list (first in, first out; no time);
+ * - `checkProcessedAndRecord` and `removeProcessed` are a findOne then an update (or insert) of the
+ *   whole row, with no transaction or lock: NOT atomic across processes. Two processes whose calls
+ *   interleave between the read and the write keep only the last writer's list (the first one's new
+ *   value is lost); two first-ever inserts race on the row's primary key (one fails: the claim is
+ *   tried once more after a pause, when the row exists). The window is
+ *   one round trip (milliseconds) rather than a whole execution. Mitigations here: the calls of one
+ *   process to one node's row go one at a time (no race inside a worker); confirm() adds the key
+ *   again, waits VERIFY_DELAY_MS (longer than any read-modify-write that could have read the row
+ *   before that add) and checks it is still there, re-adding and checking again when it is not;
+ *   every claim re-adds the keys this run confirmed. What is left: a read-modify-write of another
+ *   process slower than VERIFY_DELAY_MS that started before the last add and ends after the check.
+ *
+ * What a 'done' claim without details means: the store holds the key but this process cannot read
+ * what was written. Either the write was made and its details were not saved where this process
+ * reads them (queue mode: another worker's static data), or another execution holds the claim and
+ * is writing now, or an execution claimed and then stopped before it could confirm or release
+ * (worker killed between the claim and the answer). The caller sends nothing (a second refund is
+ * money out and cannot be taken back; a refund that was never sent shows as that failed or crashed
+ * execution). Not covered: the crashed-after-claim case loses that write until someone looks.
+ *
+ * Bounds: CAPACITY entries (25,000; at least 20,000 per node within the horizon), pruned after
+ * RECORD_HORIZON_MS. When full, entries past the horizon go first (oldest first); if still full the
+ * claim is 'untracked' (the write goes out under the event's Idempotency-Key alone), never refused.
+ */
+
+/** The service retries a delivery 9 times over about 75 hours (±10 % jitter); kept 84 hours. */
+export const RECORD_HORIZON_MS = 84 * 3_600_000;
+/** Entries one node keeps within the horizon. */
+export const RECORD_CAPACITY = 25_000;
+/** Node static data field of the entries' details. */
+export const RECORD_FIELD = 'vaultStoreOnce';
+/** Keys this run confirmed that every later claim re-adds (repairs a concurrent overwrite). */
+const REPAIR_WINDOW = 50;
+/** How long confirm() waits before it checks its key is still in the store (see above). */
+const VERIFY_DELAY_MS = 300;
+/** Rounds of add-wait-check confirm() makes at most. */
+const VERIFY_ROUNDS = 4;
+/** Longest mismatch text kept. */
+const MISMATCH_MAX_CHARS = 400;
+/** Longest record id kept. */
+const ID_MAX_CHARS = 64;
+
+/** About 100 B serialised: key, record id, amount, currency, time (+ mismatch text when the read-back found one, + the other fields' digests). */
+export interface RecordEntry {
+	key: string;
+	recordId?: string;
+	amount?: number;
+	currency?: string;
+	at: number;
+	mismatch?: string;
+	/** Short digests of the other request fields, to name the ones a later execution changed. */
+	fields?: string;
+}
+export type Claim =
+	| { status: 'new' } // claimed for this execution: make the write, then confirm() or release()
+	| { status: 'done'; entry?: RecordEntry } // an earlier execution made it (entry when this process can read its details)
+	| { status: 'untracked'; reason: string }; // cannot be recorded: the write goes out under the event's Idempotency-Key
+export interface OnceRecord {
+	/** Which store backs it, for hints and tests. */
+	readonly backend: 'deduplication' | 'staticData';
+	claim(key: string): Promise<Claim>;
+	/** The write succeeded (or was replayed). */
+	confirm(entry: RecordEntry): Promise<void>;
+	/** The write did not happen (refused before sending, or failed in a way that cannot have applied it). */
+	release(key: string): Promise<void>;
+}
+
+/** Stored detail: [at, recordId, amount, currency, mismatch, fields], trailing empties dropped. */
+type Detail = [number, (string | null)?, (number | null)?, (string | null)?, (string | null)?, string?];
+type Details = Record<string, Detail>;
+
+/** The key as the stores hold it: 22 characters whatever the key's length. */
+export function recordDigest(key: string): string {
+	return createHash('sha256').update(key).digest('base64url').slice(0, 22);
+}
+
+function toDetail(entry: RecordEntry): Detail {
+	const d: Detail = [
+		Math.round(entry.at),
+		typeof entry.recordId === 'string' ? entry.recordId.slice(0, ID_MAX_CHARS) : null,
+		typeof entry.amount === 'number' && Number.isFinite(entry.amount) ? entry.amount : null,
+		typeof entry.currency === 'string' ? entry.currency.slice(0, 8) : null,
+	];
+	d.push(entry.mismatch ? entry.mismatch.slice(0, MISMATCH_MAX_CHARS) : null);
+	// Kept whole (about 14 B a field): the gate compares it with the next execution's, a cut one would differ.
+	d.push(typeof entry.fields === 'string' ? entry.fields : null);
+	while (d.length > 1 && (d[d.length - 1] === null || d[d.length - 1] === undefined)) d.pop();
+	return d;
+}
+
+function fromDetail(key: string, d: Detail): RecordEntry {
+	const entry: RecordEntry = { key, at: d[0] };
+	if (typeof d[1] === 'string') entry.recordId = d[1];
+	if (typeof d[2] === 'number') entry.amount = d[2];
+	if (typeof d[3] === 'string') entry.currency = d[3];
+	if (typeof d[4] === 'string') entry.mismatch = d[4];
+	if (typeof d[5] === 'string') entry.fields = d[5];
+	return entry;
+}
+
+function isDetail(value: unknown): value is Detail {
+	return Array.isArray(value) && typeof value[0] === 'number';
+}
+
+/** n8n-core without n8n: the deduplication service was never given a store. */
+function notInitialised(error: unknown): boolean {
+	return /needs to (be )?initiali[sz]ed/i.test(error instanceof Error ? error.message : String(error));
+}
+
+function describe(error: unknown): string {
+	return (error instanceof Error ? error.message : String(error)).slice(0, 200);
+}
+
+const DEDUP: ICheckProcessedOptions = { mode: 'entries', maxEntries: RECORD_CAPACITY };
+
+/** Per node row (workflow id and node id): the tail of this process's calls to it, one at a time. */
+const rowQueues = new Map<string, Promise<unknown>>();
+
+async function oneAtATime<T>(row: string, work: () => Promise<T>): Promise<T> {
+	const before = rowQueues.get(row) ?? Promise.resolve();
+	const run = before.then(work, work);
+	const tail = run.then(
+		() => undefined,
+		() => undefined,
+	);
+	rowQueues.set(row, tail);
+	try {
+		return await run;
+	} finally {
+		if (rowQueues.get(row) === tail) rowQueues.delete(row);
+	}
+}
+
+class Record_ implements OnceRecord {
+	private helpers: boolean;
+	private details?: Details;
+	/** How many details there are (counted once per run, then kept up to date). */
+	private size = 0;
+	private pruned = false;
+	/** Claimed in this run, not yet confirmed or released. */
+	private readonly pending = new Set<string>();
+	/** Confirmed in this run (digests), newest last. */
+	private readonly confirmed: string[] = [];
+	/** Entries in the deduplication row, when read this run. */
+	private storeCount?: number;
+
+	constructor(
+		private readonly ctx: IExecuteFunctions,
+		private readonly now: () => number,
+	) {
+		const h = ctx.helpers as Partial<IExecuteFunctions['helpers']>;
+		this.helpers =
+			typeof h?.checkProcessedAndRecord === 'function' &&
+			typeof h.removeProcessed === 'function' &&
+			typeof h.getProcessedDataCount === 'function';
+	}
+
+	/** The store's row for this node, as n8n keys it (workflow, node id). */
+	private row(): string {
+		return `${this.ctx.getWorkflow().id ?? ''}|${this.ctx.getNode().id ?? ''}`;
+	}
+
+	private async count(): Promise<number> {
+		return await oneAtATime(this.row(), async () => await this.ctx.helpers.getProcessedDataCount('node', DEDUP));
+	}
+
+	private async add(values: string[]): Promise<IDeduplicationOutput> {
+		return await oneAtATime(this.row(), async () => await this.ctx.helpers.checkProcessedAndRecord(values, 'node', DEDUP));
+	}
+
+	private async remove(values: string[]): Promise<void> {
+		await oneAtATime(this.row(), async () => await this.ctx.helpers.removeProcessed(values, 'node', DEDUP));
+	}
+
+	get backend(): 'deduplication' | 'staticData' {
+		return this.helpers ? 'deduplication' : 'staticData';
+	}
+
+	/** The node's static data: the details object, made once per run. */
+	private store(): IDataObject {
+		return this.ctx.getWorkflowStaticData('node');
+	}
+
+	private entries(): Details {
+		if (this.details) return this.details;
+		const store = this.store();
+		let d = store[RECORD_FIELD] as unknown as Details | undefined;
+		if (d === undefined || d === null || typeof d !== 'object' || Array.isArray(d)) {
+			d = {};
+			store[RECORD_FIELD] = d as unknown as IDataObject;
+		}
+		this.details = d;
+		this.size = Object.keys(d).length;
+		return d;
+	}
+
+	/** Marks the static data changed (n8n saves it only then). */
+	private touch(): void {
+		this.store()[RECORD_FIELD] = this.entries() as unknown as IDataObject;
+	}
+
+	/** Drops details past the horizon, oldest first; returns the digests dropped. */
+	private prune(): string[] {
+		const d = this.entries();
+		const oldest = this.now() - RECORD_HORIZON_MS;
+		const gone: Array<[string, number]> = [];
+		for (const [digest, detail] of Object.entries(d)) {
+			if (!isDetail(detail)) gone.push([digest, 0]);
+			else if (detail[0] < oldest) gone.push([digest, detail[0]]);
+		}
+		gone.sort((a, b) => a[1] - b[1]);
+		for (const [digest] of gone) delete d[digest];
+		this.size -= gone.length;
+		if (gone.length > 0) this.touch();
+		return gone.map(([digest]) => digest);
+	}
+
+	private live(): number {
+		this.entries();
+		return this.size;
+	}
+
+	private detailOf(key: string, digest: string): RecordEntry | undefined {
+		const detail = this.entries()[digest];
+		if (!isDetail(detail) || detail[0] < this.now() - RECORD_HORIZON_MS) return undefined;
+		return fromDetail(key, detail);
+	}
+
+	private full(reason: string): Claim {
+		return {
+			status: 'untracked',
+			reason:
+				`This node's once-per-event record ${reason}: the write went out under the event's Idempotency-Key alone, ` +
+				'which the service honours for 24 hours; a re-delivery after that could write again. Split the work over several nodes.',
+		};
+	}
+
+	async claim(key: string): Promise<Claim> {
+		const digest = recordDigest(key);
+		if (this.helpers) {
+			try {
+				return await this.claimInStore(key, digest);
+			} catch (error) {
+				if (!notInitialised(error)) {
+					return { status: 'untracked', reason: `This node's once-per-event record could not be read (${describe(error)}): the write went out under the event's Idempotency-Key alone, which the service honours for 24 hours.` };
+				}
+				this.helpers = false; // n8n-core alone: static data for the rest of the run
+			}
+		}
+		return this.claimInStaticData(key, digest);
+	}
+
+	private claimInStaticData(key: string, digest: string): Claim {
+		if (!this.pruned) {
+			this.prune();
+			this.pruned = true;
+		}
+		const entry = this.detailOf(key, digest);
+		if (entry) return { status: 'done', entry };
+		if (this.pending.has(digest)) return { status: 'done' };
+		if (this.live() + this.pending.size >= RECORD_CAPACITY) {
+			this.prune();
+			if (this.live() + this.pending.size >= RECORD_CAPACITY) return this.full(`holds ${RECORD_CAPACITY} writes of the last 84 hours and is full`);
+		}
+		this.pending.add(digest);
+		return { status: 'new' };
+	}
+
+	private async claimInStore(key: string, digest: string): Promise<Claim> {
+		if (this.storeCount === undefined) {
+			// First use in the run: also tells whether the store is there at all (throws when not).
+			this.storeCount = await this.count();
+		}
+		if (!this.pruned) {
+			this.pruned = true;
+			const expired = this.prune();
+			if (expired.length > 0) {
+				await this.remove(expired);
+				this.storeCount = Math.max(0, this.storeCount - expired.length);
+			}
+		}
+		const known = this.detailOf(key, digest);
+		if (known) {
+			// Its details are here: the store holds it too (or held it until a concurrent write dropped it).
+			return { status: 'done', entry: known };
+		}
+		if (this.storeCount >= RECORD_CAPACITY && this.live() + this.pending.size >= RECORD_CAPACITY) {
+			// n8n would drop the oldest entry on this add, and that entry is within the horizon.
+			this.prune();
+			if (this.live() + this.pending.size >= RECORD_CAPACITY) return this.full(`holds ${RECORD_CAPACITY} writes of the last 84 hours and is full`);
+		}
+		const repair = this.confirmed.slice(-REPAIR_WINDOW);
+		let out: IDeduplicationOutput;
+		try {
+			out = await this.add([digest, ...repair]);
+		} catch {
+			// Once more after a pause: two processes' first-ever adds race on the row's primary key.
+			await sleep(VERIFY_DELAY_MS);
+			out = await this.add([digest, ...repair]);
+		}
+		const added = new Set(out.new.map(String));
+		this.storeCount = Math.min(RECORD_CAPACITY, this.storeCount + added.size);
+		if (!added.has(digest)) return { status: 'done', ...(this.detailOf(key, digest) ? { entry: this.detailOf(key, digest) } : {}) };
+		this.pending.add(digest);
+		return { status: 'new' };
+	}
+
+	async confirm(entry: RecordEntry): Promise<void> {
+		const digest = recordDigest(entry.key);
+		this.pending.delete(digest);
+		const d = this.entries();
+		if (d[digest] === undefined) this.size++;
+		d[digest] = toDetail(entry);
+		this.touch();
+		if (!this.helpers) return;
+		this.confirmed.push(digest);
+		if (this.confirmed.length > REPAIR_WINDOW * 2) this.confirmed.splice(0, this.confirmed.length - REPAIR_WINDOW);
+		try {
+			// Again, then again after a pause: a concurrent read-modify-write of the row (another worker)
+			// may have dropped the claim; present after the pause, no write that read before the add is left.
+			for (let round = 0; round < VERIFY_ROUNDS; round++) {
+				const out = await this.add([digest]);
+				if (out.new.length > 0) this.storeCount = Math.min(RECORD_CAPACITY, (this.storeCount ?? 0) + 1);
+				if (round > 0 && out.new.length === 0) break;
+				if (round < VERIFY_ROUNDS - 1) await sleep(VERIFY_DELAY_MS);
+			}
+		} catch {
+			// The claim was in the store; the details are kept above.
+		}
+	}
+
+	async release(key: string): Promise<void> {
+		const digest = recordDigest(key);
+		if (!this.pending.delete(digest)) return;
+		if (!this.helpers) return;
+		try {
+			await this.remove([digest]);
+			if (this.storeCount !== undefined) this.storeCount = Math.max(0, this.storeCount - 1);
+		} catch {
+			// Left claimed: a re-delivery finds it 'done' without details and sends nothing (see above).
+		}
+	}
+}
+
+/** The once-per-event record of the node running in `ctx`; one per run. */
+export function onceRecord(ctx: IExecuteFunctions, now: () => number = () => Date.now()): OnceRecord {
+	return new Record_(ctx, now);
+}

@@ -1,0 +1,377 @@
+/**
+ * The request gate as a matrix: rule × path. Every money rule (the cap, amounts above 0, once
+ * per event, the read-back, the agent refusals) is checked on every path a money write can take
+ * (the operation's Amount field, Additional Body Fields, Additional Query Parameters, per-item
+ * and per-execution expressions, Custom API Call with the store credential (plain, percent-encoded,
+ * core root) and the vault credential, the Pay `run` hatch, both of n8n's agent routes), over
+ * every money-moving operation (Order → Refund, Payout → Create, Checkout → Pay). A new path or
+ * operation is a row of PATHS or OPS, not new test code. The node runs in n8n-core against the
+ * sandbox; answers that lie come from its hostile mode.
+ */
+import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
+
+import type { CheckoutSession } from '../sandbox/resources/checkout';
+import type { AgentRoute } from './support/agent-routes';
+import { runAsAgentTool } from './support/agent-routes';
+import { useSandbox } from './support/fixtures';
+import type { NodeSpec, RunResult } from './support/harness';
+import { runNodes, TRIGGER_TYPE } from './support/harness';
+
+const f = useSandbox({ orders: 300 });
+const CAP = 20;
+const ABOVE = 5000;
+const WITHIN = 2;
+const rl = (value: string) => ({ __rl: true, mode: 'id', value });
+
+type Op = 'refund' | 'payout' | 'pay';
+const OPS: Op[] = ['refund', 'payout', 'pay'];
+
+/** The record a cell writes to: a fresh order, or a fresh checkout session whose total is the amount. */
+interface Target {
+	orderId: string;
+	sessionId: string;
+}
+
+let nextOrder = 0;
+let nextSession = 0;
+function target(op: Op, amount: number): Target {
+	const orders = f.sb.state.orders.filter((o) => o.payment.status === 'COMPLETED' && o.amount >= 10);
+	const orderId = op === 'refund' ? orders[nextOrder++ % orders.length].id : '';
+	let sessionId = '';
+	if (op === 'pay') {
+		sessionId = `cks_matrix${String(++nextSession).padStart(10, '0')}`;
+		const session: CheckoutSession = {
+			id: sessionId,
+			object: 'checkout_session',
+			status: 'OPEN',
+			paylinkId: null,
+			url: `https://checkout.vault-store.invalid/c/${sessionId}`,
+			amount,
+			currency: 'USD',
+			items: [],
+			expiresAt: '2099-01-01T00:00:00.000Z',
+			paidAt: null,
+			payment: null,
+			createdAt: new Date().toISOString(),
+		};
+		f.sb.app.collection<CheckoutSession>('checkoutSessions').push(session);
+	}
+	return { orderId, sessionId };
+}
+
+const pair = (name: string, value: unknown) => ({ pair: [{ name, value: String(value) }] });
+
+/** The operation's own parameters with its amount `amount` (Pay: the session's total, set by `target`). */
+function own(op: Op, t: Target, amount: number | string): IDataObject {
+	if (op === 'refund') return { resource: 'order', operation: 'refund', orderId: rl(t.orderId), additionalFields: { amount } };
+	if (op === 'payout') return { resource: 'payout', operation: 'create', amount };
+	return { resource: 'checkout', operation: 'pay', sessionId: rl(t.sessionId) };
+}
+
+/** The route of each operation, as a Custom API Call path (`{storeId}` is the credential's). */
+function customPath(op: Op, t: Target, encoded: boolean): string {
+	if (op === 'refund') return `/v2/stores/{storeId}/orders/${t.orderId}/${encoded ? 're%66und' : 'refund'}`;
+	if (op === 'payout') return `/v2/core/stores/{storeId}/${encoded ? 'p%61youts' : 'payouts'}`;
+	return `/v2/stores/{storeId}/checkouts/${t.sessionId}/${encoded ? 'p%61y' : 'pay'}`;
+}
+
+function custom(op: Op, t: Target, amount: number, encoded: boolean): IDataObject {
+	const body = op === 'pay' ? {} : { amount };
+	return { resource: 'custom', operation: 'request', method: 'POST', path: customPath(op, t, encoded), body: JSON.stringify(body) };
+}
+
+interface Cell {
+	parameters: IDataObject;
+	/** Input items (the json of each); default one empty item. */
+	input?: IDataObject[];
+	/** Arguments the agent passes (agent paths). */
+	args?: IDataObject;
+}
+
+interface Path {
+	name: string;
+	ops: Op[];
+	/** Runs through this agent route. */
+	agent?: AgentRoute;
+	/** The path reaches the sandbox's route (a vault route that moves money is only refused). */
+	reaches: boolean;
+	/** Parameters that send `amount` by this path (Pay: the session's total is `amount`). */
+	build: (op: Op, t: Target, amount: number) => Cell;
+}
+
+const PATHS: Path[] = [
+	{ name: 'Amount field', ops: OPS, reaches: true, build: (op, t, amount) => ({ parameters: own(op, t, amount) }) },
+	{
+		name: 'Additional Body Fields',
+		ops: OPS,
+		reaches: true,
+		// The operation's own amount is a small one; the extra field carries the amount (Pay: the service ignores it).
+		build: (op, t, amount) => ({ parameters: { ...own(op, t, 1), additionalBodyFields: pair('amount', op === 'pay' ? 1 : amount) } }),
+	},
+	{
+		name: 'Additional Query Parameters',
+		ops: OPS,
+		reaches: true,
+		build: (op, t, amount) => ({ parameters: { ...own(op, t, op === 'pay' ? 1 : WITHIN), additionalQueryParameters: pair('amount', op === 'pay' ? 1 : amount) } }),
+	},
+	{
+		name: 'expression per item',
+		ops: OPS,
+		reaches: true,
+		build: (op, t, amount) => ({
+			parameters: op === 'pay' ? { ...own(op, t, 0), sessionId: rl('={{ $json.session }}') } : own(op, t, '={{ $json.amount }}'),
+			input: [{ amount, session: t.sessionId }],
+		}),
+	},
+	{
+		name: 'expression per execution (a reason with $execution.id)',
+		ops: ['refund'],
+		reaches: true,
+		build: (op, t, amount) => ({ parameters: { ...own(op, t, amount), additionalFields: { amount, reason: '=run {{ $execution.id }} {{ $now.toMillis() }}' } } }),
+	},
+	{ name: 'Custom API Call (store)', ops: OPS, reaches: true, build: (op, t, amount) => ({ parameters: custom(op, t, amount, false) }) },
+	{ name: 'Custom API Call (store, percent-encoded route)', ops: OPS, reaches: true, build: (op, t, amount) => ({ parameters: custom(op, t, amount, true) }) },
+	{
+		name: 'Custom API Call (vault)',
+		ops: ['payout'],
+		reaches: false,
+		build: (_op, _t, amount) => ({ parameters: { resource: 'custom', operation: 'request', api: 'vault', method: 'POST', path: '/proxy/charges', body: JSON.stringify({ amount }) } }),
+	},
+	...(['tool call', 'engine request'] as AgentRoute[]).map(
+		(agent): Path => ({
+			name: `agent (${agent})`,
+			ops: OPS,
+			agent,
+			reaches: true,
+			build: (op, t, amount) => ({
+				parameters: op === 'pay' ? own(op, t, 0) : own(op, t, "={{ $fromAI('amount', 'amount', 'number') }}"),
+				args: { amount },
+			}),
+		}),
+	),
+];
+
+const CELLS = PATHS.flatMap((path) => path.ops.map((op) => ({ path, op, label: `${path.name} × ${op}` })));
+
+interface Outcome {
+	error?: string;
+	/** Writes the sandbox received on the operation's route (any write method). */
+	writes: number;
+	output: IDataObject[];
+	run?: RunResult;
+}
+
+const MONEY_ROUTE = /\/(refund|re%66und|payouts|p%61youts|pay|p%61y|charges)$/;
+const writes = () => f.requests().filter((q) => q.method !== 'GET' && MONEY_ROUTE.test(q.path)).length;
+
+async function run(path: Path, op: Op, amount: number, options: IDataObject, input?: INodeExecutionData[]): Promise<Outcome> {
+	const t = target(op, amount);
+	const cell = path.build(op, t, amount);
+	const parameters = { ...cell.parameters, options: { ...(cell.parameters.options as IDataObject), ...options } };
+	if (path.agent) {
+		f.sb.clearRequests();
+		const r = await runAsAgentTool(path.agent, parameters, cell.args ?? {}, f.credentials);
+		const failed = /Refused|not available|rror|recorded|Maximum Amount|must be|at least/.test(r.text);
+		return { error: failed ? r.text : undefined, writes: writes(), output: [] };
+	}
+	const r = await f.run(parameters, input ?? (cell.input ?? [{}]).map((json) => ({ json })));
+	return { error: r.error()?.message, writes: writes(), output: r.output().map((i) => i.json), run: r };
+}
+
+describe('cap: an amount above the Maximum Amount is refused before anything is written', () => {
+	test.each(CELLS)('$label', async ({ path, op }) => {
+		const o = await run(path, op, ABOVE, { maxAmount: CAP, allowAgentWrites: true });
+		expect(o.error).toMatch(/Refused: the amount 5000 is above the maximum of 20/);
+		expect(o.writes).toBe(0);
+	});
+});
+
+describe('cap: an amount within the Maximum Amount is written once', () => {
+	test.each(CELLS.filter((c) => c.path.reaches))('$label', async ({ path, op }) => {
+		const o = await run(path, op, WITHIN, { maxAmount: CAP, allowAgentWrites: true });
+		expect(o.error).toBeUndefined();
+		expect(o.writes).toBe(1);
+	});
+});
+
+describe('an amount at or below 0 is refused before anything is written (with or without a cap)', () => {
+	// Pay's amount is the session's total, which cannot be below 0.
+	test.each(CELLS.filter((c) => c.op !== 'pay'))('$label', async ({ path, op }) => {
+		for (const amount of [0, -5]) {
+			const o = await run(path, op, amount, path.agent ? { maxAmount: CAP } : {});
+			expect(o.error).toMatch(/Refused: .* is (0|-5); an amount must be more than 0|Amount|must be/);
+			expect(o.writes).toBe(0);
+		}
+	});
+});
+
+describe('read-back: a service that records more than the Maximum Amount fails the item; written once, never repeated', () => {
+	test.each(CELLS.filter((c) => c.path.reaches))('$label', async ({ path, op }) => {
+		if (op === 'pay') f.sb.app.hostile.payCharges = 9999;
+		else f.sb.faults.add({ match: { method: 'POST', path: MONEY_ROUTE }, kind: 'reply', status: 200, reply: { body: { ok: true, data: { id: 'rec_hostile0000000001', amount: 9999, currency: 'USD' } } } });
+		try {
+			const o = await run(path, op, WITHIN, { maxAmount: CAP, allowAgentWrites: true });
+			expect(o.error).toMatch(/recorded amount 9999, above the maximum of 20/);
+			expect(o.writes).toBe(1);
+		} finally {
+			f.sb.app.hostile.payCharges = undefined;
+		}
+	});
+});
+
+describe('agents: a money write without a Maximum Amount is refused on both agent routes', () => {
+	test.each(CELLS.filter((c) => c.path.agent))('$label', async ({ path, op }) => {
+		const o = await run(path, op, WITHIN, {});
+		expect(o.error).toMatch(/Maximum Amount/);
+		expect(o.writes).toBe(0);
+	});
+});
+
+const TRIGGER: NodeSpec = { name: 'Vault Store Trigger', type: TRIGGER_TYPE, parameters: { events: ['PAYMENT_COMPLETED'], signatureVersion: 'V2', options: {} } };
+let events = 0;
+
+describe('once per event: the same event executed again after the service forgot its keys (25 h) writes nothing more', () => {
+	test.each(CELLS.filter((c) => c.path.reaches && !c.path.agent))('$label', async ({ path, op }) => {
+		const t = target(op, WITHIN);
+		const cell = path.build(op, t, WITHIN);
+		const eventId = `msg_matrix${String(++events).padStart(8, '0')}`;
+		const delivery = { json: { event: 'PAYMENT_COMPLETED', id: eventId, ...(cell.input?.[0] ?? {}), meta: { deliveryId: eventId, signatureVersion: 'V2' } } };
+		const workflow = { id: `wf_matrix_${events}`, staticData: {} as IDataObject };
+		const execute = async () => {
+			f.sb.clearRequests();
+			const r = await runNodes([TRIGGER, { name: 'Vault Store', parameters: cell.parameters }], f.credentials, [delivery], { workflowId: workflow.id, staticData: workflow.staticData });
+			workflow.staticData = r.staticData;
+			return r;
+		};
+		const first = await execute();
+		expect(first.error()).toBeUndefined();
+		expect(writes()).toBe(1);
+		await f.sb.app.clock.advance(25 * 3_600_000);
+		const again = await execute();
+		expect(writes()).toBe(0);
+		const out = again.output()[0]?.json;
+		const error = again.error()?.message;
+		// Skipped with the recorded result, or (a field that changes per execution) failed naming it.
+		if (error !== undefined) expect(error).toMatch(/already made this write .* other values of "reason"/);
+		else expect(out?.writeSkipped).toBe(true);
+	});
+});
+
+describe('single rules beside the matrix', () => {
+	test('Maximum Amount given as an expression is read for every item', async () => {
+		const orders = f.sb.state.orders.filter((o) => o.payment.status === 'COMPLETED' && o.amount >= 10);
+		const input = [
+			{ json: { cap: 1000, amount: 5, orderId: orders[0].id } },
+			{ json: { cap: 1, amount: 5, orderId: orders[1].id } },
+		];
+		const r = await runNodes(
+			[{ name: 'Vault Store', continueOnFail: true, parameters: { resource: 'order', operation: 'refund', orderId: rl('={{ $json.orderId }}'), additionalFields: { amount: '={{ $json.amount }}' }, options: { maxAmount: '={{ $json.cap }}' } } }],
+			f.credentials,
+			input,
+		);
+		const out = r.output().map((i) => i.json);
+		expect(out[0].error).toBeUndefined();
+		expect(out[1].error).toMatch(/Refused: the amount 5 is above the maximum of 1/);
+	});
+
+	test('amount names are whole names: coffee, summary and restocking_fee are not amounts; a full refund under a cap stays refused', async () => {
+		const orderId = f.sb.state.orders.filter((o) => o.payment.status === 'COMPLETED')[5].id;
+		for (const name of ['coffee', 'restocking_fee', 'summary']) {
+			f.sb.clearRequests();
+			const r = await f.run({ resource: 'order', operation: 'refund', orderId: rl(orderId), additionalBodyFields: pair(name, 0), options: { maxAmount: 5 } });
+			expect(r.error()?.message).toMatch(/not known before it is sent \(without an amount it is a full refund\)/);
+			expect(writes()).toBe(0);
+		}
+		// Not an amount: the payout goes out (the sandbox then refuses a field it does not know).
+		const sent = await f.run({ resource: 'payout', operation: 'create', amount: 3, additionalBodyFields: pair('summary', 'weekly'), options: { maxAmount: 5 } });
+		expect(sent.error()?.message ?? '').not.toMatch(/Refused/);
+		expect(writes()).toBe(1);
+	});
+
+	test('Custom API Call: a paylink edit under a cap is not a money route; dot segments and encoded slashes are refused', async () => {
+		const edit = await f.run({ resource: 'custom', operation: 'request', method: 'PATCH', path: '/v2/stores/{storeId}/paylinks/pl_aaaaaaaaaaaa', body: '{"title":"x"}', options: { maxAmount: 5 } });
+		expect(edit.error()?.message ?? '').not.toMatch(/Refused/);
+		const dots = await f.run({ resource: 'custom', operation: 'request', method: 'POST', path: '/v2/stores/{storeId}/orders/%2e%2e/refund', body: '{"amount":1}' });
+		expect(dots.error()?.message).toMatch(/\.\.|segments/);
+		expect(writes()).toBe(0);
+	});
+
+	test.each(['tool call', 'engine request'] as AgentRoute[])('agents (%s): a reveal route through a vault Custom API Call is refused whatever Allow Agent Writes says', async (route) => {
+		f.sb.clearRequests();
+		const r = await runAsAgentTool(route, { resource: 'custom', operation: 'request', api: 'vault', method: 'POST', path: '/tokens/tok_aaaaaaaaaaaaaaaa/reveal', options: { allowAgentWrites: true } }, {}, f.credentials);
+		expect(r.text).toMatch(/reveals card data, which is never given to AI agents/);
+		expect(f.requests()).toHaveLength(0);
+	});
+
+	test('a Trigger upstream whose pairing a node lost: the money write adds a hint naming the cause and the fix', async () => {
+		const orderId = f.sb.state.orders.filter((o) => o.payment.status === 'COMPLETED' && o.amount >= 10)[7].id;
+		// Two deliveries in, three new items out: n8n cannot pair them (with as many items out as in, or one in, it would).
+		const delivery = (id: string) => ({ json: { event: 'PAYMENT_COMPLETED', id, meta: { deliveryId: id } } });
+		const r = await runNodes(
+			[TRIGGER, { name: 'New Items', type: 'test.newItems', parameters: {} }, { name: 'Vault Store', parameters: { resource: 'order', operation: 'refund', orderId: rl(orderId), additionalFields: { amount: 1 } } }],
+			f.credentials,
+			[delivery('msg_unpaired000001'), delivery('msg_unpaired000002')],
+			{ extraNodeTypes: { 'test.newItems': NEW_ITEMS } },
+		);
+		expect(r.error('Vault Store')).toBeUndefined();
+		expect(r.hints('Vault Store').map((h) => h.message).join(' ')).toMatch(/cannot be traced to the "Vault Store Trigger" event .* Keep the item pairing .* Idempotency Key/);
+	});
+});
+
+test('one delivery, its pairing dropped by a node on the way: the write is still keyed by the event (the execution has one delivery)', async () => {
+	const orderId = f.sb.state.orders.filter((o) => o.payment.status === 'COMPLETED' && o.amount >= 10)[8].id;
+	const delivery = { json: { event: 'PAYMENT_COMPLETED', id: 'msg_single00000001', meta: { deliveryId: 'msg_single00000001' } } };
+	const r = await runNodes(
+		[TRIGGER, { name: 'Two', type: 'test.two', parameters: {} }, { name: 'New Items', type: 'test.newItems', parameters: {} }, { name: 'Vault Store', parameters: { resource: 'order', operation: 'refund', orderId: rl(orderId), additionalFields: { amount: 1 } } }],
+		f.credentials,
+		[delivery],
+		{ extraNodeTypes: { 'test.newItems': NEW_ITEMS, 'test.two': TWO } },
+	);
+	expect(r.error('Vault Store')).toBeUndefined();
+	expect(r.output('Vault Store').map((i) => i.json.idempotencyKeySource)).toEqual(['event', 'event', 'event']);
+	expect(r.hints('Vault Store').map((h) => h.message).join(' ')).not.toMatch(/cannot be traced/);
+});
+
+test('upgrade from 0.1.0: a refund its record holds for the event is not made again (its key was derived from the whole request)', async () => {
+	const { IdempotencyKeys, writeFingerprint } = await import('../nodes/shared/money/keys');
+	const orderId = f.sb.state.orders.filter((o) => o.payment.status === 'COMPLETED' && o.amount >= 10)[9].id;
+	const eventId = 'msg_upgrade0000001';
+	const oldKey = new IdempotencyKeys({ workflowId: 'wf_upgrade', nodeName: 'Vault Store', runIndex: 0 }).forEvent(
+		{ eventId },
+		writeFingerprint({ method: 'POST', route: `stores/orders/${orderId}/refund`, body: { amount: 1 } }),
+		0,
+	);
+	const staticData = { 'node:Vault Store': { vaultStoreWrites: { [oldKey]: { at: Date.now(), result: { id: 'rfd_before_upgrade01', amount: 1, currency: 'USD' } } } } };
+	const delivery = { json: { event: 'PAYMENT_COMPLETED', id: eventId, meta: { deliveryId: eventId } } };
+	f.sb.clearRequests();
+	const r = await runNodes([TRIGGER, { name: 'Vault Store', parameters: { resource: 'order', operation: 'refund', orderId: rl(orderId), additionalFields: { amount: 1 } } }], f.credentials, [delivery], { workflowId: 'wf_upgrade', staticData });
+	expect(r.error()).toBeUndefined();
+	expect(r.output()[0].json).toMatchObject({ id: 'rfd_before_upgrade01', writeSkipped: true });
+	expect(writes()).toBe(0);
+});
+
+/** Two items, both paired to the first input item. */
+const TWO = {
+	description: { displayName: 'Two', name: 'two', group: ['transform'], version: 1, description: 'two items', defaults: { name: 'Two' }, inputs: ['main'], outputs: ['main'], properties: [] },
+	async execute() {
+		return [[{ json: { n: 1 }, pairedItem: { item: 0 } }, { json: { n: 2 }, pairedItem: { item: 0 } }]];
+	},
+} as never;
+
+/** A node that returns new items without pairing them to its input (as a Code node can). */
+const NEW_ITEMS = {
+	description: {
+		displayName: 'New Items',
+		name: 'newItems',
+		group: ['transform'],
+		version: 1,
+		description: 'makes new items',
+		defaults: { name: 'New Items' },
+		inputs: ['main'],
+		outputs: ['main'],
+		properties: [],
+	},
+	async execute() {
+		return [[{ json: { made: 1 } }, { json: { made: 2 } }, { json: { made: 3 } }]];
+	},
+} as never;

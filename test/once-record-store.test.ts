@@ -1,0 +1,158 @@
+/**
+ * The once-per-event record on n8n's deduplication store. n8n's plug point is
+ * DataDeduplicationService.init(deduplicator) in n8n-core: n8n itself (packages/cli) passes its
+ * DeduplicationHelper, which keeps the entries in n8n's database; this test passes an in-memory
+ * IDataDeduplicator that behaves as n8n 2.8.4's (hashed values, one list per node, maxEntries
+ * trimming the front, read-modify-write of the whole list). Runs the node's real execute() in
+ * n8n-core against the sandbox. The queue-mode end-to-end test runs the same code on n8n's real
+ * store in PostgreSQL with two workers (scripts/e2e-queue/run.js, check 5c).
+ */
+import { DataDeduplicationService } from 'n8n-core';
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+
+import { onceRecord, RECORD_CAPACITY, recordDigest } from '../nodes/shared/money/record';
+import { useSandbox } from './support/fixtures';
+import { delivery, hintsOf, HOUR, MemoryDeduplicator, staticDataContext, Workflow } from './support/once-record-support';
+
+const f = useSandbox({ orders: 80 });
+const store = new MemoryDeduplicator();
+const completed = () => f.sb.state.orders.filter((o) => o.payment.status === 'COMPLETED');
+const refundsOf = (orderId: string) => f.sb.ledger.filter((e) => e.kind === 'refund' && (e as IDataObject).orderId === orderId);
+const refundRequests = () => f.requests().filter((q) => q.path.endsWith('/refund'));
+let n = 0;
+const workflow = () => new Workflow(f, `wf_store_${++n}`);
+/** The key the refund of `r`'s first item carried, as the store holds it. */
+const storedKey = (orderId: string) => {
+	const key = f.requests().filter((q) => q.path.endsWith(`/orders/${orderId}/refund`)).map((q) => q.headers['idempotency-key'])[0] as string;
+	return recordDigest(key);
+};
+
+beforeAll(async () => {
+	await DataDeduplicationService.init(store);
+});
+
+test('with the store there: the claim is in the store before the refund goes out; a re-delivery 25 h later on a process without the details is skipped (no refund)', async () => {
+	const wf = workflow();
+	const order = completed()[0];
+	const before = refundsOf(order.id).length;
+	store.calls = [];
+	f.sb.clearRequests();
+	const first = await wf.run([delivery('msg_store_1', order.id)]);
+	expect(first.error('Refund')).toBeUndefined();
+	expect(store.calls).toEqual(['count', 'check', 'check', 'check']); // count once per run, claim, confirm's add and its check after the pause
+	expect(store.has(wf.id, storedKey(order.id))).toBe(true);
+	expect(Object.keys(wf.details())).toHaveLength(1);
+	await f.sb.app.clock.advance(25 * HOUR);
+	// Another worker whose static data does not hold the details (queue mode: saved whole by whoever ended last).
+	wf.staticData = {};
+	f.sb.clearRequests();
+	const late = await wf.run([delivery('msg_store_1', order.id)]);
+	expect(late.error('Refund')).toBeUndefined();
+	expect(refundRequests()).toHaveLength(0);
+	expect(refundsOf(order.id).length - before).toBe(1);
+	expect(late.output('Refund')[0].json).toEqual({ writeSkipped: true, idempotencyKeySource: 'event' });
+	expect(hintsOf(late).join(' ')).toMatch(/was not sent again.*check it in the Vault Store dashboard/);
+});
+
+test('overlapping executions of one workflow (static data saved whole, last wins) keep both entries in the store: each event re-delivered 25 h later refunds nothing', async () => {
+	const wf = workflow();
+	const [a, b, c] = completed().slice(1, 4);
+	const before = [a, b, c].map((o) => refundsOf(o.id).length);
+	await wf.overlapping([[delivery('msg_store_ov_a', a.id)], [delivery('msg_store_ov_b', b.id)], [delivery('msg_store_ov_c', c.id)]]);
+	expect([a, b, c].map((o, i) => refundsOf(o.id).length - before[i])).toEqual([1, 1, 1]);
+	expect(Object.keys(wf.details())).toHaveLength(1); // the static data kept one execution's details
+	expect(store.count(wf.id)).toBe(3); // the store kept all three
+	await f.sb.app.clock.advance(25 * HOUR);
+	f.sb.clearRequests();
+	for (const [o, id] of [[a, 'msg_store_ov_a'], [b, 'msg_store_ov_b'], [c, 'msg_store_ov_c']] as const) {
+		const r = await wf.run([delivery(id, o.id)]);
+		expect(r.output('Refund')[0].json.writeSkipped).toBe(true);
+	}
+	expect(refundRequests()).toHaveLength(0);
+	expect([a, b, c].map((o, i) => refundsOf(o.id).length - before[i])).toEqual([1, 1, 1]);
+});
+
+test('a refund the service refused is released from the store: the event re-delivered later is refunded then, once', async () => {
+	const wf = workflow();
+	const order = completed()[4];
+	const before = refundsOf(order.id).length;
+	f.sb.faults.add({ match: { method: 'POST', path: /\/refund$/ }, kind: '500', count: 10 });
+	const outage = await wf.run([delivery('msg_store_outage', order.id)]);
+	f.sb.faults.clear();
+	expect(outage.error('Refund')).toBeDefined();
+	expect(store.count(wf.id)).toBe(0);
+	await f.sb.app.clock.advance(25 * HOUR);
+	const retry = await wf.run([delivery('msg_store_outage', order.id)]);
+	expect(retry.error('Refund')).toBeUndefined();
+	expect(retry.output('Refund')[0].json.writeSkipped).toBeUndefined();
+	expect(refundsOf(order.id).length - before).toBe(1);
+	expect(store.count(wf.id)).toBe(1);
+});
+
+test('a claim that a concurrent write to the same row dropped is put back by the confirm: the late re-delivery still refunds nothing', async () => {
+	const wf = workflow();
+	const order = completed()[5];
+	const before = refundsOf(order.id).length;
+	store.loseNextClaim = true;
+	f.sb.clearRequests();
+	await wf.run([delivery('msg_store_lost', order.id)]);
+	expect(store.loseNextClaim).toBe(false); // the claim was dropped...
+	expect(store.has(wf.id, storedKey(order.id))).toBe(true); // ...and put back
+	await f.sb.app.clock.advance(25 * HOUR);
+	wf.staticData = {};
+	await wf.run([delivery('msg_store_lost', order.id)]);
+	expect(refundsOf(order.id).length - before).toBe(1);
+});
+
+test('a read-back mismatch is recorded: the re-delivery fails the same way and sends nothing', async () => {
+	const wf = workflow();
+	const order = completed()[6];
+	f.sb.faults.add({ match: { method: 'POST', path: /\/refund$/ }, kind: 'reply', status: 200, reply: { body: { ok: true, data: { id: 'rfd_store_mismatch001', amount: 42.5, currency: 'USD' } } } });
+	const first = await wf.run([delivery('msg_store_mismatch', order.id)]);
+	f.sb.faults.clear();
+	expect(first.error('Refund')?.message).toMatch(/The service recorded amount 42.5 where 0.01 was asked/);
+	f.sb.clearRequests();
+	const again = await wf.run([delivery('msg_store_mismatch', order.id)]);
+	expect(again.error('Refund')?.message).toBe(first.error('Refund')?.message);
+	expect(refundRequests()).toHaveLength(0);
+});
+
+test(`store full: ${RECORD_CAPACITY.toLocaleString('en')} claims within 84 h are all new; past that a claim is untracked (n8n would drop a live entry), never refused`, async () => {
+	const details: IDataObject = {};
+	const node = { id: 'node-full', name: 'Refund' };
+	const ctx = {
+		helpers: {
+			checkProcessedAndRecord: async (items: string[], scope: 'node', options: { mode: 'entries' }) => await store.checkProcessedAndRecord(items, scope, { node, workflow: { id: 'wf_store_full' } } as never, options),
+			removeProcessed: async (items: string[], scope: 'node', options: { mode: 'entries' }) => await store.removeProcessed(items, scope, { node, workflow: { id: 'wf_store_full' } } as never),
+			getProcessedDataCount: async (scope: 'node', options: { mode: 'entries' }) => await store.getProcessedDataCount(scope, { node, workflow: { id: 'wf_store_full' } } as never, options),
+		},
+		getWorkflowStaticData: () => details,
+		getWorkflow: () => ({ id: 'wf_store_full' }),
+		getNode: () => node,
+	} as unknown as IExecuteFunctions;
+	const at = Date.now();
+	const record = onceRecord(ctx, () => at);
+	expect(record.backend).toBe('deduplication');
+	// Filled as the record fills it (claim, confirm), without confirm's pause: the details through
+	// the record on static data alone, the same digests into the store.
+	const fill = onceRecord(staticDataContext(details), () => at);
+	const digests: string[] = [];
+	for (let i = 0; i < RECORD_CAPACITY - 1; i++) {
+		const key = `n8n_evt_full_${i}`;
+		expect((await fill.claim(key)).status).toBe('new');
+		await fill.confirm({ key, recordId: `rfd_${i}`, at });
+		digests.push(recordDigest(key));
+	}
+	await store.checkProcessedAndRecord(digests, 'node', { node, workflow: { id: 'wf_store_full' } } as never, { mode: 'entries', maxEntries: RECORD_CAPACITY });
+	// The last one through the record on the store.
+	expect(await record.claim('n8n_evt_full_last')).toEqual({ status: 'new' });
+	await record.confirm({ key: 'n8n_evt_full_last', recordId: 'rfd_last', at });
+	expect(store.count('wf_store_full')).toBe(RECORD_CAPACITY);
+	const next = onceRecord(ctx, () => at + HOUR);
+	expect(await next.claim('n8n_evt_full_more')).toMatchObject({ status: 'untracked', reason: expect.stringMatching(/is full/) });
+	expect(await next.claim('n8n_evt_full_0')).toMatchObject({ status: 'done', entry: { recordId: 'rfd_0' } });
+	// 84 h later the old entries are removed from the store too, oldest first, and there is room again.
+	const later = onceRecord(ctx, () => at + 85 * HOUR);
+	expect(await later.claim('n8n_evt_full_more')).toEqual({ status: 'new' });
+	expect(store.count('wf_store_full')).toBe(1);
+}, 60_000);

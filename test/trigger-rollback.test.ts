@@ -1,0 +1,118 @@
+/**
+ * Issue 34, the trigger: a V2 → V1 rollback in the merchant dashboard keeps deliveries coming
+ * (the node accepts its own Signature Version besides the endpoint's version it remembers), no
+ * log line advises a step that breaks the live workflow, and a failure after verification answers
+ * 500 (the service retries) where only what does not verify answers 401. Through the node's real
+ * webhook() in n8n-core, deliveries signed as the sandbox signs them.
+ */
+import { randomUUID } from 'node:crypto';
+
+import { signedHeaders } from '../sandbox/deliveries';
+import type { WebhookEndpoint } from '../sandbox/state';
+import { useSandbox } from './support/fixtures';
+import { logLines } from './support/harness';
+import type { TriggerInstance } from './support/trigger-harness';
+import { createTrigger } from './support/trigger-harness';
+
+const f = useSandbox();
+
+function endpointOf(t: TriggerInstance): WebhookEndpoint {
+	const endpoint = f.sb.state.webhooks.find((w) => w.id === t.staticData().webhookId);
+	if (!endpoint) throw new Error('trigger has no endpoint at the sandbox');
+	return endpoint;
+}
+
+/** A fresh delivery signed as the sandbox signs for `endpoint` (its current version), optionally tampered with. */
+async function deliver(t: TriggerInstance, endpoint: WebhookEndpoint, options: { secret?: string; tamper?: boolean } = {}) {
+	const messageId = `msg_${randomUUID().replace(/-/g, '')}`;
+	const body = JSON.stringify({ id: messageId, event: 'PAYMENT_COMPLETED', createdAt: new Date().toISOString(), data: { amount: 1 } });
+	const headers = signedHeaders(endpoint, options.secret ?? f.sb.store.signingSecret, messageId, `job_${randomUUID().slice(0, 8)}`, body, Date.now());
+	return await t.deliver({ rawBody: Buffer.from(options.tamper ? body.replace('"amount":1', '"amount":9') : body), headers });
+}
+
+async function v1Trigger(): Promise<TriggerInstance> {
+	const t = await createTrigger({ parameters: { events: ['PAYMENT_COMPLETED'], signatureVersion: 'V1', options: {} }, credentials: f.credentials });
+	await t.activate();
+	expect(endpointOf(t).signatureVersion).toBe('V1');
+	return t;
+}
+
+describe('a V2 → V1 rollback in the merchant dashboard', () => {
+	test('after the service migrated the endpoint to V2 and a restart kept V2, V1 deliveries after the rollback start the workflow; a forged one is still 401', async () => {
+		const t = await v1Trigger();
+		const endpoint = endpointOf(t);
+		endpoint.signatureVersion = 'V2'; // the service migrated it
+		const before = logLines.length;
+		await t.activate(); // a restart: the endpoint is kept at V2
+		expect(endpoint.signatureVersion).toBe('V2');
+		expect(t.staticData().signatureVersion).toBe('V2');
+		const advice = logLines.slice(before).filter((line) => line.includes('is set to V2 at the service'));
+		expect(advice).toHaveLength(1);
+		// What the line says holds: rolling back in the dashboard keeps the workflow receiving.
+		expect(advice[0]).toMatch(/Deliveries signed as V1 are accepted too/);
+		expect(logLines.slice(before).some((line) => /select the previous version/.test(line))).toBe(false);
+
+		const asV2 = await deliver(t, endpoint);
+		expect(asV2.status).toBe(200);
+		expect(asV2.started).toBe(true);
+
+		endpoint.signatureVersion = 'V1'; // the merchant rolls back in the dashboard
+		for (let i = 0; i < 3; i++) {
+			const asV1 = await deliver(t, endpoint);
+			expect(asV1.status).toBe(200);
+			expect(asV1.started).toBe(true);
+			expect(asV1.items[0].json.meta).toMatchObject({ signatureVersion: 'V1' });
+		}
+		const forged = await deliver(t, endpoint, { secret: `whsec_${Buffer.alloc(32, 7).toString('base64')}` });
+		expect(forged.status).toBe(401);
+		expect(forged.started).toBe(false);
+		const tampered = await deliver(t, endpoint, { tamper: true });
+		expect(tampered.status).toBe(401);
+
+		// The next activation keeps the version the endpoint now has.
+		await t.activate();
+		expect(endpoint.signatureVersion).toBe('V1');
+		expect((await deliver(t, endpoint)).started).toBe(true);
+	});
+
+	test('a node set to V2 whose endpoint is V2 still refuses V1 deliveries (no downgrade the node did not ask for)', async () => {
+		const t = await createTrigger({ parameters: { events: ['PAYMENT_COMPLETED'], signatureVersion: 'V2', options: {} }, credentials: f.credentials });
+		await t.activate();
+		const endpoint = endpointOf(t);
+		expect((await deliver(t, endpoint)).started).toBe(true);
+		const v1 = { ...endpoint, signatureVersion: 'V1' as const };
+		const asV1 = await deliver(t, v1);
+		expect(asV1.status).toBe(401);
+	});
+});
+
+describe('answers: 401 only for what does not verify', () => {
+	test('a failure after the delivery verified answers 500, so the service retries it; an unverified delivery answers 401', async () => {
+		const t = await v1Trigger();
+		const endpoint = endpointOf(t);
+		// The endpoint migrated at the service without a restart: a V2 delivery verifies, then the
+		// node logs that it was migrated. That log write fails (e.g. a full disk).
+		endpoint.signatureVersion = 'V2';
+		const push = logLines.push.bind(logLines);
+		logLines.push = (...lines: string[]): number => {
+			if (lines.some((line) => line.includes('accepted a V2-signed delivery'))) throw new Error('log write failed');
+			return push(...lines);
+		};
+		let failed;
+		try {
+			failed = await deliver(t, endpoint);
+		} finally {
+			logLines.push = push;
+		}
+		expect(failed.status).toBe(500);
+		expect(failed.started).toBe(false);
+		expect(JSON.stringify(failed.body)).not.toMatch(/not.*verified|could not be verified/);
+		// Retried by the service: verified and started this time.
+		const retried = await deliver(t, endpoint);
+		expect(retried.status).toBe(200);
+		expect(retried.started).toBe(true);
+
+		const unverified = await deliver(t, endpoint, { tamper: true });
+		expect(unverified.status).toBe(401);
+	});
+});
