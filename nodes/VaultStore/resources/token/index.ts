@@ -339,7 +339,7 @@ const reveal: Operation = {
 // ---- update ----
 
 /**
- * The update body. Built here rather than through the executor's compact(),
+ * The update body. Built here rather than through buildRequest's withoutEmptyValues(),
  * because `expires_at: null` (Clear Expiry) must be sent as null. Metadata
  * keys to remove are sent as null inside `metadata`.
  */
