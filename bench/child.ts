@@ -37,6 +37,20 @@ interface Args {
 	n8nHome?: string;
 	/** The plain client: sockets of its keep-alive agent (and requests in flight at most). */
 	sockets?: number;
+	/** Count requests in flight and sample the event loop during the run (not in headline runs). */
+	instrument?: boolean;
+	/** HTTP Request node type version (default 4.2). */
+	httpVersion?: number;
+	/** Pacing other than the default (a comparison row, e.g. the old start): options of the node's pool. */
+	pool?: { initial?: number; startGrowthFactor?: number; slowLatencyFactor?: number; latencyFactor?: number };
+}
+
+/** Makes the node's pool (dist) start with `pool`'s options instead of its defaults, for the runs that ask. */
+function poolOverride(pool: Args['pool']): void {
+	// eslint-disable-next-line @typescript-eslint/no-require-imports
+	const m = require('../../dist/nodes/shared/transport/concurrency') as Record<string, unknown> & { AdaptiveConcurrency: new (o: object) => object };
+	const original = (m.__original ??= m.AdaptiveConcurrency) as new (o: object) => object;
+	m.AdaptiveConcurrency = pool ? class extends (original as new (o: object) => object) { constructor(o: object) { super({ ...o, ...pool }); } } as typeof m.AdaptiveConcurrency : original as typeof m.AdaptiveConcurrency;
 }
 
 /** Requests in flight over the run, from Node's HTTP client channels. */
@@ -59,18 +73,21 @@ function ended(): void {
 	if (flight.now === 0) flight.idleSince = flight.lastAnswerAt;
 }
 const counted = new WeakSet<object>();
-diagnostics.subscribe('http.client.request.start', (message) => {
-	const request = (message as { request: http.ClientRequest }).request;
-	counted.add(request);
-	started();
-	request.once('error', () => {
+/** Counts requests in flight from Node's HTTP client channels (instrumented runs only). */
+function countRequests(): void {
+	diagnostics.subscribe('http.client.request.start', (message) => {
+		const request = (message as { request: http.ClientRequest }).request;
+		counted.add(request);
+		started();
+		request.once('error', () => {
+			if (counted.delete(request)) ended();
+		});
+	});
+	diagnostics.subscribe('http.client.response.finish', (message) => {
+		const request = (message as { request: http.ClientRequest }).request;
 		if (counted.delete(request)) ended();
 	});
-});
-diagnostics.subscribe('http.client.response.finish', (message) => {
-	const request = (message as { request: http.ClientRequest }).request;
-	if (counted.delete(request)) ended();
-});
+}
 
 /** The headroom client: plain `http.get` with a keep-alive agent, `sockets` at a time, JSON parsed. */
 async function plainClient(a: Args): Promise<INodeExecutionData[]> {
@@ -207,7 +224,7 @@ async function scenario(name: string, a: Args): Promise<INodeExecutionData[]> {
 				[
 					{
 						type: 'n8n-nodes-base.httpRequest',
-						typeVersion: 4.2,
+						typeVersion: a.httpVersion ?? 4.2,
 						parameters: {
 							method: 'GET',
 							url: `=${a.baseUrl}/v2/core/stores/${a.storeId}/orders/{{ $json.id }}`,
@@ -231,9 +248,81 @@ async function scenario(name: string, a: Args): Promise<INodeExecutionData[]> {
 	}
 }
 
+/** One contender of a plain interleaved run: a scenario and its arguments (merged over the shared ones). */
+interface PlainContender {
+	scenario: string;
+	args: Partial<Args>;
+}
+
+/** Service settings for a run: latency and an optional rate limit (requests/s, burst). */
+interface PlainSettings {
+	latencyMs: number;
+	rate?: number;
+	burst?: number;
+}
+
+/** One timed run of a plain interleaved series. */
+export interface PlainRun {
+	/** Index into the contenders. */
+	contender: number;
+	/** The node's execution time as n8n records it. */
+	nodeMs: number;
+	cpuMs: number;
+	items: number;
+	failed: number;
+	requests: number;
+	r429: number;
+}
+
+/**
+ * The plain measurement: every contender in this one process (one n8n-core, node types loaded
+ * once, as in a running n8n), interleaved round by round, nothing observing the run but n8n's
+ * own execution time. One untimed warm-up round first: a running n8n has executed its nodes
+ * before, and a fresh process's first run pays for compiling n8n's code paths, not for the node.
+ */
+async function plainSeries(shared: Args & { contenders: PlainContender[]; rounds: number; settings: PlainSettings; warmupItems?: number }): Promise<PlainRun[]> {
+	const reset = async () => {
+		const s = shared.settings;
+		const q = new URLSearchParams({ latencyMs: String(s.latencyMs), rate: String(s.rate ?? 0), burst: String(s.burst ?? 0) });
+		await fetch(`${shared.baseUrl}/__reset?${q}`, { method: 'POST' });
+	};
+	const runs: PlainRun[] = [];
+	for (let round = -1; round < shared.rounds; round++) {
+		for (const [index, c] of shared.contenders.entries()) {
+			const a: Args = { ...shared, ...c.args } as Args;
+			if (round < 0) a.itemCount = Math.min(a.itemCount ?? 0, shared.warmupItems ?? 1000);
+			await reset();
+			poolOverride(a.pool);
+			const cpuStart = process.cpuUsage();
+			const out = await scenario(c.scenario, a);
+			const cpu = process.cpuUsage(cpuStart);
+			const stats = (await (await fetch(`${shared.baseUrl}/__stats`)).json()) as { requests: number; r429: number };
+			if (round < 0) continue;
+			runs.push({
+				contender: index,
+				nodeMs: lastNodeMs ?? 0,
+				cpuMs: (cpu.user + cpu.system) / 1000,
+				items: out.length,
+				failed: out.filter((i) => i.json.error !== undefined).length,
+				requests: stats.requests,
+				r429: stats.r429,
+			});
+		}
+	}
+	return runs;
+}
+
 async function main(): Promise<void> {
 	const [name, json] = process.argv.slice(2);
 	const args = JSON.parse(json) as Args;
+	if (name === 'plain-series') {
+		await ensureBinaryData();
+		await loadPackage();
+		const series = args as Args & { contenders: PlainContender[]; rounds: number; settings: PlainSettings };
+		if (series.contenders.some((c) => c.scenario.endsWith('-http'))) httpRequestNode(args);
+		process.stdout.write(`${JSON.stringify({ runs: await plainSeries(series), peakRssMb: process.resourceUsage().maxRSS / 1024 })}\n`);
+		process.exit(0);
+	}
 	// What a running n8n has loaded before an execution starts: n8n-core's services and the node
 	// types (this package; the HTTP Request node from n8n-nodes-base). Only the workflow run is
 	// timed; the load is reported next to it.
@@ -242,15 +331,17 @@ async function main(): Promise<void> {
 	await loadPackage();
 	if (name.endsWith('-http')) httpRequestNode(args);
 	const loadMs = performance.now() - loadStart;
-	const loop = monitorEventLoopDelay({ resolution: 1 });
+	const instrument = args.instrument === true;
+	if (instrument) countRequests();
+	const loop = instrument ? monitorEventLoopDelay({ resolution: 1 }) : undefined;
 	const start = performance.now();
 	flight.idleSince = start;
-	loop.enable();
+	loop?.enable();
 	const cpuStart = process.cpuUsage();
 	const out = await scenario(name, args);
 	const ms = performance.now() - start;
 	const cpu = process.cpuUsage(cpuStart);
-	loop.disable();
+	loop?.disable();
 	const cpuMs = (cpu.user + cpu.system) / 1000;
 	const peakRssMb = process.resourceUsage().maxRSS / 1024;
 	const failed = out.filter((i) => i.json.error !== undefined).length;
@@ -267,7 +358,7 @@ async function main(): Promise<void> {
 		/** Wall time from the start to the last answer: the span over which idle time is counted. */
 		spanMs: (flight.lastAnswerAt || performance.now()) - start,
 		peakInFlight: flight.peak,
-		loopDelay: { meanMs: loop.mean / 1e6, p99Ms: loop.percentile(99) / 1e6, maxMs: loop.max / 1e6 },
+		loopDelay: loop ? { meanMs: loop.mean / 1e6, p99Ms: loop.percentile(99) / 1e6, maxMs: loop.max / 1e6 } : undefined,
 	};
 	process.stdout.write(`${JSON.stringify(result)}\n`);
 	process.exit(0);

@@ -32,8 +32,8 @@ interface Answer {
 /** A pool on a fake clock and a simulated service behind it. */
 function simulate(options: Partial<AdaptiveConcurrencyOptions> & { max: number }, service: (call: Call, calls: Call[]) => Answer = () => ({})) {
 	const clock = new FakeClock();
-	// The rules below are traced from a start of 5 (the node's own start is INITIAL_CONCURRENCY, tested below).
-	const pool = new AdaptiveConcurrency({ now: clock.now, sleep: clock.sleep, initial: 5, ...options });
+	// The rules below are traced from a start of 5 growing by one per success (the node's own start and start growth are tested in test/pacing.test.ts).
+	const pool = new AdaptiveConcurrency({ now: clock.now, sleep: clock.sleep, initial: 5, startGrowthFactor: 2, ...options });
 	const calls: Call[] = [];
 	/** One request with up to `retries` retries after 429/503, as the transport does. */
 	const request = async (n: number, retries = 3): Promise<Call> => {
@@ -111,30 +111,6 @@ describe('adaptive concurrency: growth', () => {
 		expect(pool.limit).toBe(5);
 		expect(Math.max(...calls.filter((c) => c.sentAt >= 2000).map((c) => c.inFlight))).toBe(5);
 		expect(pool.backoffs).toBe(0);
-	});
-
-	test('the node starts at INITIAL_CONCURRENCY (32) and a healthy service takes it to the ceiling (1000)', async () => {
-		const clock = new FakeClock();
-		const pool = new AdaptiveConcurrency({ max: DEFAULT_MAX_CONCURRENCY, now: clock.now, sleep: clock.sleep });
-		expect(pool.limit).toBe(INITIAL_CONCURRENCY);
-		expect(INITIAL_CONCURRENCY).toBe(32);
-		const send = async () => await clock.sleep(20);
-		const sentAt: number[] = [];
-		await clock.run(
-			mapLimit(Array.from({ length: 5000 }, (_, n) => n), pool.max, async () => await pool.run(async () => (sentAt.push(clock.now()), await send()), () => ({ outcome: 'ok' }))),
-		);
-		// 32, 64, 128, 256, 512 a round trip apart, then the ceiling.
-		const perInstant = [...sentAt.reduce((m, t) => m.set(t, (m.get(t) ?? 0) + 1), new Map<number, number>())].slice(0, 6);
-		expect(perInstant).toEqual([
-			[0, 32],
-			[20, 64],
-			[40, 128],
-			[60, 256],
-			[80, 512],
-			[100, 1000],
-		]);
-		expect(pool.peakInFlight).toBe(DEFAULT_MAX_CONCURRENCY);
-		expect(DEFAULT_MAX_CONCURRENCY).toBe(1000);
 	});
 
 	test('a service that slows down under load stops the growth where answers get slow', async () => {
@@ -323,7 +299,8 @@ describe('adaptive concurrency: against a rate limit', () => {
 		expect(results).toEqual(Array.from({ length: 1000 }, (_, n) => n));
 		const ideal = (1000 / 50) * 1000;
 		expect(clock.now()).toBeLessThanOrEqual(1.3 * ideal);
-		expect(r429).toBeLessThan(100);
+		// The first window of 128 (INITIAL_CONCURRENCY) costs its share above the burst; test/pacing.test.ts traces it.
+		expect(r429).toBeLessThanOrEqual(150);
 	});
 });
 
@@ -355,7 +332,7 @@ describe('the transport and Return All use the pool', () => {
 
 	test('a 429 with Retry-After through the transport pauses every request of the pool; the request then succeeds', async () => {
 		const clock = new FakeClock();
-		const pool = new AdaptiveConcurrency({ max: 8, initial: 5, now: clock.now, sleep: clock.sleep });
+		const pool = new AdaptiveConcurrency({ max: 8, initial: 5, startGrowthFactor: 2, now: clock.now, sleep: clock.sleep });
 		let refused = false;
 		const { ctx, sent } = fakeContext(clock, (url) => {
 			if (url.pathname.endsWith('/orders/ord_0000000003') && !refused) {
@@ -380,7 +357,7 @@ describe('the transport and Return All use the pool', () => {
 
 	test('Return All fetches its pages through the same pool: never more in flight than its limit, every page once, in order', async () => {
 		const clock = new FakeClock();
-		const pool = new AdaptiveConcurrency({ max: 12, initial: 5, now: clock.now, sleep: clock.sleep });
+		const pool = new AdaptiveConcurrency({ max: 12, initial: 5, startGrowthFactor: 2, now: clock.now, sleep: clock.sleep });
 		let inFlight = 0;
 		let peak = 0;
 		const { ctx, sent } = fakeContext(clock, (url) => {

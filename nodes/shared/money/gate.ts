@@ -212,7 +212,7 @@ export class RequestGate {
 			);
 		}
 		if (entry === undefined) {
-			this.setup.hint('claimed', 'A write this event already started in an earlier execution was not sent again; that execution did not record its answer (it may still be running, or it stopped): check it in the Vault Store dashboard.', 'warning');
+			this.setup.hint('claimed', 'A write this event already made (or started) in an earlier execution was not sent again. The answer recorded then is not available here (in queue mode another process may hold it), so the output shows writeSkipped only; if that execution stopped before the service answered, check the write in the Vault Store dashboard.', 'warning');
 		} else {
 			this.setup.hint('skipped', 'A write this event already made was not sent again: the output shows the result recorded then (writeSkipped).');
 		}

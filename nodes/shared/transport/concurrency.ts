@@ -40,10 +40,15 @@ export const MAX_CONCURRENCY = 1000;
 export const DEFAULT_MAX_CONCURRENCY = MAX_CONCURRENCY;
 /**
  * Requests in flight at the start of a node run (fewer when the ceiling is lower): enough that
- * a service 100 ms away is not waited on for round trips while the window grows, few enough
- * that a rate limit of a few dozen requests a second costs one round of 429s.
+ * the node's own CPU, not the window, bounds a service 20 ms away from the first round trip, few
+ * enough that a rate limit of a few dozen requests a second costs one round of 429s.
  */
-export const INITIAL_CONCURRENCY = 32;
+export const INITIAL_CONCURRENCY = 128;
+/**
+ * Until the first 429/503 or slow answer, the window is multiplied by this once per round trip
+ * (when the last request of a round is answered in time): 128, then the ceiling of 1000.
+ */
+export const START_GROWTH_FACTOR = 8;
 
 /**
  * How a request ended, for the limit:
@@ -59,6 +64,8 @@ export interface Permit {
 	readonly sentAt: number;
 	/** The limit's generation when it was sent: answers to older sends do not move the limit. */
 	readonly generation: number;
+	/** Its number among the pool's sends (0 first). */
+	readonly seq?: number;
 }
 
 export interface AdaptiveConcurrencyOptions {
@@ -70,6 +77,12 @@ export interface AdaptiveConcurrencyOptions {
 	latencyFactor?: number;
 	/** ...plus this many milliseconds (so a 1 ms local service is not held by scheduling noise). */
 	latencySlackMs?: number;
+	/**
+	 * Start: while no 429/503 has come and answers hold their latency, the limit is multiplied by
+	 * this once per round (the last request sent in a round answered in time). 2 is the growth of
+	 * one more per success; default START_GROWTH_FACTOR.
+	 */
+	startGrowthFactor?: number;
 	/** Factor the limit is multiplied by on a 429 or 503. */
 	backoffFactor?: number;
 	/** Factor the limit is multiplied by, once per usual latency, while answers are slow (never below `initial`). */
@@ -97,9 +110,16 @@ export interface AdaptiveConcurrencyOptions {
  *
  * Rules:
  * - Start at `initial` requests in flight; never more than `max`.
- * - Growth: a success whose latency holds (at most `latencyFactor` × the
- *   fastest answer seen + `latencySlackMs`) adds one, so the limit doubles every
- *   round trip. A slower success holds the limit. When the usual (smoothed)
+ * - Start: rounds. A round is the requests sent up to its last one, sent when
+ *   the limit was last set; when that last one (or any later one) is answered
+ *   in time (latency at most `slowLatencyFactor` × the fastest answer seen +
+ *   `latencySlackMs`: the node's own sending of a big round delays answers
+ *   too), and no 429/503 came, the limit is multiplied by
+ *   `startGrowthFactor` and a new round begins. Until the round's last answer
+ *   is in the limit holds, so a rate limit is found at the cost of one window
+ *   of 429s, not of the growth the early answers of the round would allow.
+ * - After the start (a slow answer ended it): a success whose latency holds
+ *   adds one, so the limit doubles every round trip. A slower success holds the limit. When the usual (smoothed)
  *   latency rises above `slowLatencyFactor` × the fastest (requests queue
  *   somewhere), each slow answer multiplies the limit by `slowFactor`, at
  *   most once per usual latency and never below where it started: by
@@ -139,6 +159,13 @@ export class AdaptiveConcurrency {
 	private successesFrom = 0;
 	/** When the first request was sent. */
 	private firstSentAt: number | undefined;
+	/** Sends so far; a permit carries its number. */
+	private sends = 0;
+	/** Start phase: the round ends when the send with this number (or a later one) is answered in time. */
+	private roundEndsAt: number;
+	/** In the start phase: multiplying once per round. Ends for good at a 429/503 or a slow answer. */
+	private starting = true;
+	private readonly startGrowthFactor: number;
 	private readonly latencyFactor: number;
 	private readonly latencySlackMs: number;
 	private readonly backoffFactor: number;
@@ -162,6 +189,10 @@ export class AdaptiveConcurrency {
 		this.value = Math.min(this.max, Math.max(1, Math.floor(options.initial ?? INITIAL_CONCURRENCY)));
 		this.initial = this.value;
 		this.peakLimit = this.value;
+		this.roundEndsAt = this.value - 1;
+		this.startGrowthFactor = options.startGrowthFactor ?? START_GROWTH_FACTOR;
+		// Doubling per round trip is what one more per success already does.
+		if (this.startGrowthFactor <= 2) this.starting = false;
 		this.slowFactor = options.slowFactor ?? 0.9;
 		this.slowLatencyFactor = options.slowLatencyFactor ?? 4;
 		this.latencyFactor = options.latencyFactor ?? 2;
@@ -243,7 +274,7 @@ export class AdaptiveConcurrency {
 		{ held, retry = false }: { held?: Permit; retry?: boolean } = {},
 	): Promise<R> {
 		// A slot held for a while may have run into a pause meanwhile.
-		const permit = held ? await this.ready() : await this.acquire(retry);
+		const permit = held ? await this.ready(held.seq) : await this.acquire(retry);
 		let outcome: RequestOutcome = 'neutral';
 		let pauseMs: number | undefined;
 		try {
@@ -255,8 +286,11 @@ export class AdaptiveConcurrency {
 		}
 	}
 
-	/** Waits (holding the slot) until no pause is set; the permit says when the request went out. */
-	private async ready(): Promise<Permit> {
+	/**
+	 * Waits (holding the slot) until no pause is set; the permit says when the request went out.
+	 * A slot taken earlier (`held`) keeps its number in the sends: it is the same request.
+	 */
+	private async ready(seq?: number): Promise<Permit> {
 		for (;;) {
 			const wait = this.pausedUntil - this.now();
 			if (wait <= 0) break;
@@ -264,7 +298,7 @@ export class AdaptiveConcurrency {
 		}
 		const sentAt = this.now();
 		this.firstSentAt ??= sentAt;
-		return { sentAt, generation: this.generation };
+		return { sentAt, generation: this.generation, seq: seq ?? this.sends++ };
 	}
 
 	private succeeded(permit: Permit, now: number): void {
@@ -273,8 +307,12 @@ export class AdaptiveConcurrency {
 		this.usualMs = this.usualMs === undefined ? latency : this.usualMs + 0.2 * (latency - this.usualMs);
 		this.successTimes.push(now);
 		this.forgetSuccessesBefore(now - this.throughputWindowMs);
-		const holds = latency <= this.fastestMs * this.latencyFactor + this.latencySlackMs;
+		// In the start, an answer is in time up to the slow mark: the node's own sending of a large
+		// round delays its answers too, and a service that queues shows far more than that.
+		const holds = latency <= this.fastestMs * (this.starting ? this.slowLatencyFactor : this.latencyFactor) + this.latencySlackMs;
 		if (!holds) {
+			// Past the first round, an answer out of time ends the start: growth is one per success from here.
+			if (this.starting && (permit.seq ?? 0) >= this.initial) this.starting = false;
 			const slow = this.usualMs > this.fastestMs * this.slowLatencyFactor + this.latencySlackMs;
 			if (slow && now >= this.slowCutAfter && this.limit > this.initial) {
 				this.value = Math.max(this.initial, Math.floor(this.limit * this.slowFactor));
@@ -284,7 +322,13 @@ export class AdaptiveConcurrency {
 			return;
 		}
 		if (permit.generation !== this.generation || this.value >= this.max) return;
-		if (!this.backedOff) {
+		if (this.starting) {
+			if ((permit.seq ?? 0) >= this.roundEndsAt) {
+				this.value = Math.min(this.max, this.limit * this.startGrowthFactor);
+				// The new round ends with the send that fills the new window.
+				this.roundEndsAt = this.sends + this.limit - this.active;
+			}
+		} else if (!this.backedOff) {
 			this.value += 1;
 		} else if (now >= this.growAfter) {
 			this.value += 1;
@@ -304,6 +348,7 @@ export class AdaptiveConcurrency {
 		}
 		this.value = Math.max(1, next);
 		this.backedOff = true;
+		this.starting = false;
 		this.generation++;
 		this.backoffs++;
 		this.growAfter = Math.max(now, this.pausedUntil) + this.probeIntervalMs;
