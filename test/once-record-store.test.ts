@@ -51,7 +51,7 @@ test('with the store there: the claim is in the store before the refund goes out
 	expect(refundRequests()).toHaveLength(0);
 	expect(refundsOf(order.id).length - before).toBe(1);
 	expect(late.output('Refund')[0].json).toEqual({ writeSkipped: true, idempotencyKeySource: 'event' });
-	expect(hintsOf(late).join(' ')).toMatch(/was not sent again.*check it in the Vault Store dashboard/);
+	expect(hintsOf(late).join(' ')).toMatch(/was not sent again.*check the write in the Vault Store dashboard/);
 });
 
 test('overlapping executions of one workflow (static data saved whole, last wins) keep both entries in the store: each event re-delivered 25 h later refunds nothing', async () => {
