@@ -7,6 +7,6 @@ module.exports = {
 	testTimeout: 120000,
 	// n8n-core keeps process-wide handles (DI services) open after a run.
 	forceExit: true,
-	globalSetup: '<rootDir>/test/global-setup.js',
-	globalTeardown: '<rootDir>/test/global-teardown.ts',
+	globalSetup: '<rootDir>/test/support/global-setup.js',
+	globalTeardown: '<rootDir>/test/support/global-teardown.ts',
 };

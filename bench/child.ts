@@ -18,7 +18,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 
 import type { IDataObject, INodeExecutionData, INodeType, IVersionedNodeType } from 'n8n-workflow';
 
-import { ensureBinaryData, loadPackage, runNodes } from '../test/harness';
+import { ensureBinaryData, loadPackage, runNodes } from '../test/support/harness';
 
 interface Args {
 	baseUrl: string;

@@ -8,7 +8,7 @@ import { createHmac, randomUUID } from 'node:crypto';
 
 import { Webhook } from 'standardwebhooks';
 
-import { createTrigger } from '../test/trigger-harness';
+import { createTrigger } from '../test/support/trigger-harness';
 
 const SECRET = `whsec_${Buffer.from('bench-signing-secret-0123').toString('base64')}`;
 const N = 5_000;

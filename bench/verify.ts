@@ -13,7 +13,7 @@
  * Two pairs, each like for like:
  * - made once: our verifier from createVerifier(options) against a Webhook constructed
  *   once; both derive the key before the clock, per call they check one delivery;
- * - one-shot: verifySignature(input), which derives the key per call (the trigger's path:
+ * - one-shot: verifyDelivery(input), which derives the key per call (the trigger's path:
  *   n8n calls webhook() per request and the node keeps no state between requests),
  *   against `new Webhook(secret).verify(...)` per call.
  * The bare HMAC gets the key and the signed content pre-computed and untimed, so it is
@@ -25,7 +25,7 @@ import { createHmac, randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { Webhook } from 'standardwebhooks';
 
-import { createVerifier, decodeSigningSecret, verifySignature } from '../nodes/VaultStoreTrigger/verify';
+import { createVerifier, decodeSigningSecret, verifyDelivery } from '../nodes/VaultStoreTrigger/verify';
 
 export const BENCH_SIZES = [256, 4096, 65536, 1048576];
 
@@ -89,7 +89,7 @@ function candidateCall(candidate: Candidate, size: number): () => unknown {
 			return () => mustAccept(verifier({ rawBody: body, headers, nowMs: Date.now() }));
 		}
 		case 'oursOneShot':
-			return () => mustAccept(verifySignature({ rawBody: body, headers, secret, version: 'V2', nowMs: Date.now(), toleranceSeconds: 300 }));
+			return () => mustAccept(verifyDelivery({ rawBody: body, headers, secret, version: 'V2', nowMs: Date.now(), toleranceSeconds: 300 }));
 		case 'standardwebhooks': {
 			const webhook = new Webhook(secret);
 			return () => webhook.verify(body, headers, { jsonParse }); // throws on failure

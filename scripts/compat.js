@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * npm run test:compat — runs the in-process workflow tests (test/harness.ts:
+ * npm run test:compat — runs the in-process workflow tests (test/support/harness.ts:
  * real workflows in n8n-core) against several n8n lines:
  *
  *   2.8    the n8n-core / n8n-workflow installed as devDependencies (as `npm test`)
@@ -38,7 +38,7 @@ const LINES = [
 ];
 
 /** Test files that use the harness but do not run workflows in n8n-core (or are not meant to run per line). */
-const EXCLUDE = new Set(['pack.test.ts', 'readme.test.ts', 'sandbox.test.ts', 'verify.test.ts', 'fuzz.test.ts']);
+const EXCLUDE = new Set(['pack.test.ts', 'readme.test.ts', 'sandbox.test.ts', 'verify-signature.test.ts', 'verify-fuzz.test.ts']);
 
 function testFiles() {
 	const dir = path.join(ROOT, 'test');

@@ -4,7 +4,7 @@
  * npm run dev — edit a node, see it in a running n8n without restarting it. What `n8n-node dev`
  * does (tsc --watch, the build loaded from n8n's custom-nodes folder, n8n started with
  * N8N_DEV_RELOAD=true so it reloads changed nodes), on the n8n the end-to-end tests cache
- * (2.8.4 on the system Node, see scripts/e2e/lib.js) instead of `npx n8n@latest`:
+ * (2.8.4 on the system Node, see test/e2e/runner/lib.js) instead of `npx n8n@latest`:
  *
  *   - tsc --watch compiles nodes/ and credentials/ (and copies the codex *.node.json files) into
  *     <user folder>/.n8n/custom/n8n-nodes-vault-store/dist; icons/ is copied there and re-copied
@@ -23,7 +23,7 @@ const fs = require('node:fs');
 const net = require('node:net');
 const path = require('node:path');
 
-const lib = require('./e2e/lib');
+const lib = require('../test/e2e/runner/lib');
 
 const { ROOT, CACHE_ROOT, PKG_NAME } = lib;
 const DEV_DIR = path.join(CACHE_ROOT, 'dev');

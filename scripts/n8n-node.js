@@ -6,7 +6,7 @@
  * @n8n/node-cli does not install on Node 20 (isolated-vm, a dependency, builds only for Node 24),
  * so it is not a devDependency: it is installed once into
  * ~/.cache/n8n-nodes-vault-store/n8n-node-cli-<version>, with npm run by Node 24 from the npm
- * registry (the same cached `node@<version>` the end-to-end tests use, see scripts/e2e/lib.js),
+ * registry (the same cached `node@<version>` the end-to-end tests use, see test/e2e/runner/lib.js),
  * and it runs on that Node. It is linked into node_modules/@n8n/node-cli, so `eslint.config.mjs`
  * (the tool's default, word for word, which strict mode requires) resolves as it would with a
  * devDependency.
@@ -30,7 +30,7 @@ const os = require('node:os');
 const path = require('node:path');
 const { spawn, spawnSync } = require('node:child_process');
 
-const lib = require('./e2e/lib');
+const lib = require('../test/e2e/runner/lib');
 
 const { ROOT, CACHE_ROOT } = lib;
 /** The @n8n/node-cli release a reviewer used (issue 36), and the Node line it installs on. */

@@ -9,7 +9,7 @@ import type { AdaptiveConcurrencyOptions } from '../nodes/shared/transport/concu
 import { AdaptiveConcurrency, DEFAULT_MAX_CONCURRENCY, INITIAL_CONCURRENCY, mapLimit } from '../nodes/shared/transport/concurrency';
 import { paginate } from '../nodes/shared/transport/paginate';
 import { Transport } from '../nodes/shared/transport/request';
-import { FakeClock } from './fake-clock';
+import { FakeClock } from './support/fake-clock';
 
 interface Call {
 	/** Which request (input index). */

@@ -8,8 +8,8 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { useSandbox } from './fixtures';
-import { loadPackage, runNodes } from './harness';
+import { useSandbox } from './support/fixtures';
+import { loadPackage, runNodes } from './support/harness';
 
 const f = useSandbox({ orders: 100 });
 const TOOL_TYPE = 'n8n-nodes-vault-store.vaultStoreTool';

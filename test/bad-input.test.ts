@@ -8,12 +8,12 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { useSandbox } from './fixtures';
+import { useSandbox } from './support/fixtures';
 // The compiled rows, exactly what the node runs.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { resources } = require('../dist/nodes/VaultStore/resources') as typeof import('../nodes/VaultStore/resources');
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const { resourceParameters } = require('../dist/nodes/VaultStore/descriptions') as typeof import('../nodes/VaultStore/descriptions');
+const { resourceParameters } = require('../dist/nodes/VaultStore/properties') as typeof import('../nodes/VaultStore/properties');
 
 const f = useSandbox();
 

@@ -3,7 +3,7 @@ import type { IDataObject } from 'n8n-workflow';
 import { categoriesOf } from '../sandbox/resources/categories';
 import type { CatalogProduct } from '../sandbox/resources/products';
 import { catalogOf, licensePool } from '../sandbox/resources/products';
-import { items, jsonOf, useSandbox } from './fixtures';
+import { items, jsonOf, useSandbox } from './support/fixtures';
 
 const f = useSandbox({ orders: 40 });
 

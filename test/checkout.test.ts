@@ -1,5 +1,5 @@
 import type { CheckoutSession, Paylink } from '../sandbox/resources/checkout';
-import { jsonOf, items, useSandbox } from './fixtures';
+import { jsonOf, items, useSandbox } from './support/fixtures';
 
 const f = useSandbox({ orders: 50 });
 

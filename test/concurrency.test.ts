@@ -10,8 +10,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 import { DEFAULT_MAX_CONCURRENCY, INITIAL_CONCURRENCY } from '../nodes/shared/transport/concurrency';
-import { runNode } from './harness';
-import { items } from './fixtures';
+import { runNode } from './support/harness';
+import { items } from './support/fixtures';
 
 interface Peer {
 	url: string;

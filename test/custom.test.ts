@@ -1,6 +1,6 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { jsonOf, useSandbox } from './fixtures';
+import { jsonOf, useSandbox } from './support/fixtures';
 
 const f = useSandbox({ orders: 30 });
 

@@ -15,8 +15,8 @@ import path from 'node:path';
 import type { IDataObject, INodeTypeDescription } from 'n8n-workflow';
 
 import { VaultStore } from '../nodes/VaultStore/VaultStore.node';
-import type { Canon } from './description-canon';
-import { canonical } from './description-canon';
+import type { Canon } from './support/description-canon';
+import { canonical } from './support/description-canon';
 
 const FIXTURE = path.join(__dirname, 'fixtures', 'description-0.1.0.json');
 

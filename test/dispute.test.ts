@@ -6,7 +6,7 @@ import type { IDataObject, INodeExecutionData, INodeProperties } from 'n8n-workf
 import { VaultStore } from '../nodes/VaultStore/VaultStore.node';
 import type { Dispute } from '../sandbox/resources/disputes';
 import { disputesOf, PREVENTION_FEE } from '../sandbox/resources/disputes';
-import { jsonOf, useSandbox, useWebhookReceiver } from './fixtures';
+import { jsonOf, useSandbox, useWebhookReceiver } from './support/fixtures';
 
 const f = useSandbox({ orders: 60 });
 

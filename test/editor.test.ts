@@ -84,3 +84,37 @@ test.each([
 	expect(links.length).toBeGreaterThan(0);
 	for (const link of links) expect(link).not.toContain('#');
 });
+
+/** The parameters the editor shows for one operation, in the description's order (resource and operation excluded). */
+function shownFor(resource: string, operation: string): { name: string; type: string }[] {
+	const props = new VaultStore().description.properties;
+	const inList = (list: unknown, value: string) => list === undefined || (Array.isArray(list) && list.includes(value));
+	return props
+		.filter((p) => p.name !== 'resource' && p.name !== 'operation')
+		.filter((p) => inList(p.displayOptions?.show?.resource, resource) && inList(p.displayOptions?.show?.operation, operation))
+		.map((p) => ({ name: p.name, type: p.type }));
+}
+
+const EXTRAS = ['additionalQueryParameters', 'additionalBodyFields'];
+
+test('Order → Refund shows the Order ID, then Additional Fields, then Options, then the escape hatches', () => {
+	expect(shownFor('order', 'refund').map((p) => p.name)).toEqual([
+		'orderId',
+		'additionalFields',
+		'options',
+		'additionalQueryParameters',
+		'additionalBodyFields',
+	]);
+});
+
+test.each(resources.flatMap((r) => r.operations.map((op) => [r.value, op.value])))(
+	'%s → %s: own fields first, then its collections (Additional Fields, Filters …), then Options, then Additional Query Parameters / Body Fields',
+	(resource, operation) => {
+		const shown = shownFor(resource, operation);
+		const rank = (p: { name: string; type: string }) =>
+			EXTRAS.includes(p.name) ? 3 : p.name === 'options' ? 2 : p.type === 'collection' ? 1 : 0;
+		const ranks = shown.map(rank);
+		expect(ranks).toEqual([...ranks].sort((a, b) => a - b));
+		expect(shown.filter((p) => p.name === 'options')).toHaveLength(1);
+	},
+);

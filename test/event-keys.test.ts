@@ -12,9 +12,9 @@
  */
 import type { IConnections, IDataObject, IExecuteFunctions, INodeExecutionData, INodeType, WorkflowExecuteMode } from 'n8n-workflow';
 
-import { useSandbox } from './fixtures';
-import type { NodeSpec, RunResult } from './harness';
-import { runNodes, TRIGGER_TYPE } from './harness';
+import { useSandbox } from './support/fixtures';
+import type { NodeSpec, RunResult } from './support/harness';
+import { runNodes, TRIGGER_TYPE } from './support/harness';
 
 const f = useSandbox({ orders: 200 });
 const DAY = 24 * 3_600_000;

@@ -12,16 +12,16 @@ import type { SubscriptionRecord } from '../sandbox/resources/subscriptions';
 import { extrasOf } from '../nodes/VaultStore/operation';
 import { resources } from '../nodes/VaultStore/resources';
 import { VaultStore } from '../nodes/VaultStore/VaultStore.node';
-import { canonical } from './description-canon';
-import { jsonOf, useSandbox } from './fixtures';
-import { writeCases } from './write-operations';
+import { canonical } from './support/description-canon';
+import { jsonOf, useSandbox } from './support/fixtures';
+import { writeCases } from './support/write-operations';
 
 const f = useSandbox({ orders: 20 });
 
 const rl = (value: string) => ({ __rl: true, mode: 'id', value });
 const pairs = (...list: [string, string][]) => ({ pair: list.map(([name, value]) => ({ name, value })) });
 
-/** Parameters of the read operations (writes come from test/write-operations.ts): ids of a valid form are enough, a 404 is fine. */
+/** Parameters of the read operations (writes come from test/support/write-operations.ts): ids of a valid form are enough, a 404 is fine. */
 const READS: Record<string, IDataObject> = {
 	'analytics:getMonthlyRevenue': {},
 	'analytics:getMrr': {},

@@ -9,8 +9,8 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { items, useSandbox } from './fixtures';
-import { runNodes } from './harness';
+import { items, useSandbox } from './support/fixtures';
+import { runNodes } from './support/harness';
 
 const f = useSandbox({ orders: 5 });
 

@@ -11,11 +11,11 @@
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
 import type { CheckoutSession } from '../sandbox/resources/checkout';
-import type { AgentRoute } from './agent-routes';
-import { runAsAgentTool } from './agent-routes';
-import { useSandbox } from './fixtures';
-import type { NodeSpec, RunResult } from './harness';
-import { runNodes, TRIGGER_TYPE } from './harness';
+import type { AgentRoute } from './support/agent-routes';
+import { runAsAgentTool } from './support/agent-routes';
+import { useSandbox } from './support/fixtures';
+import type { NodeSpec, RunResult } from './support/harness';
+import { runNodes, TRIGGER_TYPE } from './support/harness';
 
 const f = useSandbox({ orders: 300 });
 const CAP = 20;

@@ -9,8 +9,8 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { AGENT_ROUTES, runAsAgentTool } from './agent-routes';
-import { useSandbox } from './fixtures';
+import { AGENT_ROUTES, runAsAgentTool } from './support/agent-routes';
+import { useSandbox } from './support/fixtures';
 
 const f = useSandbox({ orders: 150 });
 const rl = (value: string) => ({ __rl: true, mode: 'id', value });

@@ -11,8 +11,8 @@ import { DataDeduplicationService } from 'n8n-core';
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { onceRecord, RECORD_CAPACITY, recordDigest } from '../nodes/shared/money/record';
-import { useSandbox } from './fixtures';
-import { delivery, hintsOf, HOUR, MemoryDeduplicator, staticDataContext, Workflow } from './once-record-support';
+import { useSandbox } from './support/fixtures';
+import { delivery, hintsOf, HOUR, MemoryDeduplicator, staticDataContext, Workflow } from './support/once-record-support';
 
 const f = useSandbox({ orders: 80 });
 const store = new MemoryDeduplicator();

@@ -8,8 +8,8 @@
 import { onceRecord, RECORD_CAPACITY, RECORD_FIELD, RECORD_HORIZON_MS, recordDigest } from '../nodes/shared/money/record';
 import type { IDataObject } from 'n8n-workflow';
 
-import { useSandbox } from './fixtures';
-import { delivery, hintsOf, HOUR, staticDataContext, Workflow } from './once-record-support';
+import { useSandbox } from './support/fixtures';
+import { delivery, hintsOf, HOUR, staticDataContext, Workflow } from './support/once-record-support';
 
 const f = useSandbox({ orders: 120 });
 const completed = () => f.sb.state.orders.filter((o) => o.payment.status === 'COMPLETED');

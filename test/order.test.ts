@@ -1,4 +1,4 @@
-import { jsonOf, items, useSandbox } from './fixtures';
+import { jsonOf, items, useSandbox } from './support/fixtures';
 
 const f = useSandbox({ orders: 250 });
 

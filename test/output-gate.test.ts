@@ -7,7 +7,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { digitIdRecord, luhnRun } from '../sandbox/hostileAnswers';
-import { jsonOf, useSandbox } from './fixtures';
+import { jsonOf, useSandbox } from './support/fixtures';
 
 const f = useSandbox({ orders: 30 });
 

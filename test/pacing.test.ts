@@ -12,7 +12,7 @@ import {
 	START_GROWTH_FACTOR,
 	mapLimit,
 } from '../nodes/shared/transport/concurrency';
-import { FakeClock } from './fake-clock';
+import { FakeClock } from './support/fake-clock';
 
 interface Answer {
 	status: number;

@@ -7,7 +7,7 @@ import axios from 'axios';
 
 import { parseArgs } from '../sandbox/cli';
 import { startSandbox } from '../sandbox/server';
-import { items, useSandbox } from './fixtures';
+import { items, useSandbox } from './support/fixtures';
 
 const http = axios.create({ validateStatus: () => true });
 

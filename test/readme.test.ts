@@ -2,11 +2,14 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const { operationsTable, readmeSection, checksTable, checksSection } = require('../scripts/operations-table.js') as {
+const { operationsTable, readmeSection, checksTable, checksSection, optionsTable, optionsSection, CHECKS_DOC } = require('../scripts/operations-table.js') as {
 	operationsTable(): string;
 	readmeSection(readme: string): string | undefined;
 	checksTable(): string;
-	checksSection(readme: string): string | undefined;
+	checksSection(text: string): string | undefined;
+	optionsTable(): string;
+	optionsSection(readme: string): string | undefined;
+	CHECKS_DOC: string;
 };
 
 const readme = readFileSync(path.join(__dirname, '..', 'README.md'), 'utf8');
@@ -22,21 +25,25 @@ describe('README', () => {
 		expect(readmeSection(readme)).toBe(operationsTable());
 	});
 
-	test('the checks table is the one generated from nodes/VaultStore/checks.ts', () => {
-		expect(checksSection(readme)).toBe(checksTable());
+	test('the checks table (docs/checks-before-sending.md) is the one generated from scripts/checks-before-sending.ts', () => {
+		expect(checksSection(readFileSync(path.join(__dirname, '..', CHECKS_DOC), 'utf8'))).toBe(checksTable());
+	});
+
+	test('the Options table (defaults, limits, descriptions) is the one generated from the node', () => {
+		expect(optionsSection(readme)).toBe(optionsTable());
+	});
+
+	test('is at most about 350 lines', () => {
+		expect(readme.split('\n').length).toBeLessThanOrEqual(350);
 	});
 
 	test.each([
+		'Try it',
 		'Install',
 		'Credentials',
 		'Operations',
 		'Trigger',
-		'Vault tokens',
-		'Using the node as an AI-agent tool',
 		'Examples',
-		'Reliability',
-		'Performance',
-		'Queue mode',
 		'Troubleshooting',
 		'Compatibility',
 		'Development',

@@ -4,7 +4,7 @@ import { VaultStore } from '../nodes/VaultStore/VaultStore.node';
 import { allLicenses } from '../sandbox/resources/licenses';
 import type { Meter } from '../sandbox/resources/meters';
 import { metersOf } from '../sandbox/resources/meters';
-import { jsonOf, useSandbox } from './fixtures';
+import { jsonOf, useSandbox } from './support/fixtures';
 
 const f = useSandbox({ orders: 60 });
 

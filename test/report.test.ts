@@ -3,7 +3,7 @@ import { BinaryDataService } from 'n8n-core';
 import type { IBinaryData } from 'n8n-workflow';
 
 import type { ReportFile, ReportRecord } from '../sandbox/resources/reports';
-import { jsonOf, items, useSandbox } from './fixtures';
+import { jsonOf, items, useSandbox } from './support/fixtures';
 
 const f = useSandbox({ orders: 250 });
 
@@ -188,7 +188,7 @@ describe('report', () => {
 		const r = await f.run({ resource: 'report', operation: 'create', type: 'PAYMENT_ACTIVITY', from: FROM, to: TO });
 		const error = r.error();
 		expect(error?.message).toMatch(/Too many reports.*wait for running reports to finish.*429/);
-		expect(error?.description).toMatch(/More than 10 reports/);
+		expect(error?.description).toMatch(/10 reports of this store are already PENDING or PROCESSING/);
 		// One request: the 30 s Retry-After is not waited for, nothing is retried.
 		expect(f.requests().map((q) => q.status)).toEqual([429]);
 		expect(f.requests()[0].body).toEqual({ type: 'PAYMENT_ACTIVITY', from: FROM, to: TO });

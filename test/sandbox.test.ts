@@ -7,7 +7,7 @@ import { AddressInfo } from 'node:net';
 import axios, { AxiosRequestConfig } from 'axios';
 import { Sandbox, startSandbox } from '../sandbox/server';
 import { ok } from '../sandbox/app';
-import { useSandbox } from './fixtures';
+import { useSandbox } from './support/fixtures';
 
 const http = axios.create({ validateStatus: () => true });
 

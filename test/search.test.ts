@@ -1,5 +1,5 @@
 import { RequestWindow } from '../nodes/VaultStore/resources/search/window';
-import { jsonOf, items, useSandbox } from './fixtures';
+import { jsonOf, items, useSandbox } from './support/fixtures';
 
 const f = useSandbox({ orders: 250 });
 

@@ -1,4 +1,4 @@
-import { findLeaks, outputText, TEST_CARD_NUMBERS } from './secret-scan';
+import { findLeaks, outputText, TEST_CARD_NUMBERS } from './support/secret-scan';
 
 const secrets = ['sk_sandbox_0123456789abcdef', 'whsec_c2VjcmV0c2VjcmV0c2VjcmV0'];
 

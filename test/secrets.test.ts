@@ -11,9 +11,9 @@
  */
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
-import { items, jsonOf, useSandbox } from './fixtures';
-import type { CredentialSet, RunResult } from './harness';
-import { logLines } from './harness';
+import { items, jsonOf, useSandbox } from './support/fixtures';
+import type { CredentialSet, RunResult } from './support/harness';
+import { logLines } from './support/harness';
 
 const f = useSandbox({ orders: 5 });
 

@@ -3,7 +3,7 @@ import type { IDataObject, ILoadOptionsFunctions } from 'n8n-workflow';
 
 import { listSearch } from '../nodes/VaultStore/listSearch';
 import type { SubscriptionRecord } from '../sandbox/resources/subscriptions';
-import { items, jsonOf, useSandbox, useWebhookReceiver } from './fixtures';
+import { items, jsonOf, useSandbox, useWebhookReceiver } from './support/fixtures';
 
 const f = useSandbox({ orders: 40 });
 

@@ -1,7 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { items, jsonOf, useSandbox } from './fixtures';
-import type { RunResult } from './harness';
+import { items, jsonOf, useSandbox } from './support/fixtures';
+import type { RunResult } from './support/harness';
 
 const f = useSandbox({ orders: 5 });
 

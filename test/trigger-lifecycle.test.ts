@@ -5,15 +5,15 @@
  */
 import type { IDataObject, INodeProperties } from 'n8n-workflow';
 
-import { TOLERANCE_FIELD, triggerProperties } from '../nodes/VaultStoreTrigger/description';
+import { TOLERANCE_FIELD, triggerProperties } from '../nodes/VaultStoreTrigger/properties';
 import { WEBHOOK_EVENT_TYPES } from '../nodes/shared/events';
 
-import type { SandboxFixture } from './fixtures';
-import { useSandbox } from './fixtures';
-import type { CredentialSet } from './harness';
-import { logLines } from './harness';
-import type { TriggerInstance } from './trigger-harness';
-import { createTrigger } from './trigger-harness';
+import type { SandboxFixture } from './support/fixtures';
+import { useSandbox } from './support/fixtures';
+import type { CredentialSet } from './support/harness';
+import { logLines } from './support/harness';
+import type { TriggerInstance } from './support/trigger-harness';
+import { createTrigger } from './support/trigger-harness';
 
 const f = useSandbox();
 

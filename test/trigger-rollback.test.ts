@@ -9,10 +9,10 @@ import { randomUUID } from 'node:crypto';
 
 import { signedHeaders } from '../sandbox/deliveries';
 import type { WebhookEndpoint } from '../sandbox/state';
-import { useSandbox } from './fixtures';
-import { logLines } from './harness';
-import type { TriggerInstance } from './trigger-harness';
-import { createTrigger } from './trigger-harness';
+import { useSandbox } from './support/fixtures';
+import { logLines } from './support/harness';
+import type { TriggerInstance } from './support/trigger-harness';
+import { createTrigger } from './support/trigger-harness';
 
 const f = useSandbox();
 

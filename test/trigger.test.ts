@@ -15,11 +15,11 @@ import type { IDataObject } from 'n8n-workflow';
 import { bindingOf } from '../nodes/VaultStoreTrigger/secrets';
 import { decodeSigningSecret } from '../nodes/VaultStoreTrigger/verify';
 import { hmacHex, signV2 } from '../sandbox/deliveries';
-import { useSandbox } from './fixtures';
-import type { CredentialSet } from './harness';
-import { logLines } from './harness';
-import type { DeliveryRequest, DeliveryResult, TriggerInstance } from './trigger-harness';
-import { createTrigger } from './trigger-harness';
+import { useSandbox } from './support/fixtures';
+import type { CredentialSet } from './support/harness';
+import { logLines } from './support/harness';
+import type { DeliveryRequest, DeliveryResult, TriggerInstance } from './support/trigger-harness';
+import { createTrigger } from './support/trigger-harness';
 
 const f = useSandbox({ allowHttpWebhooks: true, webhookTimeScale: 0.001 });
 

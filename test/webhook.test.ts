@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 
 import type { IDataObject } from 'n8n-workflow';
 
-import { jsonOf, useSandbox } from './fixtures';
+import { jsonOf, useSandbox } from './support/fixtures';
 
 const f = useSandbox({ orders: 20 });
 

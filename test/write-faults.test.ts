@@ -9,9 +9,9 @@
  * the service may have applied it.
  */
 import type { FaultSpec } from '../sandbox/faults';
-import { useSandbox } from './fixtures';
-import { pieceLeaks, serialiseAll, TEST_CARD_NUMBERS } from './secret-scan';
-import { writeCases } from './write-operations';
+import { useSandbox } from './support/fixtures';
+import { pieceLeaks, serialiseAll, TEST_CARD_NUMBERS } from './support/secret-scan';
+import { writeCases } from './support/write-operations';
 
 const f = useSandbox({ orders: 300 });
 

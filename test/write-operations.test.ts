@@ -1,11 +1,11 @@
 /**
- * The table of write operations (test/write-operations.ts): it covers exactly
+ * The table of write operations (test/support/write-operations.ts): it covers exactly
  * the writes the operation rows define, and every case's parameters make a
  * write that succeeds again and again against a sandbox without faults.
  */
 import { resources } from '../nodes/VaultStore/resources';
-import { useSandbox } from './fixtures';
-import { writeCases, writeOperationKeys } from './write-operations';
+import { useSandbox } from './support/fixtures';
+import { writeCases, writeOperationKeys } from './support/write-operations';
 
 const f = useSandbox();
 

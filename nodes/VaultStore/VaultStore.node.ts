@@ -6,7 +6,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
-import { operationProperty, resourceParameters, resourceProperty } from './descriptions';
+import { operationProperty, resourceExtras, resourceParameters, resourceProperty } from './properties';
 import { executeOperation } from './executor';
 import { listSearch } from './listSearch';
 import { resources } from './resources';
@@ -44,8 +44,10 @@ export class VaultStore implements INodeType {
 		properties: [
 			resourceProperty(resources),
 			...resources.map(operationProperty),
+			// An operation's own fields (Additional Fields last), then Options, then the escape hatches.
 			...resources.flatMap(resourceParameters),
 			optionsProperty,
+			...resources.flatMap(resourceExtras),
 		],
 	};
 

@@ -2,7 +2,7 @@ import type { IDataObject } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import type { ApiRequest } from '../shared/transport/request';
-import { compact } from '../shared/validate';
+import { withoutEmptyValues } from '../shared/validate';
 import { applyExtras } from './extras';
 import type { Operation, Params } from './operation';
 
@@ -43,9 +43,9 @@ export function buildRequest(op: Operation, p: Params): ApiRequest {
 		idempotent: op.idempotent !== undefined,
 	};
 	const query = op.query?.(p);
-	if (query) request.query = compact(query);
+	if (query) request.query = withoutEmptyValues(query);
 	const body = op.body?.(p);
-	if (body !== undefined) request.body = Array.isArray(body) ? body : compact(body, op.sendNull);
+	if (body !== undefined) request.body = Array.isArray(body) ? body : withoutEmptyValues(body, op.sendNull);
 	applyExtras(op, p, request);
 	checkAmountGiven(op, p, request);
 	return request;

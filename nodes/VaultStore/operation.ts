@@ -11,6 +11,7 @@ import type { CredentialName } from '../shared/credentials';
 import type { ApiRequest, Family, Transport } from '../shared/transport/request';
 import type { MoneySpec } from '../shared/money';
 import { Validator, type IdRule, type WarningSink } from '../shared/validate';
+import { valueAt } from '../shared/paths';
 
 /** What stays the same for every item of a run, read once: the node (n8n copies it on every read) and the input. */
 export interface RunInput {
@@ -64,12 +65,7 @@ export class Params {
 
 	/** A parameter (a dot path) as the workflow stored it, before n8n resolves it; undefined if the node has none. */
 	stored(path: string): unknown {
-		let cur: unknown = (this.run?.node ?? this.ctx.getNode()).parameters;
-		for (const part of path.split('.')) {
-			if (cur === null || typeof cur !== 'object') return undefined;
-			cur = (cur as IDataObject)[part];
-		}
-		return cur;
+		return valueAt((this.run?.node ?? this.ctx.getNode()).parameters, path);
 	}
 
 	/**
@@ -89,13 +85,7 @@ export class Params {
 		if (typeof raw !== 'string') return undefined;
 		const match = FIELD_REFERENCE.exec(raw);
 		if (!match) return undefined;
-		let value: unknown = this.run.items[this.itemIndex]?.json;
-		for (const key of match[1].slice(1).split('.')) {
-			if (value === null || typeof value !== 'object' || Array.isArray(value) || !Object.prototype.hasOwnProperty.call(value, key)) {
-				return undefined;
-			}
-			value = (value as Record<string, unknown>)[key];
-		}
+		const value = valueAt(this.run.items[this.itemIndex]?.json, match[1].slice(1), true);
 		return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? value : undefined;
 	}
 

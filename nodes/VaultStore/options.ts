@@ -31,7 +31,7 @@ export const optionsProperty: INodeProperties = {
 			type: 'string',
 			default: '',
 			description:
-				'Key sent as Idempotency-Key by operations that use one (token create, refund, payout create, checkout pay): 1 to 255 of A-Z a-z 0-9 _ -. Leave empty to use a key derived from the execution and item, which stays the same on every retry.',
+				'Key sent as Idempotency-Key by operations that use one (token create, refund, payout create, checkout pay, and a Custom API Call with Send Idempotency-Key on): 1 to 255 of A-Z a-z 0-9 _ -. Leave empty to use a key derived from the execution and item, which stays the same on every retry.',
 		},
 		{
 			displayName: 'Max Retries',
@@ -74,7 +74,7 @@ export const optionsProperty: INodeProperties = {
 			type: 'number',
 			typeOptions: { minValue: 100 },
 			default: 30000,
-			description: 'Deadline for each attempt\'s whole response (headers and body, report files included), in milliseconds; a response not complete by then is cut and retried by the retry rule',
+			description: 'Deadline for each attempt\'s whole response (headers and body, report files included), in milliseconds: 100 to 300000 (5 minutes). A response not complete by then is cut and retried by the retry rule.',
 		},
 	],
 };

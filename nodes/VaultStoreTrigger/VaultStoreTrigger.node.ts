@@ -8,8 +8,9 @@ import type {
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { STORE_CREDENTIAL } from '../shared/credentials';
-import { triggerProperties } from './description';
-import { createEndpoint, deleteEndpoint, endpointExists } from './lifecycle';
+import { TRIGGER_NODE_NAME } from '../shared/events';
+import { triggerProperties } from './properties';
+import * as endpoint from './webhookMethods';
 import { receiveDelivery } from './receive';
 
 /**
@@ -23,7 +24,7 @@ import { receiveDelivery } from './receive';
 export class VaultStoreTrigger implements INodeType {
 	description: INodeTypeDescription = {
 		displayName: 'Vault Store Trigger',
-		name: 'vaultStoreTrigger',
+		name: TRIGGER_NODE_NAME,
 		icon: { light: 'file:../../icons/vaultStore.svg', dark: 'file:../../icons/vaultStore.dark.svg' },
 		group: ['trigger'],
 		version: 1,
@@ -44,13 +45,13 @@ export class VaultStoreTrigger implements INodeType {
 	webhookMethods = {
 		default: {
 			async checkExists(this: IHookFunctions): Promise<boolean> {
-				return await endpointExists(this);
+				return await endpoint.checkExists(this);
 			},
 			async create(this: IHookFunctions): Promise<boolean> {
-				return await createEndpoint(this);
+				return await endpoint.create(this);
 			},
 			async delete(this: IHookFunctions): Promise<boolean> {
-				return await deleteEndpoint(this);
+				return await endpoint.delete(this);
 			},
 		},
 	};

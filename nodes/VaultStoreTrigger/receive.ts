@@ -1,12 +1,14 @@
 import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
 import { STORE_CREDENTIAL } from '../shared/credentials';
-import { readEvents, readOptions, readVersion } from './description';
-import type { TriggerOptions } from './description';
+import type { DeliveryMeta } from '../shared/events';
+import { readHeader } from '../shared/headers';
+import { readEvents, readTriggerOptions, readVersion } from './settings';
+import type { TriggerOptions } from './settings';
 import { SeenIds, signedContentKey } from './duplicates';
 import { registrationSecret, secretShapeProblem } from './secrets';
 import type { SignatureVersion, Verdict } from './verify';
-import { verifySignature } from './verify';
+import { verifyDelivery } from './verify';
 
 /**
  * Handling of one delivery: verify the signature over the exact received bytes, drop
@@ -57,12 +59,6 @@ function visibleHeaders(headers: Record<string, string | string[] | undefined>):
 	return out;
 }
 
-/** First value of a header, as the verifier reads it. */
-function headerValue(headers: Record<string, string | string[] | undefined>, name: string): string {
-	const value = headers[name];
-	return (Array.isArray(value) ? value[0] : value) ?? '';
-}
-
 /**
  * Keys under which an accepted delivery is remembered; any key already seen makes it a
  * duplicate. Only signed content is used, so a replay cannot dodge detection by
@@ -93,7 +89,7 @@ function duplicateKeys(
 	if (verdict.legacy === true) {
 		keys.push(signedContentKey('body', '', rawBody));
 	} else {
-		keys.push(signedContentKey('v1', `${headerValue(headers, 'webhook-timestamp')}.`, rawBody));
+		keys.push(signedContentKey('v1', `${readHeader(headers, 'webhook-timestamp') ?? ''}.`, rawBody));
 		if (options.acceptBodyOnlySignature) keys.push(signedContentKey('body', '', rawBody));
 	}
 	return [...keys, ...messageKey];
@@ -169,7 +165,7 @@ export async function receiveDelivery(ctx: IWebhookFunctions): Promise<IWebhookR
 		const events = readEvents(ctx.getNodeParameter('events', []));
 		let options: TriggerOptions;
 		try {
-			options = readOptions(ctx.getNode(), ctx.getNodeParameter('options', {}) as IDataObject);
+			options = readTriggerOptions(ctx.getNode(), ctx.getNodeParameter('options', {}) as IDataObject);
 		} catch (error) {
 			// Names the option and its allowed range; no secret or header value.
 			const reason = error instanceof Error ? error.message : 'the trigger options are invalid';
@@ -192,7 +188,7 @@ export async function receiveDelivery(ctx: IWebhookFunctions): Promise<IWebhookR
 
 		const rawBody: unknown = req.rawBody;
 		const verifyAs = (as: SignatureVersion, keys: { current: string; previous: string }): Verdict =>
-			verifySignature({
+			verifyDelivery({
 				rawBody: Buffer.isBuffer(rawBody) ? rawBody : undefined,
 				headers: req.headers,
 				secret: keys.current,
@@ -254,7 +250,7 @@ export async function receiveDelivery(ctx: IWebhookFunctions): Promise<IWebhookR
 			return ignore('event not selected');
 		}
 
-		const meta: IDataObject = {
+		const meta: DeliveryMeta & IDataObject = {
 			deliveryId: verdict.id,
 			timestamp: verdict.timestamp,
 			signatureVersion: verdict.version,

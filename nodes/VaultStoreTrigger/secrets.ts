@@ -1,4 +1,9 @@
 import { createHmac } from 'node:crypto';
+import type { IDataObject, IHookFunctions } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+import { STORE_CREDENTIAL } from '../shared/credentials';
+import { logContext } from './hookContext';
 
 import type { SignatureVersion } from './verify';
 import { decodeSigningSecret } from './verify';
@@ -70,4 +75,63 @@ export function registrationSecret(stored: StoredSecret, credentialSecret: strin
 	const binding = stored.signingSecretFor;
 	if (typeof binding !== 'string') return credentialSecret === '' ? secret : undefined;
 	return bindingOf(secret, credentialSecret) === binding ? secret : undefined;
+}
+
+/* The credential checks an activation makes (webhookMethods.ts): what the node refuses before registering. */
+
+export const SIGNING_SECRET_FIELD = 'Webhook Signing Secret';
+export const PREVIOUS_SECRET_FIELD = 'Previous Signing Secret';
+
+/** Refuses a previous secret that anyone could sign with. */
+export function checkPreviousSecret(ctx: IHookFunctions, previous: string, version: SignatureVersion): void {
+	const problem = secretShapeProblem(previous, version);
+	if (problem === undefined) return;
+	throw new NodeOperationError(ctx.getNode(), `Credential field "${PREVIOUS_SECRET_FIELD}" ${problem}`, {
+		description: `Clear "${PREVIOUS_SECRET_FIELD}", or paste the whole secret being replaced. A short or blank secret is a key anyone can sign with.`,
+	});
+}
+
+/**
+ * Warns (once per activation) while a previous signing secret is set; refuses a signing or
+ * previous secret that is blank, whitespace, a bare prefix, too short or (V2) not a key:
+ * anyone could sign with it.
+ */
+export async function noteRotation(ctx: IHookFunctions, version: SignatureVersion): Promise<void> {
+	let previous = '';
+	let current = '';
+	try {
+		const credentials = (await ctx.getCredentials(STORE_CREDENTIAL)) as IDataObject;
+		previous = typeof credentials.previousSigningSecret === 'string' ? credentials.previousSigningSecret : '';
+		current = typeof credentials.signingSecret === 'string' ? credentials.signingSecret : '';
+	} catch {
+		return; // The requests that follow report credential problems.
+	}
+	// Also at an activation that finds its endpoint in place (create() is not called then).
+	if (current !== '') checkSigningSecret(ctx, current, version, 'credential');
+	if (previous === '') return;
+	checkPreviousSecret(ctx, previous, version);
+	ctx.logger.warn(
+		`Vault Store Trigger: the credential still has a "${PREVIOUS_SECRET_FIELD}": deliveries signed with it or with "${SIGNING_SECRET_FIELD}" are accepted. Clear it once the service signs with the new secret.`,
+		logContext(ctx),
+	);
+}
+
+/** Throws a clear error naming the credential field when `secret` cannot verify `version` deliveries. */
+export function checkSigningSecret(ctx: IHookFunctions, secret: string, version: SignatureVersion, source: string): void {
+	if (secret === '') {
+		throw new NodeOperationError(
+			ctx.getNode(),
+			`Credential field "${SIGNING_SECRET_FIELD}" is empty: the trigger needs it to verify deliveries`,
+			{ description: 'Copy the signing secret (whsec_...) of the store from the merchant dashboard into the credential.' },
+		);
+	}
+	const problem = secretShapeProblem(secret, version);
+	if (problem === undefined) return;
+	throw new NodeOperationError(
+		ctx.getNode(),
+		source === 'credential'
+			? `Credential field "${SIGNING_SECRET_FIELD}" ${problem}`
+			: `The signing secret returned by the service ${problem}`,
+		{ description: 'A signing secret has at least 24 characters after its prefix (V2: base64 of at least 16 bytes) and no spaces. Copy it again from the merchant dashboard.' },
+	);
 }

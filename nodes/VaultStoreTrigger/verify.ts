@@ -1,5 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
+import { readHeader } from '../shared/headers';
+
 /**
  * Webhook signature verification in the style of the Standard Webhooks reference library (createHmac, timingSafeEqual,
  * keys derived once per verifier): pure, never throws, bounded inputs, reasons without secrets, signatures or header
@@ -128,11 +130,6 @@ function keysOf(scheme: Scheme, options: VerifierOptions): Key[] | string {
 
 const rotating = (options: VerifierOptions): boolean => typeof options.previousSecret === 'string' && options.previousSecret !== '';
 
-function header(headers: Delivery['headers'], name: string): string | undefined {
-	const raw: unknown = headers[name];
-	const value: unknown = Array.isArray(raw) ? raw[0] : raw;
-	return typeof value === 'string' && value.length > 0 ? value : undefined;
-}
 
 /** The signatures a header offers, as text in the scheme's digest encoding (hex in lower case), or why it offers
  * none. They are compared with the expected text: only the canonical spelling matches. */
@@ -153,17 +150,29 @@ function offeredSignatures(scheme: Scheme, signature: string): string[] | string
 	return v1;
 }
 
+/**
+ * The signature of one delivery under one key, as the reference library's sign() computes it: HMAC-SHA256 over the
+ * scheme's signed prefix (V2 `id.timestamp.`, V1 `timestamp.`, legacy nothing) and the raw body, in the scheme's
+ * digest encoding (V2 base64, without the `v1,` of the header entry; V1 lower-case hex).
+ */
+function sign(scheme: Scheme, key: Buffer, id: string, timestamp: string, body: Buffer): string {
+	return createHmac('sha256', key)
+		.update(scheme.signedPrefix(id, timestamp), 'latin1')
+		.update(body)
+		.digest(scheme.format === 'hex' ? 'hex' : 'base64');
+}
+
 /** The pipeline, for any scheme. `configured` is false for a V2 delivery to a V1 endpoint. */
-function verifyWith(scheme: Scheme, keys: Key[] | string, options: VerifierOptions, delivery: Delivery, configured: boolean): Verdict {
+function verifyWithScheme(scheme: Scheme, keys: Key[] | string, options: VerifierOptions, delivery: Delivery, configured: boolean): Verdict {
 	const { headers, nowMs } = delivery;
 	if (typeof keys === 'string') return fail(keys);
-	const idHeader = scheme.idHeaders.find((name) => header(headers, name) !== undefined);
+	const idHeader = scheme.idHeaders.find((name) => readHeader(headers, name) !== undefined);
 	if (idHeader === undefined) return fail(`missing ${scheme.idHeaders.join(' (or ')}${scheme.idHeaders.length > 1 ? ')' : ''} header`);
-	const id = header(headers, idHeader) as string;
-	const timestamp = header(headers, scheme.timestampHeader);
+	const id = readHeader(headers, idHeader) as string;
+	const timestamp = readHeader(headers, scheme.timestampHeader);
 	if (timestamp === undefined) return fail(`missing ${scheme.timestampHeader} header`);
 	if (id.length > MAX_ID_LENGTH || !PLAIN_ID.test(id)) return fail(`${idHeader} header is malformed`);
-	const signature = header(headers, scheme.signatureHeader);
+	const signature = readHeader(headers, scheme.signatureHeader);
 	if (signature === undefined) return fail(`missing ${scheme.signatureHeader} header`);
 	const offered = offeredSignatures(scheme, signature);
 	if (typeof offered === 'string') return fail(offered);
@@ -177,12 +186,10 @@ function verifyWith(scheme: Scheme, keys: Key[] | string, options: VerifierOptio
 	}
 	// Every key against every offered text, no early exit: timing does not tell which matched. Texts
 	// compare as UTF-8 bytes (latin1 would keep only the low byte of other characters).
-	const signedPrefix = scheme.signedPrefix(id, timestamp);
 	const candidates = offered.map((text) => Buffer.from(text, 'utf8'));
 	let matched: Key | undefined;
 	for (const key of keys) {
-		const hmac = createHmac('sha256', key.bytes).update(signedPrefix, 'latin1').update(delivery.rawBody as Buffer);
-		const expected = Buffer.from(hmac.digest(scheme.format === 'hex' ? 'hex' : 'base64'), 'utf8');
+		const expected = Buffer.from(sign(scheme, key.bytes, id, timestamp, delivery.rawBody as Buffer), 'utf8');
 		for (const candidate of candidates) {
 			if (candidate.length === expected.length && timingSafeEqual(candidate, expected) && matched === undefined) matched = key;
 		}
@@ -198,9 +205,9 @@ function verifyWith(scheme: Scheme, keys: Key[] | string, options: VerifierOptio
 /** The scheme a delivery is checked with, or why it cannot be checked. */
 function schemeFor(options: VerifierOptions, headers: Delivery['headers']): Scheme | string {
 	if (options.version === 'V2') return SCHEMES.V2;
-	const signature = header(headers, 'webhook-signature');
+	const signature = readHeader(headers, 'webhook-signature');
 	if (signature !== undefined) return signature.length <= MAX_SIGNATURE_HEADER_LENGTH && V2_ENTRY.test(signature) ? SCHEMES.V2 : SCHEMES.V1;
-	const legacy = header(headers, 'x-service-signature') !== undefined;
+	const legacy = readHeader(headers, 'x-service-signature') !== undefined;
 	if (options.acceptBodyOnlySignature === true) return legacy ? SCHEMES.legacy : 'missing webhook-signature header (and no legacy x-service-signature)';
 	return `missing webhook-signature header${legacy ? ' (only the legacy body-only x-service-signature is present and it is not accepted)' : ''}`;
 }
@@ -219,14 +226,14 @@ function inputProblem(options: VerifierOptions, delivery: Delivery): string | un
 }
 
 /** The whole check of one delivery; keysFor gives a scheme's keys. Never throws. */
-function check(options: VerifierOptions, delivery: Delivery, keysFor: (scheme: Scheme) => Key[] | string): Verdict {
+function verdictFor(options: VerifierOptions, delivery: Delivery, keysFor: (scheme: Scheme) => Key[] | string): Verdict {
 	try {
 		const problem = inputProblem(options, delivery);
 		if (problem !== undefined) return fail(problem);
 		const scheme = schemeFor(options, delivery.headers);
 		if (typeof scheme === 'string') return fail(scheme);
 		const configured = scheme.version === options.version;
-		const verdict = verifyWith(scheme, keysFor(scheme), options, delivery, configured);
+		const verdict = verifyWithScheme(scheme, keysFor(scheme), options, delivery, configured);
 		if (verdict.ok || configured) return verdict;
 		return fail(`signature is in V2 format but did not verify for this V1 endpoint: ${verdict.reason}`);
 	} catch {
@@ -235,14 +242,17 @@ function check(options: VerifierOptions, delivery: Delivery, keysFor: (scheme: S
 }
 
 /** A verifier for one endpoint, like the reference library's Webhook: a scheme's keys are derived once (at its first
- * delivery, inside check's guard), each call checks one delivery. Never throws: bad options yield `{ ok: false }`. */
+ * delivery, inside verdictFor's guard), each call checks one delivery. Never throws: bad options yield `{ ok: false }`. */
 export function createVerifier(options: VerifierOptions): (delivery: Delivery) => Verdict {
 	const keys = new Map<Scheme, Key[] | string>();
 	const keysFor = (scheme: Scheme): Key[] | string => keys.get(scheme) ?? (keys.set(scheme, keysOf(scheme, options)).get(scheme) as Key[] | string);
-	return (delivery) => check(options, delivery, keysFor);
+	return (delivery) => verdictFor(options, delivery, keysFor);
 }
 
-/** Verifies one delivery, deriving the keys for it (the trigger's path: n8n calls it once per request). */
-export function verifySignature(input: VerifyInput): Verdict {
-	return check(input, input, (scheme) => keysOf(scheme, input));
+/**
+ * Verifies one delivery (headers, id, timestamp window and signature), deriving the keys for it: the trigger's
+ * path, n8n calls it once per request.
+ */
+export function verifyDelivery(input: VerifyInput): Verdict {
+	return verdictFor(input, input, (scheme) => keysOf(scheme, input));
 }

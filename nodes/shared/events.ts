@@ -27,6 +27,30 @@ export const ALL_STANDARD_EVENT_TYPES: readonly WebhookEventType[] = WEBHOOK_EVE
 /** Webhook signature versions an endpoint can use. */
 export const SIGNATURE_VERSIONS = ['V1', 'V2'] as const;
 
+/*
+ * The trigger ↔ action contract. The Vault Store Trigger emits each verified delivery as one item, the event's
+ * payload with a `meta` object (DeliveryMeta). The Vault Store node finds the trigger among its parent nodes by
+ * type (isTriggerType) and reads the delivery id of the item its input descends from (deliveryIdOf) to key its
+ * writes once per event. Both nodes import these names, so changing one side without the other does not compile.
+ */
+
+/** What the trigger adds to each delivered event under `meta`. */
+export interface DeliveryMeta {
+	/** webhook-id (V2), or the V1 delivery id: the same for every retry of one message. */
+	deliveryId: string;
+	/** The signed timestamp, in seconds. */
+	timestamp: number;
+	signatureVersion: (typeof SIGNATURE_VERSIONS)[number];
+	/** Accepted on a legacy V1 header (body-only signature or x-service-idempotency). */
+	legacy: boolean;
+	/** V1: which form of the secret matched. */
+	signingKey?: 'secret-text' | 'decoded-key';
+	/** With a previous secret configured: which one matched. */
+	signingSecret?: 'current' | 'previous';
+	/** Only with the "Include Headers" option: the delivery's non-secret headers. */
+	headers?: { [name: string]: unknown };
+}
+
 /** The Vault Store Trigger's node type, as n8n names it in a workflow (package prefix + name). */
 export const TRIGGER_NODE_NAME = 'vaultStoreTrigger';
 
@@ -41,6 +65,6 @@ export function isTriggerType(type: string): boolean {
 export function deliveryIdOf(json: Record<string, unknown> | undefined): string | undefined {
 	if (!json) return undefined;
 	if (typeof json.id === 'string' && json.id !== '') return json.id;
-	const meta = json.meta as Record<string, unknown> | undefined;
+	const meta = json.meta as Partial<DeliveryMeta> | undefined;
 	return typeof meta?.deliveryId === 'string' && meta.deliveryId !== '' ? meta.deliveryId : undefined;
 }

@@ -194,7 +194,7 @@ export class Validator {
  * Drops undefined, null and empty-string values: empty fields are not sent.
  * A key of `sendNull` keeps a null value (sent as JSON null, e.g. a category's parentId).
  */
-export function compact(values: IDataObject, sendNull: readonly string[] = []): IDataObject {
+export function withoutEmptyValues(values: IDataObject, sendNull: readonly string[] = []): IDataObject {
 	const out: IDataObject = {};
 	for (const [key, value] of Object.entries(values)) {
 		if (value === null && sendNull.includes(key)) {

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 
-import { loadPackage, PACKAGE_ROOT, runNode } from '../harness';
+import { loadPackage, PACKAGE_ROOT, runNode } from '../support/harness';
 
 function versionAt(resolved: string, name: string): string {
 	let dir = path.dirname(resolved);

@@ -4,7 +4,7 @@
  * with this package installed as a community package, against the in-process sandbox. Every
  * check reads both the workflow's output and what the sandbox received.
  *
- * One function per example file; scripts/e2e/run.js runs those whose nodes exist in the build.
+ * One function per example file; test/e2e/runner/run.js runs those whose nodes exist in the build.
  */
 'use strict';
 
@@ -12,13 +12,13 @@ const crypto = require('node:crypto');
 const fs = require('node:fs');
 const path = require('node:path');
 
-const { log, nodeOutput } = require('../../scripts/e2e/lib');
+const { log, nodeOutput } = require('./runner/lib');
 
 /**
  * @typedef {{
- *   inst: ReturnType<typeof import('../../scripts/e2e/lib').makeInstance>,
+ *   inst: ReturnType<typeof import('../../test/e2e/runner/lib').makeInstance>,
  *   sb: any,
- *   t: import('../../scripts/e2e/checks').Checks,
+ *   t: import('./runner/results').Results,
  *   example: {file: string, name: string, id: string, workflow: any},
  * }} ActionCtx
  */

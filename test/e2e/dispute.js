@@ -13,13 +13,13 @@
  */
 'use strict';
 
-const { PKG_NAME, log } = require('../../scripts/e2e/lib');
+const { PKG_NAME, log } = require('./runner/lib');
 const { webhookUrl, routedStatus } = require('./trigger');
 
-const { sleep, waitUntil } = require('../../scripts/e2e/wait');
+const { sleep, waitUntil } = require('./runner/wait');
 
 /**
- * @param {{inst: any, sb: any, t: import('../../scripts/e2e/checks').Checks, rest: any, example: any}} ctx
+ * @param {{inst: any, sb: any, t: import('./runner/results').Results, rest: any, example: any}} ctx
  */
 async function disputeChecks({ inst, sb, t, rest, example }) {
 	const H = { 'X-N8N-API-KEY': rest.apiKey };

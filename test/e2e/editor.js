@@ -19,7 +19,7 @@ const crypto = require('node:crypto');
 const fs = require('node:fs');
 const path = require('node:path');
 
-const lib = require('../../scripts/e2e/lib');
+const lib = require('./runner/lib');
 const { ROOT, PKG_NAME, OWNER, ensureChromium, log } = lib;
 
 const SHOTS = path.join(ROOT, 'test', 'screenshots');
@@ -62,7 +62,7 @@ function triggerEvents() {
 }
 
 /**
- * @param {{inst: any, sb: any, t: import('../../scripts/e2e/checks').Checks, rest: any}} ctx
+ * @param {{inst: any, sb: any, t: import('./runner/results').Results, rest: any}} ctx
  */
 async function editorChecks({ inst, sb, t, rest }) {
 	const exe = await ensureChromium();
@@ -255,6 +255,20 @@ async function editorChecks({ inst, sb, t, rest }) {
 				await page.waitForTimeout(300);
 				await page.screenshot({ path: shot('operation-panel-token-get-many-light') });
 				await scan('Token → Get Many');
+
+				// ------------------------------------------------------------ field order: own fields, Additional Fields, Options, escape hatches
+				await selectOption(page, 'resource', 'Order');
+				await selectOption(page, 'operation', 'Refund');
+				await page.waitForTimeout(300);
+				await page.screenshot({ path: shot('operation-panel-order-refund-light') });
+				const refundLines = (await page.locator('[data-test-id=node-parameters]').first().innerText()).split('\n').map((l) => l.trim());
+				const REFUND_ORDER = ['Order ID', 'Additional Fields', 'Options', 'Additional Query Parameters', 'Additional Body Fields'];
+				const positions = REFUND_ORDER.map((label) => refundLines.findIndex((l) => l === label));
+				t.check(
+					'editor: Order → Refund shows Order ID, then Additional Fields, then Options, then Additional Query Parameters and Additional Body Fields',
+					positions.every((at, i) => at >= 0 && (i === 0 || at > positions[i - 1])),
+					JSON.stringify(REFUND_ORDER.map((label, i) => [label, positions[i]])),
+				);
 				t.equal('editor: the Vault Store node shows exactly one "Custom API Call" (the Resource entry; none in Order, Subscription, Payout, Token, Webhook, Meter, Dispute, Case operations)', 1 + customCalls, 1);
 				await page.keyboard.press('Escape');
 				await page.waitForTimeout(300);

@@ -20,12 +20,12 @@
 const crypto = require('node:crypto');
 const path = require('node:path');
 
-const { ROOT, PKG_NAME, log, N8N_DEFAULT } = require('../../scripts/e2e/lib');
-const lib = require('../../scripts/e2e/lib');
+const { ROOT, PKG_NAME, log, N8N_DEFAULT } = require('./runner/lib');
+const lib = require('./runner/lib');
 const { webhookUrl, routedStatus } = require('./trigger');
-const { refundNode } = require('../../scripts/e2e/refund-node');
+const { refundNode } = require('./runner/refund-node');
 
-const wait = require('../../scripts/e2e/wait');
+const wait = require('./runner/wait');
 
 const { sleep } = wait;
 /** @param {() => any} fn */
@@ -33,7 +33,7 @@ const waitUntil = (fn, timeoutMs = 30_000, intervalMs = 250) => wait.waitUntil(f
 const HOUR = 3_600_000;
 
 /**
- * @param {{inst: any, sb: any, t: import('../../scripts/e2e/checks').Checks, rest: any, example: any}} ctx
+ * @param {{inst: any, sb: any, t: import('./runner/results').Results, rest: any, example: any}} ctx
  */
 async function moneyChecks({ inst, sb, t, rest, example }) {
 	const H = { 'X-N8N-API-KEY': rest.apiKey };

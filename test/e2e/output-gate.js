@@ -13,9 +13,9 @@
 const crypto = require('node:crypto');
 const path = require('node:path');
 
-const { ROOT, PKG_NAME, CREDENTIALS, log } = require('../../scripts/e2e/lib');
+const { ROOT, PKG_NAME, CREDENTIALS, log } = require('./runner/lib');
 const { webhookUrl, routedStatus } = require('./trigger');
-const wait = require('../../scripts/e2e/wait');
+const wait = require('./runner/wait');
 
 /** @param {() => any} fn */
 const waitUntil = (fn, timeoutMs = 30_000, intervalMs = 250) => wait.waitUntil(fn, timeoutMs, intervalMs);
@@ -24,7 +24,7 @@ const CARD = '4242424242424242';
 const CVC = '737';
 
 /**
- * @param {{inst: any, sb: any, t: import('../../scripts/e2e/checks').Checks, rest: any, example: any}} ctx
+ * @param {{inst: any, sb: any, t: import('./runner/results').Results, rest: any, example: any}} ctx
  */
 async function outputGateChecks({ inst, sb, t, rest, example }) {
 	const H = { 'X-N8N-API-KEY': rest.apiKey };

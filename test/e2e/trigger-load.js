@@ -21,7 +21,7 @@
 
 const crypto = require('node:crypto');
 
-const { PKG_NAME, log } = require('../../scripts/e2e/lib');
+const { PKG_NAME, log } = require('./runner/lib');
 const { webhookUrl, routedStatus } = require('./trigger');
 
 const VALID = 500;
@@ -46,7 +46,7 @@ function pct(sorted, p) {
 }
 
 /**
- * @param {{inst: any, sb: any, t: import('../../scripts/e2e/checks').Checks, rest: any, example: any}} ctx
+ * @param {{inst: any, sb: any, t: import('./runner/results').Results, rest: any, example: any}} ctx
  */
 async function loadChecks({ inst, sb, t, rest, example }) {
 	const secret = sb.store.signingSecret;

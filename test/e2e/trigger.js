@@ -29,10 +29,10 @@
 const crypto = require('node:crypto');
 const path = require('node:path');
 
-const { ROOT, PKG_NAME, log } = require('../../scripts/e2e/lib');
-const { refundNode } = require('../../scripts/e2e/refund-node');
+const { ROOT, PKG_NAME, log } = require('./runner/lib');
+const { refundNode } = require('./runner/refund-node');
 
-const { sleep, waitUntil } = require('../../scripts/e2e/wait');
+const { sleep, waitUntil } = require('./runner/wait');
 
 /**
  * Polls an unsigned POST at a production webhook URL until n8n answers `status` (or the time is
@@ -68,7 +68,7 @@ function webhookUrl(baseUrl, node) {
 }
 
 /**
- * @param {{inst: any, sb: any, t: import('../../scripts/e2e/checks').Checks, rest: any, example: any}} ctx
+ * @param {{inst: any, sb: any, t: import('./runner/results').Results, rest: any, example: any}} ctx
  */
 async function triggerChecks({ inst, sb, t, rest, example }) {
 	const deliveriesMod = require(path.join(ROOT, 'out', 'sandbox', 'deliveries.js'));
@@ -254,7 +254,7 @@ async function triggerChecks({ inst, sb, t, rest, example }) {
  * registration returns a secret of its own (hostile mode `registrationSecret`): the credential
  * (changed through n8n's REST API while the workflow stays active) is the source of truth, and
  * once Previous Signing Secret is cleared the replaced secret starts nothing.
- * @param {{inst: any, sb: any, t: import('../../scripts/e2e/checks').Checks, rest: any, node: any, executions: (id: string) => Promise<any[]>}} ctx
+ * @param {{inst: any, sb: any, t: import('./runner/results').Results, rest: any, node: any, executions: (id: string) => Promise<any[]>}} ctx
  */
 async function rotationChecks({ inst, sb, t, rest, node, executions }) {
 	const H = { 'X-N8N-API-KEY': rest.apiKey };
@@ -318,7 +318,7 @@ async function rotationChecks({ inst, sb, t, rest, node, executions }) {
 /**
  * One event, two executions, one refund (see the header). The workflow's refund takes the order
  * from the event and has no Idempotency Key option: its key comes from the event.
- * @param {{inst: any, sb: any, t: import('../../scripts/e2e/checks').Checks, rest: any, node: any, executions: (id: string) => Promise<any[]>}} ctx
+ * @param {{inst: any, sb: any, t: import('./runner/results').Results, rest: any, node: any, executions: (id: string) => Promise<any[]>}} ctx
  */
 async function eventKeyChecks({ inst, sb, t, rest, node, executions }) {
 	const H = { 'X-N8N-API-KEY': rest.apiKey };

@@ -1,7 +1,7 @@
 import type { Operation, Resource } from '../../operation';
 import { STORE_CREDENTIAL } from '../../../shared/credentials';
 import { ID } from '../../../shared/ids';
-import { collectionField, locatorField, returnAllFields } from '../../descriptions';
+import { collectionField, locatorField, returnAllFields } from '../../properties';
 
 const caseId = locatorField('caseId', ID.caseId, { description: 'The support case (ID starts with cs_)' });
 

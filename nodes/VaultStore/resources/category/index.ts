@@ -3,7 +3,7 @@ import type { IDataObject } from 'n8n-workflow';
 import { STORE_CREDENTIAL } from '../../../shared/credentials';
 import { ID } from '../../../shared/ids';
 import { bool, idList, opt } from '../../../shared/readers';
-import { collectionField, locatorField } from '../../descriptions';
+import { collectionField, locatorField } from '../../properties';
 import type { Operation, Params, Resource } from '../../operation';
 
 export const MAX_CATEGORY_PRODUCTS = 100;

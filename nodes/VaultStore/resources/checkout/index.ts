@@ -4,8 +4,8 @@ import { NodeOperationError } from 'n8n-workflow';
 import { STORE_CREDENTIAL } from '../../../shared/credentials';
 import { ID } from '../../../shared/ids';
 import { enumOptions } from '../../../shared/labels';
-import { compact } from '../../../shared/validate';
-import { collectionField, locatorField } from '../../descriptions';
+import { withoutEmptyValues } from '../../../shared/validate';
+import { collectionField, locatorField } from '../../properties';
 import type { Operation, Params, Resource, RunContext } from '../../operation';
 
 export const MAX_ESTIMATE_ITEMS = 10;
@@ -61,7 +61,7 @@ export function readItems(p: Params, countRule: 'estimate' | 'session' = 'estima
 		const item = entry as IDataObject;
 		const productId = item.product_id ?? item.productId;
 		const variantId = item.variant_id ?? item.variantId;
-		return compact({
+		return withoutEmptyValues({
 			product_id: p.v.id({ ...PRODUCT_ID, label: `${label}: Product ID` }, productId),
 			quantity: isEmpty(item.quantity)
 				? p.v.fail(`"${label}: Quantity" is required (a whole number, at least 1)`)

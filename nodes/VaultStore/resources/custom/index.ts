@@ -3,7 +3,7 @@ import type { IDataObject, IHttpRequestMethods, INodeExecutionData } from 'n8n-w
 import type { CredentialName } from '../../../shared/credentials';
 import { STORE_CREDENTIAL, VAULT_CREDENTIAL } from '../../../shared/credentials';
 import { enumOptions } from '../../../shared/labels';
-import { collectionField } from '../../descriptions';
+import { collectionField } from '../../properties';
 import type { Operation, Params, Resource, RunContext } from '../../operation';
 
 export const CUSTOM_METHODS = ['DELETE', 'GET', 'PATCH', 'POST', 'PUT'] as const;

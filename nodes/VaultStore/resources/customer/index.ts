@@ -1,6 +1,6 @@
 import { STORE_CREDENTIAL } from '../../../shared/credentials';
 import { enumOptions } from '../../../shared/labels';
-import { collectionField, returnAllFields } from '../../descriptions';
+import { collectionField, returnAllFields } from '../../properties';
 import type { Operation, Resource } from '../../operation';
 import { SORT_DIRECTIONS } from '../order';
 

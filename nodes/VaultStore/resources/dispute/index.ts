@@ -4,7 +4,7 @@ import { STORE_CREDENTIAL } from '../../../shared/credentials';
 import { opt } from '../../../shared/readers';
 import { ID } from '../../../shared/ids';
 import { enumOptions } from '../../../shared/labels';
-import { collectionField, locatorField, returnAllFields } from '../../descriptions';
+import { collectionField, locatorField, returnAllFields } from '../../properties';
 import type { Operation, Resource } from '../../operation';
 import { submitEvidence as sendEvidence } from './evidence';
 
@@ -128,6 +128,15 @@ const submitEvidence: Operation = {
 	fields: [
 		disputeId,
 		{
+			displayName: 'Binary Properties',
+			name: 'binaryProperties',
+			type: 'string',
+			default: '',
+			placeholder: 'data, receipt',
+			description:
+				'Comma-separated names of binary properties of the input item to attach as evidence files. Each is sent base64 in the JSON body as files [{fileName, mimeType, data}].',
+		},
+		{
 			displayName: 'Evidence Fields',
 			name: 'evidenceFields',
 			type: 'collection',
@@ -143,15 +152,6 @@ const submitEvidence: Operation = {
 				evidenceText('trackingNumber', 'Tracking number of the shipment', 1),
 				evidenceText('uncategorizedText', 'Any other evidence'),
 			],
-		},
-		{
-			displayName: 'Binary Properties',
-			name: 'binaryProperties',
-			type: 'string',
-			default: '',
-			placeholder: 'data, receipt',
-			description:
-				'Comma-separated names of binary properties of the input item to attach as evidence files. Each is sent base64 in the JSON body as files [{fileName, mimeType, data}].',
 		},
 	],
 };

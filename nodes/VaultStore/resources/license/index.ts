@@ -3,7 +3,7 @@ import { STORE_CREDENTIAL } from '../../../shared/credentials';
 import { ID } from '../../../shared/ids';
 import { enumOptions } from '../../../shared/labels';
 import { opt } from '../../../shared/readers';
-import { collectionField, locatorField, returnAllFields } from '../../descriptions';
+import { collectionField, locatorField, returnAllFields } from '../../properties';
 
 /** License statuses the spec shows ("seen"): not the full set, so the filter sends any other value too. */
 export const LICENSE_STATUSES = ['AVAILABLE', 'CLAIMED'] as const;

@@ -3,7 +3,7 @@ import type { INodeProperties } from 'n8n-workflow';
 import { STORE_CREDENTIAL } from '../../../shared/credentials';
 import { opt } from '../../../shared/readers';
 import { enumOptions } from '../../../shared/labels';
-import { collectionField, locatorField, returnAllFields } from '../../descriptions';
+import { collectionField, locatorField, returnAllFields } from '../../properties';
 import type { Operation, Resource } from '../../operation';
 import { ID } from '../../../shared/ids';
 

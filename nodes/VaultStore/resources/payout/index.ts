@@ -1,6 +1,6 @@
 import { STORE_CREDENTIAL } from '../../../shared/credentials';
 import { opt } from '../../../shared/readers';
-import { collectionField, returnAllFields } from '../../descriptions';
+import { collectionField, returnAllFields } from '../../properties';
 import type { Operation, Resource } from '../../operation';
 
 /** Bank account ids of payouts start with bnk_. */

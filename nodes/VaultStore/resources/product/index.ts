@@ -4,7 +4,7 @@ import { STORE_CREDENTIAL } from '../../../shared/credentials';
 import { ID } from '../../../shared/ids';
 import { enumOptions } from '../../../shared/labels';
 import { bool, idList, opt, stringList, withoutSecrets } from '../../../shared/readers';
-import { collectionField, locatorField } from '../../descriptions';
+import { collectionField, locatorField } from '../../properties';
 import type { Operation, Params, Resource } from '../../operation';
 
 export const PRODUCT_TYPES = ['SUBSCRIPTION', 'DIGITAL_DOWNLOAD', 'LICENSE_KEY'] as const;

@@ -5,7 +5,7 @@ import { STORE_CREDENTIAL } from '../../../shared/credentials';
 import { opt } from '../../../shared/readers';
 import { ID } from '../../../shared/ids';
 import { enumOptions } from '../../../shared/labels';
-import { collectionField, locatorField, returnAllFields } from '../../descriptions';
+import { collectionField, locatorField, returnAllFields } from '../../properties';
 import type { Operation, Params, Resource, RunContext } from '../../operation';
 
 export const REPORT_TYPES = ['PAYMENT_ACTIVITY', 'PAYOUT_RECONCILIATION', 'BALANCE_LEDGER', 'REFUNDS_DISPUTES'] as const;
@@ -38,7 +38,7 @@ export const MAX_PERIOD_DAYS = 90;
 const CREATE_MAX_RETRY_AFTER_MS = 10_000;
 
 const LIMIT_HINT =
-	'More than 10 reports of this store are PENDING or PROCESSING. Wait for running reports to finish ' +
+	'10 reports of this store are already PENDING or PROCESSING, the most the service allows. Wait for running reports to finish ' +
 	'(Report > Get Many with Status filter PENDING or PROCESSING), then create this report again.';
 
 const MIME_TYPES: Record<(typeof REPORT_FORMATS)[number], string> = {

@@ -4,7 +4,7 @@ import { STORE_CREDENTIAL } from '../../../shared/credentials';
 import { opt } from '../../../shared/readers';
 import { ID } from '../../../shared/ids';
 import { enumOptions } from '../../../shared/labels';
-import { collectionField, locatorField, returnAllFields } from '../../descriptions';
+import { collectionField, locatorField, returnAllFields } from '../../properties';
 import type { Operation, Params, Resource } from '../../operation';
 import { BILLING_INTERVALS } from '../product';
 

@@ -4,7 +4,7 @@ import { VAULT_CREDENTIAL } from '../../../shared/credentials';
 import { opt } from '../../../shared/readers';
 import { ID } from '../../../shared/ids';
 import { enumOptions } from '../../../shared/labels';
-import { collectionField, locatorField, returnAllFields } from '../../descriptions';
+import { collectionField, locatorField, returnAllFields } from '../../properties';
 import type { Operation, Params, Resource } from '../../operation';
 import type { TokenType } from './data';
 import {
@@ -339,7 +339,7 @@ const reveal: Operation = {
 // ---- update ----
 
 /**
- * The update body. Built here rather than through the executor's compact(),
+ * The update body. Built here rather than through buildRequest's withoutEmptyValues(),
  * because `expires_at: null` (Clear Expiry) must be sent as null. Metadata
  * keys to remove are sent as null inside `metadata`.
  */

@@ -5,8 +5,9 @@ import { opt } from '../../../shared/readers';
 import type { WebhookEventType } from '../../../shared/events';
 import { SIGNATURE_VERSIONS, WEBHOOK_EVENT_TYPES } from '../../../shared/events';
 import { ID } from '../../../shared/ids';
+import { WEBHOOK_ROUTES } from '../../../shared/webhookRoutes';
 import { enumOptions } from '../../../shared/labels';
-import { collectionField, locatorField } from '../../descriptions';
+import { collectionField, locatorField } from '../../properties';
 import type { Operation, Resource } from '../../operation';
 
 /** A test delivery accepts every PAYMENT_* and SUBSCRIPTION_* event type. */
@@ -58,9 +59,7 @@ const create: Operation = {
 	agent: { confirm: 'a new endpoint receives every later payment event it names' },
 	description:
 		'Register an HTTPS endpoint that receives signed deliveries of the chosen payment and subscription events',
-	method: 'POST',
-	family: 'core',
-	path: '/webhooks',
+	...WEBHOOK_ROUTES.create,
 	body: (p) => {
 		const f = p.fields('additionalFields');
 		const url = p.v.url('URL', p.get('url', ''), { max: 512, httpsOnly: true });
@@ -114,9 +113,7 @@ const deleteWebhook: Operation = {
 	action: 'Delete a webhook endpoint',
 	agent: { confirm: 'the integrations that use the endpoint stop receiving payment events' },
 	description: 'Delete a webhook endpoint; it receives no further deliveries, retries included',
-	method: 'DELETE',
-	family: 'core',
-	path: '/webhooks/{webhookId}',
+	...WEBHOOK_ROUTES.delete,
 	ids: hook,
 	fields: [webhookId],
 };
@@ -126,9 +123,7 @@ const get: Operation = {
 	name: 'Get',
 	action: 'Get a webhook endpoint',
 	description: 'Get a webhook endpoint with its URL, event types, note and signature version',
-	method: 'GET',
-	family: 'stores',
-	path: '/webhooks/{webhookId}',
+	...WEBHOOK_ROUTES.get,
 	ids: hook,
 	fields: [webhookId],
 };
@@ -140,9 +135,7 @@ const update: Operation = {
 	agent: { confirm: 'pointing an endpoint at another URL sends every later payment event there' },
 	description:
 		'Change the URL, event types, note or signature version of an endpoint in place: it keeps its ID and the deliveries still being retried',
-	method: 'PATCH',
-	family: 'core',
-	path: '/webhooks/{webhookId}',
+	...WEBHOOK_ROUTES.update,
 	ids: hook,
 	inferred: true,
 	notes: 'PATCH route and body inferred (the endpoint is settable on update)',
@@ -201,9 +194,7 @@ const sendTest: Operation = {
 	action: 'Send a test delivery to a webhook endpoint',
 	description:
 		'Send one test delivery of a payment or subscription event to the endpoint, signed and with the same headers as a live delivery',
-	method: 'POST',
-	family: 'stores',
-	path: '/webhooks/{webhookId}/test',
+	...WEBHOOK_ROUTES.sendTest,
 	ids: hook,
 	notes: 'inferred body name eventType',
 	guessedNames: { body: ['eventType'] },

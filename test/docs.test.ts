@@ -1,0 +1,104 @@
+/**
+ * The README and the pages under docs/ agree with the tree and with the node: every relative link
+ * leads to a file (and a same-page or README anchor to a heading), every error message the
+ * Troubleshooting table quotes is one the node can give, and the defaults and limits the pages
+ * state are the node's own.
+ */
+import { readdirSync, readFileSync, existsSync } from 'node:fs';
+import path from 'node:path';
+
+import { optionsProperty } from '../nodes/VaultStore/options';
+import { DEFAULT_TOLERANCE, MAX_TOLERANCE } from '../nodes/VaultStoreTrigger/properties';
+import { MAX_STALE_IDS } from '../nodes/VaultStoreTrigger/staticData';
+
+const ROOT = path.resolve(__dirname, '..');
+const PAGES = ['README.md', 'CONTRIBUTING.md', ...readdirSync(path.join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+const read = (file: string) => readFileSync(path.join(ROOT, file), 'utf8');
+
+/**
+ * Pages another branch of this change adds (performance):
+ * linked already, checked once they exist. Remove an entry when its page lands.
+ */
+const ADDED_ELSEWHERE = new Set<string>([]);
+
+/** GitHub's anchor for a heading. */
+const slug = (heading: string) =>
+	heading
+		.trim()
+		.toLowerCase()
+		.replace(/[^\p{L}\p{N} _-]/gu, '')
+		.replace(/ /g, '-');
+
+function anchorsOf(file: string): Set<string> {
+	const text = read(file).replace(/```[\s\S]*?```/g, '');
+	return new Set([...text.matchAll(/^#{1,6} (.+)$/gm)].map((m) => slug(m[1])));
+}
+
+describe.each(PAGES)('%s', (page) => {
+	const text = read(page).replace(/```[\s\S]*?```/g, '');
+	const links = [...text.matchAll(/\]\(([^)\s]+)\)/g)].map((m) => m[1]).filter((href) => !/^[a-z]+:/i.test(href));
+
+	test('every relative link leads to a file and, with an anchor, to a heading', () => {
+		const broken: string[] = [];
+		for (const href of links) {
+			const [target, anchor] = href.split('#');
+			const file = target === '' ? page : path.posix.normalize(path.posix.join(path.posix.dirname(page), target));
+			if (ADDED_ELSEWHERE.has(file)) continue;
+			if (!existsSync(path.join(ROOT, file))) {
+				broken.push(`${href} (no file ${file})`);
+				continue;
+			}
+			if (anchor && file.endsWith('.md') && !anchorsOf(file).has(anchor)) broken.push(`${href} (no heading #${anchor} in ${file})`);
+		}
+		expect(broken).toEqual([]);
+	});
+});
+
+test('the pages link to one another: every page under docs/ is linked from the README', () => {
+	const readme = read('README.md');
+	const pages = readdirSync(path.join(ROOT, 'docs')).filter((f) => f.endsWith('.md'));
+	expect(pages.filter((f) => !readme.includes(`](docs/${f}`))).toEqual([]);
+});
+
+test('every message the Troubleshooting table quotes is one the node gives (each piece between "…" is in the built node)', () => {
+	const readme = read('README.md');
+	const section = readme.slice(readme.indexOf('## Troubleshooting'), readme.indexOf('## Compatibility'));
+	const built = (dir: string): string[] =>
+		readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? built(path.join(dir, e.name)) : e.name.endsWith('.js') ? [readFileSync(path.join(dir, e.name), 'utf8')] : []));
+	const code = built(path.join(ROOT, 'dist', 'nodes')).join('\n');
+	const quoted = [...section.matchAll(/^\| `([^`]+)`/gm)].map((m) => m[1]);
+	expect(quoted.length).toBeGreaterThan(5);
+	const pieces = quoted.flatMap((q) => q.split('…').map((s) => s.replace(/\(HTTP \d+\)/, '').trim()).filter((s) => s.length > 3));
+	expect(pieces.filter((piece) => !code.includes(piece))).toEqual([]);
+});
+
+describe('defaults and limits stated in the docs are the node\'s', () => {
+	const option = (name: string) => optionsProperty.options!.find((o) => 'name' in o && o.name === name) as { default: unknown; typeOptions?: { minValue?: number; maxValue?: number } };
+	const number = (text: string) => Number(text.replace(/,/g, ''));
+
+	test('Max Retries default (docs/reliability.md)', () => {
+		const m = /Max Retries, default (\d+)/.exec(read('docs/reliability.md'));
+		expect(m && number(m[1])).toBe(option('maxRetries').default);
+	});
+
+	test('Return All Maximum default (docs/reliability.md)', () => {
+		const m = /\*\*Return All Maximum\*\* option \(default ([\d,]+)/.exec(read('docs/reliability.md'));
+		expect(m && number(m[1])).toBe(option('maxItems').default);
+	});
+
+	test('Timestamp Tolerance default and maximum (docs/trigger.md)', () => {
+		const m = /\*\*Timestamp Tolerance\*\* \(default and maximum (\d+) s/.exec(read('docs/trigger.md'));
+		expect(m && [number(m[1]), number(m[1])]).toEqual([DEFAULT_TOLERANCE, MAX_TOLERANCE]);
+	});
+
+	test('stale endpoint ids kept (docs/trigger.md)', () => {
+		const m = /static data \(up to (\d+)\)/.exec(read('docs/trigger.md'));
+		expect(m && number(m[1])).toBe(MAX_STALE_IDS);
+	});
+
+	test('the Idempotency Key option names the operations the Reliability page names', () => {
+		const editor = (optionsProperty.options!.find((o) => 'name' in o && o.name === 'idempotencyKey') as { description: string }).description;
+		expect(editor).toMatch(/token create, refund, payout create, checkout pay, and a Custom API Call/);
+		expect(read('docs/reliability.md')).toMatch(/\(token create, refund, payout create, checkout pay, and a Custom API Call/);
+	});
+});
