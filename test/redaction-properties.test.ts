@@ -103,8 +103,8 @@ describe('legitimate records pass every policy unchanged', () => {
 	});
 });
 
-type Form = 'verbatim' | 'split' | 'percent' | 'base64' | 'base64url' | 'hex' | 'HEX' | 'bearer-hex' | 'bearer-base64' | 'bearer-base64url' | 'key' | 'list';
-const FORMS: Form[] = ['verbatim', 'split', 'percent', 'base64', 'base64url', 'hex', 'HEX', 'bearer-hex', 'bearer-base64', 'bearer-base64url', 'key', 'list'];
+type Form = 'verbatim' | 'split' | 'percent' | 'base64' | 'base64url' | 'base64-shifted' | 'base64-split' | 'hex' | 'HEX' | 'bearer-hex' | 'bearer-base64' | 'bearer-base64url' | 'key' | 'list';
+const FORMS: Form[] = ['verbatim', 'split', 'percent', 'base64', 'base64url', 'base64-shifted', 'base64-split', 'hex', 'HEX', 'bearer-hex', 'bearer-base64', 'bearer-base64url', 'key', 'list'];
 const SEPARATORS = [' ', '  ', ', ', '; ', ' | ', '\n', '.', '-', '/', '", "'];
 
 const chunks = (text: string, size: number): string[] => text.match(new RegExp(`[\\s\\S]{1,${size}}`, 'g')) ?? [];
@@ -120,6 +120,10 @@ function echo(record: IDataObject, secret: string, form: Form, size: number, sep
 		case 'percent': metadata.echo = text(percent(secret)); break;
 		case 'base64': metadata.echo = text(Buffer.from(secret).toString('base64')); break;
 		case 'base64url': metadata.echo = text(Buffer.from(secret).toString('base64url')); break;
+		// Encoded inside a longer text, off the 3-byte grid (the secret starts 1 or 2 bytes in).
+		case 'base64-shifted': metadata.echo = text(Buffer.from(`${'x'.repeat(1 + (size % 2))}${secret}${after}`).toString('base64')); break;
+		// Spread over separators, then encoded.
+		case 'base64-split': metadata.echo = text(Buffer.from(`${sep}${chunks(secret, size).join(sep)}`).toString('base64url')); break;
 		case 'hex': metadata.echo = text(Buffer.from(secret).toString('hex')); break;
 		case 'HEX': metadata.echo = text(Buffer.from(secret).toString('hex').toUpperCase()); break;
 		case 'bearer-hex': metadata.echo = text(Buffer.from(`Bearer ${secret}`).toString('hex')); break;
@@ -151,6 +155,14 @@ function leaks(output: unknown, secret: string): string[] {
 	for (let i = 0; i + 12 <= random.length; i += 4) {
 		const piece = random.slice(i, i + 12);
 		if (bare(text).includes(piece) || bare(joined).includes(piece)) found.push(`piece ${i}`);
+	}
+	// Any base64(url) word of the output, decoded at every shift: no 12 characters of the secret in it.
+	for (const word of text.match(/[A-Za-z0-9+/_-]{12,}/g) ?? []) {
+		const normal = word.replace(/-/g, '+').replace(/_/g, '/');
+		for (let shift = 0; shift < 4; shift++) {
+			const plain = bare(Buffer.from(normal.slice(shift), 'base64').toString('latin1'));
+			for (let i = 0; i + 12 <= random.length; i += 4) if (plain.includes(random.slice(i, i + 12))) found.push(`base64 word at shift ${shift}`);
+		}
 	}
 	for (const form of encoded) {
 		for (const view of [text, joined]) {
