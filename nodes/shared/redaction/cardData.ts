@@ -112,14 +112,24 @@ export function withoutCardData(value: unknown, options: CardDataOptions, field?
 		return redactSecurityCodeText(redactCardNumbers(value));
 	}
 	if (typeof value === 'number') return namedCardNumber(field, value) ? REDACTED : value;
-	if (Array.isArray(value)) return value.map((entry) => withoutCardData(entry, options, field, depth + 1));
+	// Copy on write: a value with nothing to take out is returned as it is (no copy per record).
+	if (Array.isArray(value)) {
+		const out = value.map((entry) => withoutCardData(entry, options, field, depth + 1));
+		return out.every((entry, i) => entry === value[i]) ? value : out;
+	}
 	if (value !== null && typeof value === 'object') {
 		const out: Record<string, unknown> = {};
+		let changed = false;
 		for (const [key, inner] of Object.entries(value as Record<string, unknown>)) {
-			if (isSecurityCodeName(key)) continue;
-			out[key] = withoutCardData(inner, options, key, depth + 1);
+			if (isSecurityCodeName(key)) {
+				changed = true;
+				continue;
+			}
+			const kept = withoutCardData(inner, options, key, depth + 1);
+			if (kept !== inner) changed = true;
+			out[key] = kept;
 		}
-		return out;
+		return changed ? out : value;
 	}
 	return value;
 }
