@@ -78,8 +78,6 @@ export class RequestGate {
 	private readonly rules = new Map<number, ItemRules>();
 	private readonly sources = new Map<number, KeySource>();
 	private origins?: Origins;
-	/** The event and occurrence of the last key chosen from an event (for the 0.1.0 record). */
-	private lastEvent?: { origin: EventOrigin; occurrence: number };
 	private record?: OnceRecord;
 	private occurrences?: Occurrences;
 	private readonly retryMode: boolean;
@@ -173,7 +171,8 @@ export class RequestGate {
 
 		// The key names the money movement: event, workflow, node, method, route with its ids, amount, currency.
 		const identity = `money|${req.method}|${money.identity}|${asked.amount ?? ''}|${(asked.currency ?? '').toUpperCase()}`;
-		const source = req.idempotencyKey !== undefined ? 'option' : this.chooseKey(req, itemIndex, () => identity);
+		const chosen = req.idempotencyKey !== undefined ? { source: 'option' as const } : this.chooseKey(req, itemIndex, () => identity);
+		const source = chosen.source;
 		if (source !== 'event') {
 			if (source === 'execution' && this.origins !== undefined && this.origins.triggers.length > 0) this.lostPairing(itemIndex);
 			return { ticket };
@@ -186,7 +185,7 @@ export class RequestGate {
 		ticket.fields = fieldDigests(req.body, req.query, [money.spec.amount, money.spec.currency]);
 		this.record ??= onceRecord(this.ctx, this.now);
 		// A write version 0.1.0 recorded for this event (before an upgrade) is not made again either.
-		const before = this.lastEvent && legacyEntry(this.ctx, this.keys, this.lastEvent.origin, req, this.lastEvent.occurrence, this.now());
+		const before = chosen.event && legacyEntry(this.ctx, this.keys, chosen.event.origin, req, chosen.event.occurrence, this.now());
 		if (before) return { skip: this.skipped(money, ticket, before) };
 		const claim = await this.record.claim(key);
 		if (claim.status === 'untracked') {
@@ -228,9 +227,10 @@ export class RequestGate {
 	}
 
 	/** Sets the request's Idempotency-Key: the item's option, else the event's, else the execution's. */
-	private chooseKey(req: ApiRequest, itemIndex: number, identity: () => string): KeySource {
+	private chooseKey(req: ApiRequest, itemIndex: number, identity: () => string): { source: KeySource; event?: { origin: EventOrigin; occurrence: number } } {
 		const rules = this.itemRules(itemIndex);
 		let source: KeySource;
+		let event: { origin: EventOrigin; occurrence: number } | undefined;
 		if (rules.idempotencyKey !== undefined) {
 			req.idempotencyKey = rules.idempotencyKey;
 			source = 'option';
@@ -242,7 +242,7 @@ export class RequestGate {
 				this.occurrences ??= new Occurrences(this.ctx.getContext('node') as IDataObject);
 				const occurrence = this.occurrences.next(`${origin.eventId}|${id}`);
 				req.idempotencyKey = this.keys.forEvent(origin, id, occurrence);
-				this.lastEvent = { origin, occurrence };
+				event = { origin, occurrence };
 				source = 'event';
 			} else {
 				req.idempotencyKey = this.keys.forItem(itemIndex);
@@ -250,7 +250,7 @@ export class RequestGate {
 			}
 		}
 		this.sources.set(itemIndex, source);
-		return source;
+		return { source, event };
 	}
 
 	private lostPairing(itemIndex: number): void {
@@ -304,15 +304,14 @@ export class RequestGate {
 		if (ticket === undefined) return;
 		const answer = res.data;
 		const verdict = readBack(ticket.route.spec, ticket.asked, answer);
+		const id = firstAt(answer, ['id'])?.value;
 		let mismatch: string | undefined;
 		if (verdict.status === 'mismatch') {
-			const id = firstAt(answer, ['id'])?.value;
 			mismatch = `${verdict.message} (${ticket.route.label} ${typeof id === 'string' ? id : 'without an id'}). The write was made and is not repeated: check it in the Vault Store dashboard.`;
 		} else if (verdict.status === 'unchecked') {
 			this.setup.hint('unchecked', `The answer to "${ticket.route.name}" does not show the ${verdict.missing.join(' and ')} the service recorded, so it could not be compared with what was asked.`, 'warning');
 		}
 		if (ticket.claimed !== undefined && this.record !== undefined) {
-			const id = firstAt(answer, ['id'])?.value;
 			await this.record.confirm({
 				key: ticket.claimed,
 				at: this.now(),

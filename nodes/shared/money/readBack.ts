@@ -1,16 +1,6 @@
-import type { IDataObject } from 'n8n-workflow';
-
+import { valueAt } from '../paths';
 import { numberOf } from './amounts';
 import type { MoneySpec } from './spec';
-
-export function valueAt(record: unknown, path: string): unknown {
-	let cur: unknown = record;
-	for (const part of path.split('.')) {
-		if (cur === null || typeof cur !== 'object') return undefined;
-		cur = (cur as IDataObject)[part];
-	}
-	return cur;
-}
 
 export function firstAt(record: unknown, paths: readonly string[]): { path: string; value: unknown } | undefined {
 	for (const path of paths) {
