@@ -42,7 +42,7 @@ interface Args {
 	/** HTTP Request node type version (default 4.2). */
 	httpVersion?: number;
 	/** Pacing other than the default (a comparison row, e.g. the old start): options of the node's pool. */
-	pool?: { initial?: number; startGrowthFactor?: number; slowLatencyFactor?: number; latencyFactor?: number };
+	pool?: Record<string, unknown>;
 }
 
 /** Makes the node's pool (dist) start with `pool`'s options instead of its defaults, for the runs that ask. */
@@ -272,6 +272,10 @@ export interface PlainRun {
 	failed: number;
 	requests: number;
 	r429: number;
+	/** Most requests the service held at once (counted by the service: nothing observes the client). */
+	serverPeak: number;
+	/** TCP connections the service accepted during the run. */
+	connections: number;
 }
 
 /**
@@ -296,7 +300,7 @@ async function plainSeries(shared: Args & { contenders: PlainContender[]; rounds
 			const cpuStart = process.cpuUsage();
 			const out = await scenario(c.scenario, a);
 			const cpu = process.cpuUsage(cpuStart);
-			const stats = (await (await fetch(`${shared.baseUrl}/__stats`)).json()) as { requests: number; r429: number };
+			const stats = (await (await fetch(`${shared.baseUrl}/__stats`)).json()) as { requests: number; r429: number; peakInFlight: number; connections: number };
 			if (round < 0) continue;
 			runs.push({
 				contender: index,
@@ -306,6 +310,8 @@ async function plainSeries(shared: Args & { contenders: PlainContender[]; rounds
 				failed: out.filter((i) => i.json.error !== undefined).length,
 				requests: stats.requests,
 				r429: stats.r429,
+				serverPeak: stats.peakInFlight,
+				connections: stats.connections,
 			});
 		}
 	}

@@ -9,7 +9,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
-import { DEFAULT_MAX_CONCURRENCY, INITIAL_CONCURRENCY, START_GROWTH_FACTOR } from '../nodes/shared/transport/concurrency';
+import { DEFAULT_MAX_CONCURRENCY, INITIAL_CONCURRENCY, START_GROWTH_FACTOR, TURN_GRANTS } from '../nodes/shared/transport/concurrency';
 
 const STORE_ID = 'shp_bench0000000001';
 const SECRET_KEY = 'sk_bench_light_service_key';
@@ -306,6 +306,10 @@ interface PlainRun {
 	failed: number;
 	requests: number;
 	r429: number;
+	/** Most requests the service held at once (counted by the service, not the client). */
+	serverPeak: number;
+	/** TCP connections the service accepted. */
+	connections: number;
 }
 
 interface PlainContender {
@@ -366,9 +370,9 @@ export async function itemsBench(o: ItemsBenchOptions): Promise<string> {
 	try {
 		const notInstalled = `HTTP Request node not measured: n8n ${o.n8nVersion} is not installed (run \`npm run e2e:install\`).`;
 		const HTTP_VERSION = 4.4;
-		const defName = `Vault Store, default settings (starts at ${INITIAL_CONCURRENCY}, ×${START_GROWTH_FACTOR} per round trip, ceiling ${DEFAULT_MAX_CONCURRENCY})`;
-		const oldName = 'Vault Store, the previous start (32, doubling per round trip)';
-		const oldPool = { initial: 32, startGrowthFactor: 2 };
+		const defName = `Vault Store, default settings (open start, ${TURN_GRANTS} requests per turn, ×${START_GROWTH_FACTOR} per round trip, ceiling ${DEFAULT_MAX_CONCURRENCY})`;
+		const oldName = `Vault Store, the previous start (${INITIAL_CONCURRENCY} at once, ×${START_GROWTH_FACTOR} per round trip, no turns)`;
+		const oldPool = { initial: INITIAL_CONCURRENCY, turnGrants: 0 };
 		const httpPlain = (continueOnFail = false): PlainContender[] => [
 			{ name: `HTTP Request node ${HTTP_VERSION}, no batching`, scenario: 'items-http', args: { httpVersion: HTTP_VERSION, continueOnFail }, httpBest: true, runs: [] },
 			{ name: `HTTP Request node ${HTTP_VERSION}, batch size 50, interval 0`, scenario: 'items-http', args: { httpVersion: HTTP_VERSION, batchSize: 50, batchInterval: 0, continueOnFail }, httpBest: true, runs: [] },
@@ -378,10 +382,10 @@ export async function itemsBench(o: ItemsBenchOptions): Promise<string> {
 
 		// 3a. The plain rows: every latency and size, each in one process with every contender, interleaved.
 		const points = [
-			{ label: `${fmt(N)} items, 5 ms`, items: N, latencyMs: 5, rounds: o.rounds },
+			{ label: `${fmt(N)} items, 5 ms`, items: N, latencyMs: 5, rounds: o.rounds, old: true },
 			{ label: `${fmt(N)} items, 20 ms`, items: N, latencyMs: 20, rounds: o.rounds, old: true },
-			{ label: `${fmt(N)} items, 100 ms`, items: N, latencyMs: 100, rounds: o.rounds },
-			{ label: `${fmt(10_000)} items, 20 ms`, items: 10_000, latencyMs: 20, rounds: Math.max(1, Math.min(3, o.rounds)) },
+			{ label: `${fmt(N)} items, 100 ms`, items: N, latencyMs: 100, rounds: o.rounds, old: true },
+			{ label: `${fmt(10_000)} items, 20 ms`, items: 10_000, latencyMs: 20, rounds: Math.max(1, Math.min(3, o.rounds)), old: true },
 		].map((p) => ({ ...p, rows: [oursPlain(defName), ...(p.old ? [oursPlain(oldName, { pool: oldPool })] : []), ...(o.haveN8n ? httpPlain() : [])] }));
 		for (const p of points) await plainSeries(service, { latencyMs: p.latencyMs }, p.rows, o, p.items, p.rounds);
 		process.stderr.write('\n');
@@ -397,10 +401,11 @@ export async function itemsBench(o: ItemsBenchOptions): Promise<string> {
 			"**How the plain rows were measured:** for each load, one process of n8n-core runs every contender in turn (node types loaded once, as in a running n8n), " +
 				`round after round (interleaved), after one untimed warm-up round; nothing observes the runs (no diagnostics channels, no event-loop monitor, no profiler). ` +
 				"Wall time is the node's execution time as n8n records it (`executionTime` of its task); the figure is the median of the rounds, the range is the fastest and slowest round. " +
-				'CPU per item is the process\'s CPU time over the run / items (one process holds every contender, so peak memory is in 3b).',
+				'CPU per item is the process\'s CPU time over the run / items (one process holds every contender, so peak memory is in 3b). ' +
+				'Peak in flight and connections are counted by the service, so nothing in the contenders\' process observes the run.',
 			'',
-			'| load | contender | rounds | items | failed | median wall time (ms) | range (ms) | speed vs best HTTP Request | CPU per item (ms) |',
-			'|---|---|---:|---:|---:|---:|---:|---:|---:|',
+			'| load | contender | rounds | items | failed | median wall time (ms) | range (ms) | speed vs best HTTP Request | CPU per item (ms) | peak in flight (service) | connections |',
+			'|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
 		];
 		const verdicts: { label: string; speed: number; cpu: [number, number] }[] = [];
 		for (const p of points) {
@@ -410,7 +415,7 @@ export async function itemsBench(o: ItemsBenchOptions): Promise<string> {
 				const r = plainMedian(c);
 				const name = c === best ? `**${c.name}** (best)` : c.name;
 				lines.push(
-					`| ${p.label} | ${name} | ${c.runs.length} | ${r.items} | ${r.failed} | ${fmt(r.nodeMs)} | ${spread(c)} | ${bm ? ratio(bm.nodeMs, r.nodeMs) : 'n/a'} | ${fmt(r.cpuMs / Math.max(1, r.items), 2)} |`,
+					`| ${p.label} | ${name} | ${c.runs.length} | ${r.items} | ${r.failed} | ${fmt(r.nodeMs)} | ${spread(c)} | ${bm ? ratio(bm.nodeMs, r.nodeMs) : 'n/a'} | ${fmt(r.cpuMs / Math.max(1, r.items), 2)} | ${fmt(r.serverPeak)} | ${fmt(r.connections)} |`,
 				);
 			}
 			if (bm) {
@@ -464,6 +469,7 @@ export async function itemsBench(o: ItemsBenchOptions): Promise<string> {
 		const limited = { latencyMs: 20, rate: RATE, burst: BURST };
 		const limitedRows = [
 			oursPlain('Vault Store, default settings', { continueOnFail: true }),
+			oursPlain(oldName, { continueOnFail: true, pool: oldPool }),
 			...(o.haveN8n
 				? [
 						...httpPlain(true),

@@ -7,7 +7,7 @@
  * Usage (from bench/run.ts): node out/bench/service.js '{"storeId":"shp_…","secretKey":"sk_…"}'
  * prints one JSON line {"port": n}. Control routes, for the bench only:
  *   POST /__reset?latencyMs=20&rate=0&burst=0   new settings, counters and bucket cleared
- *   GET  /__stats                                {"requests": n, "r429": n, "peakInFlight": n}
+ *   GET  /__stats                                {"requests": n, "r429": n, "peakInFlight": n, "connections": n}
  */
 import http from 'node:http';
 
@@ -29,6 +29,8 @@ let requests = 0;
 let r429 = 0;
 let inFlight = 0;
 let peakInFlight = 0;
+/** TCP connections accepted since the last reset (a client that reuses its sockets opens few). */
+let connections = 0;
 
 function send(res: http.ServerResponse, status: number, body: string, headers: Record<string, string> = {}): void {
 	res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body), ...headers });
@@ -61,9 +63,10 @@ const server = http.createServer({ keepAliveTimeout: 30_000 }, (req, res) => {
 			requests = 0;
 			r429 = 0;
 			peakInFlight = 0;
+			connections = 0;
 			send(res, 200, '{}');
 		} else {
-			send(res, 200, JSON.stringify({ requests, r429, peakInFlight }));
+			send(res, 200, JSON.stringify({ requests, r429, peakInFlight, connections }));
 		}
 		req.resume();
 		return;
@@ -97,6 +100,8 @@ const server = http.createServer({ keepAliveTimeout: 30_000 }, (req, res) => {
 		`{"ok":true,"data":{"id":"${id}","object":"order","number":"VS-${id.slice(-5)}","status":"paid","currency":"USD","total":4200,"items":1,"customerEmail":"jane@example.com","createdAt":"2026-01-01T00:00:00.000Z"}}`,
 	);
 });
+
+server.on('connection', () => connections++);
 
 server.listen(0, '127.0.0.1', () => {
 	const address = server.address();

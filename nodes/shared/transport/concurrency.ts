@@ -39,14 +39,23 @@ export const MAX_CONCURRENCY = 1000;
  */
 export const DEFAULT_MAX_CONCURRENCY = MAX_CONCURRENCY;
 /**
- * Requests in flight at the start of a node run (fewer when the ceiling is lower): enough that
- * the node's own CPU, not the window, bounds a service 20 ms away from the first round trip, few
- * enough that a rate limit of a few dozen requests a second costs one round of 429s.
+ * The window's floor when answers are slow, and the start of a pool given a fixed start
+ * (`initial`) instead of the open start.
  */
 export const INITIAL_CONCURRENCY = 128;
 /**
+ * Requests let out per turn: a turn starts with the first request it lets out and ends when a
+ * timer of TURN_MS fires, after the event loop has taken in what arrived meanwhile. Requests
+ * beyond it wait for the next turn, so a window that opens wide is sent in slices, each on the
+ * wire (connected, written) before the next is built, and answers that arrive are seen between
+ * slices instead of after the whole window.
+ */
+export const TURN_GRANTS = 32;
+/** Shortest turn, in milliseconds (a timer of n8n's `sleep`). */
+export const TURN_MS = 1;
+/**
  * Until the first 429/503 or slow answer, the window is multiplied by this once per round trip
- * (when the last request of a round is answered in time): 128, then the ceiling of 1000.
+ * (when the last request of a round is answered in time): the first round, then ×8, up to the ceiling.
  */
 export const START_GROWTH_FACTOR = 8;
 
@@ -71,7 +80,10 @@ export interface Permit {
 export interface AdaptiveConcurrencyOptions {
 	/** Ceiling: never more requests in flight than this (the "Concurrency" option). 1 means one at a time. */
 	max: number;
-	/** Where the limit starts; default INITIAL_CONCURRENCY, at most `max`. */
+	/**
+	 * A fixed start: the limit starts here (at most `max`). Unset: the open start (OPEN_START_CHUNK
+	 * per turn until the first answer), and INITIAL_CONCURRENCY is the floor of slow cuts.
+	 */
 	initial?: number;
 	/** A success grows the limit only while its latency is at most this many times the fastest answer seen... */
 	latencyFactor?: number;
@@ -97,6 +109,8 @@ export interface AdaptiveConcurrencyOptions {
 	probeIntervalMs?: number;
 	/** How far back successes count when a back-off asks what the service let through; 0 turns that cap off. */
 	throughputWindowMs?: number;
+	/** Requests let out per turn (default TURN_GRANTS); 0: no turns. */
+	turnGrants?: number;
 	/** Clock in milliseconds; tests pass a fake one. */
 	now?: () => number;
 	/** Waits the given milliseconds; tests pass one that advances their fake clock. */
@@ -109,7 +123,18 @@ export interface AdaptiveConcurrencyOptions {
  * send (a Retry-After pause).
  *
  * Rules:
- * - Start at `initial` requests in flight; never more than `max`.
+ * - Turns: at most `turnGrants` requests go out per turn (a turn ends when a
+ *   timer of TURN_MS fires, so the event loop has connected and written what
+ *   was sent, and taken in the answers that arrived); the rest wait for the
+ *   next turn. A wide window is sent in slices instead of one burst whose
+ *   first request reaches the wire only after the last is built.
+ * - The open start (no `initial` given, ceiling above INITIAL_CONCURRENCY):
+ *   until the first answer the limit is the ceiling and only the turns and the
+ *   node's CPU pace the sends; the first answer (whatever it says) sets the
+ *   limit to what is in flight, and those sends are the first round. A service
+ *   far away gets a large first round, one nearby a small one, and a rate
+ *   limit costs about one round trip of sends in 429s.
+ * - With `initial`: start at `initial` requests in flight. Never more than `max`.
  * - Start: rounds. A round is the requests sent up to its last one, sent when
  *   the limit was last set; when that last one (or any later one) is answered
  *   in time (latency at most `slowLatencyFactor` × the fastest answer seen +
@@ -165,6 +190,15 @@ export class AdaptiveConcurrency {
 	private roundEndsAt: number;
 	/** In the start phase: multiplying once per round. Ends for good at a 429/503 or a slow answer. */
 	private starting = true;
+	/** The open start: no answer yet; the window is the ceiling, the turns pace the sends. */
+	private opening: boolean;
+	/** Requests let out in this turn. */
+	private turnGrants = 0;
+	/** A turn is under way (its timer set). */
+	private turnOpen = false;
+	private readonly turnCap: number;
+	/** The last send of the first round: a slow answer past it ends the start. */
+	private firstRoundEnds: number;
 	private readonly startGrowthFactor: number;
 	private readonly latencyFactor: number;
 	private readonly latencySlackMs: number;
@@ -186,10 +220,13 @@ export class AdaptiveConcurrency {
 
 	constructor(options: AdaptiveConcurrencyOptions) {
 		this.max = Math.max(1, Math.floor(options.max));
-		this.value = Math.min(this.max, Math.max(1, Math.floor(options.initial ?? INITIAL_CONCURRENCY)));
-		this.initial = this.value;
-		this.peakLimit = this.value;
+		this.turnCap = options.turnGrants ?? TURN_GRANTS;
+		this.opening = options.initial === undefined && this.max > INITIAL_CONCURRENCY;
+		this.value = this.opening ? this.max : Math.min(this.max, Math.max(1, Math.floor(options.initial ?? INITIAL_CONCURRENCY)));
+		this.initial = Math.min(this.max, Math.max(1, Math.floor(options.initial ?? INITIAL_CONCURRENCY)));
+		this.peakLimit = this.opening ? 0 : this.value;
 		this.roundEndsAt = this.value - 1;
+		this.firstRoundEnds = this.value - 1;
 		this.startGrowthFactor = options.startGrowthFactor ?? START_GROWTH_FACTOR;
 		// Doubling per round trip is what one more per success already does.
 		if (this.startGrowthFactor <= 2) this.starting = false;
@@ -234,7 +271,7 @@ export class AdaptiveConcurrency {
 	 * calls `release`. A `retry` goes before requests that have not been sent yet.
 	 */
 	async acquire(retry = false): Promise<Permit> {
-		if (this.waiting === 0 && this.active < this.limit) {
+		if (this.waiting === 0 && this.active < this.limit && this.turnAllows()) {
 			this.take();
 		} else {
 			// The slot is taken for us in `dispatch`, in arrival order (retries first).
@@ -250,6 +287,7 @@ export class AdaptiveConcurrency {
 	release(permit: Permit, outcome: RequestOutcome, pauseMs?: number): void {
 		if (pauseMs !== undefined && pauseMs > 0) this.pause(pauseMs);
 		const now = this.now();
+		if (this.opening) this.endOpening();
 		if (outcome === 'overload') {
 			if (permit.generation === this.generation) this.backOff(now);
 		} else if (outcome === 'ok') {
@@ -312,7 +350,7 @@ export class AdaptiveConcurrency {
 		const holds = latency <= this.fastestMs * (this.starting ? this.slowLatencyFactor : this.latencyFactor) + this.latencySlackMs;
 		if (!holds) {
 			// Past the first round, an answer out of time ends the start: growth is one per success from here.
-			if (this.starting && (permit.seq ?? 0) >= this.initial) this.starting = false;
+			if (this.starting && (permit.seq ?? 0) > this.firstRoundEnds) this.starting = false;
 			const slow = this.usualMs > this.fastestMs * this.slowLatencyFactor + this.latencySlackMs;
 			if (slow && now >= this.slowCutAfter && this.limit > this.initial) {
 				this.value = Math.max(this.initial, Math.floor(this.limit * this.slowFactor));
@@ -369,8 +407,40 @@ export class AdaptiveConcurrency {
 		this.peakInFlight = Math.max(this.peakInFlight, this.active);
 	}
 
+	/**
+	 * The first answer is in: the first round is everything sent so far, the limit what is in
+	 * flight (this answer's slot included, so it refills); the start goes on from there by rounds.
+	 */
+	private endOpening(): void {
+		this.opening = false;
+		this.value = Math.max(1, this.active);
+		this.peakLimit = Math.max(this.peakLimit, this.limit);
+		this.roundEndsAt = this.sends - 1;
+		this.firstRoundEnds = this.sends - 1;
+	}
+
+	/** Whether a request may go out in this turn (counting it); the first one starts the turn. */
+	private turnAllows(): boolean {
+		if (this.turnCap <= 0) return true;
+		if (!this.turnOpen) {
+			this.turnOpen = true;
+			void this.endTurn();
+		}
+		if (this.turnGrants >= this.turnCap) return false;
+		this.turnGrants++;
+		return true;
+	}
+
+	/** Ends the turn when its timer fires (the event loop has taken in what arrived); waiting requests start the next. */
+	private async endTurn(): Promise<void> {
+		await this.wait(TURN_MS);
+		this.turnOpen = false;
+		this.turnGrants = 0;
+		this.dispatch();
+	}
+
 	private dispatch(): void {
-		while (this.waiting > 0 && this.active < this.limit) {
+		while (this.waiting > 0 && this.active < this.limit && this.turnAllows()) {
 			this.take();
 			(this.retryQueue.shift() ?? this.queue.shift())!();
 		}

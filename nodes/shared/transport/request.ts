@@ -25,8 +25,9 @@ import {
 	redirectTarget,
 	SAFE_TO_REPEAT,
 	unwrap,
-	withCancel,
 } from './http';
+import type { Deadline } from './deadlines';
+import { Deadlines } from './deadlines';
 import { Redactor } from '../redaction/secrets';
 
 /**
@@ -122,6 +123,9 @@ export class Transport {
 	/** The route families each item's requests went to (the output gate's policy is decided from them). */
 	readonly familiesSent = new Map<number | undefined, Set<Family>>();
 
+	/** The whole-request deadline of every attempt (and n8n's cancel of the execution). */
+	private readonly deadlines: Deadlines;
+
 	constructor(
 		private readonly ctx: HttpContext,
 		private readonly credentialName: CredentialName,
@@ -130,7 +134,9 @@ export class Transport {
 		readonly pool: AdaptiveConcurrency = new AdaptiveConcurrency({ max: DEFAULT_MAX_CONCURRENCY }),
 		/** The request gate every request passes (node runs; the trigger's own calls have none). */
 		private readonly gate?: Gate,
-	) {}
+	) {
+		this.deadlines = new Deadlines(ctx, options.timeoutMs);
+	}
 
 	private async resolve(name: CredentialName): Promise<ResolvedCredential> {
 		let pending = this.credentials.get(name);
@@ -253,12 +259,16 @@ export class Transport {
 		const outcome: Outcome = { attempts: 0 };
 		/** An earlier attempt may have reached the service (its answer was lost or a 5xx). */
 		let mayHaveReached = false;
-		let deadline: AbortSignal | undefined;
+		let deadline: Deadline | undefined;
 		const send = async (): Promise<RawResponse> => {
 			// A whole-request deadline: a service that sends its answer a byte at a time cannot hold the node.
-			deadline = AbortSignal.timeout(this.options.timeoutMs);
-			options.abortSignal = withCancel(this.ctx, deadline);
-			return (await this.ctx.helpers.httpRequest(options)) as RawResponse;
+			deadline = this.deadlines.start();
+			options.abortSignal = deadline.signal;
+			try {
+				return (await this.ctx.helpers.httpRequest(options)) as RawResponse;
+			} finally {
+				deadline.done();
+			}
 		};
 		let held = permit;
 
@@ -271,7 +281,7 @@ export class Transport {
 			try {
 				response = await this.pool.run(send, (r) => this.verdict(r, attempt), { held: slot, retry: attempt > 0 });
 			} catch (error) {
-				const code = deadline?.aborted === true ? 'ETIMEDOUT' : networkCode(error);
+				const code = deadline?.timedOut === true ? 'ETIMEDOUT' : networkCode(error);
 				const notSent = code !== undefined && NOT_SENT_CODES.has(code);
 				const maybeSent = !notSent && (code === undefined || MAYBE_SENT_CODES.has(code));
 				if (retriesLeft && code !== undefined && (notSent || (maybeSent && repeatable))) {
