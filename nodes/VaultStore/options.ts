@@ -23,7 +23,7 @@ export const optionsProperty: INodeProperties = {
 			typeOptions: { minValue: 1, maxValue: 1000 },
 			default: 1000,
 			description:
-				'Most requests in flight at once (1 to 1000). The node starts with 32, adds more while answers stay fast, takes some off while they get slower, and halves on a rate limit (429) or 503, waiting out Retry-After for every item; 1 sends one request at a time. Output order does not change.',
+				'Most requests in flight at once (1 to 1000). The node sends as fast as it can until the first answer, then adds more while answers stay fast, takes some off while they get slower, and halves on a rate limit (429) or 503, waiting out Retry-After for every item; 1 sends one request at a time. Output order does not change.',
 		},
 		{
 			displayName: 'Idempotency Key',
