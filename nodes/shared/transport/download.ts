@@ -3,7 +3,8 @@ import { NodeOperationError, sleep } from 'n8n-workflow';
 
 import { LOOPBACK_HOST } from './credentialRoots';
 import type { HttpContext, RawResponse } from './http';
-import { backoffMs, headerValue, lowerCaseHeaders, MAX_REDIRECTS, networkCode, redirectTarget, withCancel } from './http';
+import { readHeader } from '../headers';
+import { backoffMs, lowerCaseHeaders, MAX_REDIRECTS, networkCode, redirectTarget, withCancel } from './http';
 import type { TransportOptions } from './request';
 
 /**
@@ -45,7 +46,7 @@ export async function downloadFile(
 			const status = response.statusCode;
 			if (status >= 300 && status < 400) {
 				discard(response.body);
-				const location = headerValue(lowerCaseHeaders(response.headers), 'location');
+				const location = readHeader(lowerCaseHeaders(response.headers), 'location');
 				const next = redirectTarget(location, target.href);
 				if (next === undefined || redirects >= MAX_REDIRECTS) {
 					throw new NodeOperationError(ctx.getNode(), `Could not download the file (HTTP ${status} redirect not followed)`, { itemIndex });
@@ -94,7 +95,7 @@ export async function downloadFile(
 				{ description: 'Download URLs are valid for 5 minutes; run the operation again.', itemIndex },
 			);
 		}
-		return { body, contentType: headerValue(lowerCaseHeaders(response.headers), 'content-type') };
+		return { body, contentType: readHeader(lowerCaseHeaders(response.headers), 'content-type') };
 	}
 }
 
@@ -126,7 +127,7 @@ async function readCapped(
 			description: 'Raise "Max File Size (MB)" of the operation if the file is expected to be this large.',
 			itemIndex,
 		});
-	const declared = Number(headerValue(lowerCaseHeaders(response.headers), 'content-length'));
+	const declared = Number(readHeader(lowerCaseHeaders(response.headers), 'content-length'));
 	const body = response.body;
 	if (Buffer.isBuffer(body)) {
 		if (body.length > maxBytes) throw tooLarge();

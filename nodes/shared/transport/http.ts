@@ -25,12 +25,6 @@ export const SAFE_TO_REPEAT = new Set(['GET', 'HEAD', 'DELETE']);
 /** Same-origin redirects the node follows for one request, at most. */
 export const MAX_REDIRECTS = 3;
 
-export function headerValue(headers: Record<string, unknown>, name: string): string | undefined {
-	const value = headers[name] ?? headers[name.toLowerCase()];
-	if (Array.isArray(value)) return String(value[0]);
-	return value === undefined || value === null ? undefined : String(value);
-}
-
 /** Seconds or an HTTP date, in milliseconds; undefined when absent or unreadable. */
 export function parseRetryAfter(value: string | undefined, nowMs: number): number | undefined {
 	if (value === undefined || value.trim() === '') return undefined;

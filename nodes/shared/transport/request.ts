@@ -12,10 +12,10 @@ import { downloadFile } from './download';
 import type { Outcome } from './errors';
 import { apiError, networkError, redirectError, shapeError } from './errors';
 import type { HttpContext, RawResponse } from './http';
+import { readHeader } from '../headers';
 import {
 	backoffMs,
 	describeBody,
-	headerValue,
 	lowerCaseHeaders,
 	MAX_REDIRECTS,
 	MAYBE_SENT_CODES,
@@ -166,7 +166,7 @@ export class Transport {
 	private verdict(response: RawResponse, attempt: number): { outcome: RequestOutcome; pauseMs?: number } {
 		const status = response.statusCode;
 		if (status === 429 || status === 503) {
-			const after = parseRetryAfter(headerValue(response.headers ?? {}, 'retry-after'), Date.now());
+			const after = parseRetryAfter(readHeader(response.headers ?? {}, 'retry-after'), Date.now());
 			let pauseMs = after !== undefined && after <= this.options.maxRetryAfterMs ? after : undefined;
 			if (status === 429 && after === undefined) pauseMs = backoffMs(attempt, 1000, 30_000);
 			return { outcome: 'overload', pauseMs };
@@ -297,7 +297,7 @@ export class Transport {
 			const body = response.body;
 
 			if (status >= 300 && status < 400) {
-				const target = redirectTarget(headerValue(resHeaders, 'location'), String(options.url));
+				const target = redirectTarget(readHeader(resHeaders, 'location'), String(options.url));
 				const follow =
 					target !== undefined &&
 					target.origin === origin &&
@@ -318,7 +318,7 @@ export class Transport {
 					data: await this.successData(req, status, resHeaders, body),
 					status,
 					headers: resHeaders,
-					replay: headerValue(resHeaders, 'idempotent-replay') === 'true',
+					replay: readHeader(resHeaders, 'idempotent-replay') === 'true',
 				};
 			}
 
@@ -328,7 +328,7 @@ export class Transport {
 			}
 
 			if (status === 429) {
-				const after = parseRetryAfter(headerValue(resHeaders, 'retry-after'), Date.now());
+				const after = parseRetryAfter(readHeader(resHeaders, 'retry-after'), Date.now());
 				const maxWait = Math.min(this.options.maxRetryAfterMs, req.maxRetryAfterMs ?? Infinity);
 				if (after !== undefined && after > maxWait) {
 					outcome.refusedRetryAfterMs = after;
@@ -363,7 +363,7 @@ export class Transport {
 		body: unknown,
 	): Promise<unknown> {
 		if (status === 204) return undefined;
-		const kind = describeBody(body, headerValue(headers, 'content-type'));
+		const kind = describeBody(body, readHeader(headers, 'content-type'));
 		if (kind !== undefined) throw await this.finish(shapeError(this.ctx.getNode(), req, status, `got ${kind}`));
 		const record = body as IDataObject;
 		const isObject = !Array.isArray(body);
