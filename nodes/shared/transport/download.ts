@@ -4,7 +4,8 @@ import { NodeOperationError, sleep } from 'n8n-workflow';
 import { LOOPBACK_HOST } from './credentialRoots';
 import type { HttpContext, RawResponse } from './http';
 import { readHeader } from '../headers';
-import { backoffMs, lowerCaseHeaders, MAX_REDIRECTS, networkCode, redirectTarget, withCancel } from './http';
+import { backoffMs, lowerCaseHeaders, MAX_REDIRECTS, networkCode, redirectTarget } from './http';
+import type { Deadline } from './deadlines';
 import type { TransportOptions } from './request';
 
 /**
@@ -14,11 +15,13 @@ import type { TransportOptions } from './request';
  * Only https URLs on the Base URL's host or a host the user allows are fetched
  * (redirects too, each checked again); plain http only to the Base URL's own
  * loopback origin (the local sandbox). The Timeout is a deadline for the whole
- * file, and a file larger than `maxBytes` is refused while it arrives.
+ * file (each attempt's from `startDeadline`, the transport's deadlines, which n8n's cancel also
+ * ends), and a file larger than `maxBytes` is refused while it arrives.
  */
 export async function downloadFile(
 	ctx: HttpContext,
 	options: TransportOptions,
+	startDeadline: () => Deadline,
 	baseUrl: string,
 	finish: <E extends Error>(error: E) => Promise<E>,
 	url: string,
@@ -28,7 +31,7 @@ export async function downloadFile(
 	const maxBytes = limits.maxBytes ?? DEFAULT_MAX_DOWNLOAD_BYTES;
 	let target = checkDownloadUrl(ctx.getNode(), url, baseUrl, limits.allowedHosts ?? [], itemIndex);
 	for (let attempt = 0, redirects = 0; ; attempt++) {
-		const deadline = AbortSignal.timeout(options.timeoutMs);
+		const deadline = startDeadline();
 		let response: RawResponse | undefined;
 		let body = Buffer.alloc(0);
 		let failure: unknown;
@@ -41,7 +44,7 @@ export async function downloadFile(
 				ignoreHttpStatusErrors: true,
 				disableFollowRedirect: true,
 				timeout: options.timeoutMs,
-				abortSignal: withCancel(ctx, deadline),
+				abortSignal: deadline.signal,
 			})) as RawResponse;
 			const status = response.statusCode;
 			if (status >= 300 && status < 400) {
@@ -60,15 +63,17 @@ export async function downloadFile(
 				discard(response.body);
 				body = Buffer.alloc(0);
 			} else {
-				body = await readCapped(ctx.getNode(), response, deadline, maxBytes, itemIndex);
+				body = await readCapped(ctx.getNode(), response, deadline.signal, maxBytes, itemIndex);
 			}
 		} catch (error) {
 			failure = error;
+		} finally {
+			deadline.done();
 		}
 		if (failure !== undefined) {
 			// The node's own refusals (host rule, size, redirect) are final; network failures are retried.
 			if (failure instanceof NodeOperationError) throw failure;
-			const code = deadline.aborted ? 'ETIMEDOUT' : networkCode(failure);
+			const code = deadline.timedOut ? 'ETIMEDOUT' : networkCode(failure);
 			if (attempt < options.maxRetries) {
 				await sleep(backoffMs(attempt));
 				continue;

@@ -46,18 +46,6 @@ export function backoffMs(attempt: number, baseMs = 250, capMs = 8_000): number 
 	return Math.round(step / 2 + Math.random() * (step / 2));
 }
 
-/** The deadline signal joined with n8n's cancel signal of the execution, when there is one. */
-export function withCancel(context: HttpContext, deadline: AbortSignal): AbortSignal {
-const ctx = context as Partial<IExecuteFunctions>;
-	let cancel: AbortSignal | undefined;
-	try {
-		cancel = ctx.getExecutionCancelSignal?.();
-	} catch {
-		cancel = undefined;
-	}
-	return cancel === undefined ? deadline : AbortSignal.any([deadline, cancel]);
-}
-
 export function redirectTarget(location: string | undefined, from: string): URL | undefined {
 	if (location === undefined || location === '') return undefined;
 	try {

@@ -389,7 +389,16 @@ export class Transport {
 	 */
 	async download(url: string, itemIndex?: number, limits: DownloadLimits = {}): Promise<{ body: Buffer; contentType?: string }> {
 		const cred = await this.resolve(this.credentialName);
-		return await downloadFile(this.ctx, this.options, cred.baseUrl, async (error) => await this.finish(error), url, itemIndex, limits);
+		return await downloadFile(
+			this.ctx,
+			this.options,
+			() => this.deadlines.start(),
+			cred.baseUrl,
+			async (error) => await this.finish(error),
+			url,
+			itemIndex,
+			limits,
+		);
 	}
 
 	/** The store key goes to this store's routes only (never a vault or platform route). */
