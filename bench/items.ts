@@ -9,6 +9,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
+import type { PlainRun } from './child';
 import { DEFAULT_MAX_CONCURRENCY, INITIAL_CONCURRENCY, START_GROWTH_FACTOR, TURN_GRANTS } from '../nodes/shared/transport/concurrency';
 
 const STORE_ID = 'shp_bench0000000001';
@@ -295,21 +296,6 @@ async function profileTables(service: Service, settings: ServiceSettings, conten
 		);
 	}
 	return lines;
-}
-
-/** One timed run of a plain series (bench/child.ts `plain-series`). */
-interface PlainRun {
-	contender: number;
-	nodeMs: number;
-	cpuMs: number;
-	items: number;
-	failed: number;
-	requests: number;
-	r429: number;
-	/** Most requests the service held at once (counted by the service, not the client). */
-	serverPeak: number;
-	/** TCP connections the service accepted. */
-	connections: number;
 }
 
 interface PlainContender {

@@ -81,8 +81,8 @@ export interface AdaptiveConcurrencyOptions {
 	/** Ceiling: never more requests in flight than this (the "Concurrency" option). 1 means one at a time. */
 	max: number;
 	/**
-	 * A fixed start: the limit starts here (at most `max`). Unset: the open start (OPEN_START_CHUNK
-	 * per turn until the first answer), and INITIAL_CONCURRENCY is the floor of slow cuts.
+	 * A fixed start: the limit starts here (at most `max`). Unset: the open start (the ceiling,
+	 * paced by the turns, until the first answer), and INITIAL_CONCURRENCY is the floor of slow cuts.
 	 */
 	initial?: number;
 	/** A success grows the limit only while its latency is at most this many times the fastest answer seen... */
@@ -222,8 +222,8 @@ export class AdaptiveConcurrency {
 		this.max = Math.max(1, Math.floor(options.max));
 		this.turnCap = options.turnGrants ?? TURN_GRANTS;
 		this.opening = options.initial === undefined && this.max > INITIAL_CONCURRENCY;
-		this.value = this.opening ? this.max : Math.min(this.max, Math.max(1, Math.floor(options.initial ?? INITIAL_CONCURRENCY)));
 		this.initial = Math.min(this.max, Math.max(1, Math.floor(options.initial ?? INITIAL_CONCURRENCY)));
+		this.value = this.opening ? this.max : this.initial;
 		this.peakLimit = this.opening ? 0 : this.value;
 		this.roundEndsAt = this.value - 1;
 		this.firstRoundEnds = this.value - 1;
