@@ -1,99 +1,118 @@
 /**
- * Card data, recognised by context so that legitimate data is never touched:
+ * Card data, recognised by context so that legitimate data is never touched. Names are matched
+ * as whole words (scan.ts nameWords), never by a fragment:
  *
- * - a card number is a field named as one (card_number, cardNumber, pan, number in a card
- *   object ...) whose value is 12 to 19 digits (spaces, dots or dashes between them), or a run of
- *   12 to 19 digits standing alone in text (not part of a word: never inside an identifier such
- *   as tok_..., fp_..., ord-..., a hex checksum or a timestamp), Luhn-valid and starting with 2
- *   to 6 as the card networks' numbers do (so millisecond timestamps, which start with 1, are not);
- * - a security code is the value of a field named like one (cvc, CVV2, card_cvc, securityCode)
- *   in any casing, or 3 or 4 digits right after such a word in text ("cvc: 123").
+ * - a card number is a field named as one (card_number, cardNumber, PAN, cc_number; `number`
+ *   and `account_number` only with a Luhn-valid value) whose value is 12 to 19 digits, or, in
+ *   free-form text, a chain of 12 to 19 digits standing alone (never inside an identifier such
+ *   as tok_…, fp_…, ord-…, a hex checksum or a timestamp), Luhn-valid and starting with 2 to 6
+ *   as the card networks' numbers do (so millisecond timestamps, which start with 1, are not);
+ *   in free-form answers also a JSON number of that shape;
+ * - a security code is the value of a field whose name ends in a security-code name (cvc, CVV2,
+ *   card_cvn, securityCode, card verification value) and whose value is shaped as one (3 or 4
+ *   digits: a flag such as `requireCvc: true` or `cvcCheck: "pass"` is the user's data), or 3
+ *   or 4 digits right after such a word in text ("cvc: 123").
+ *
+ * Every scanner is linear in its input (scan.ts). A value nested deeper than MAX_DEPTH is cut,
+ * saying so, never passed on unchecked.
  */
 
-export const REDACTED = '[redacted]';
+import {
+	cardNumberName,
+	cardNumberValue,
+	endsInSecurityCode,
+	luhnValid,
+	nameWords,
+	REDACTED,
+	redactCardNumberSpans,
+	redactSensitiveText,
+	cardNumberSpans,
+} from './scan';
 
-/** Luhn check of a digit string. */
-export function luhnValid(digits: string): boolean {
-	let sum = 0;
-	for (let i = 0; i < digits.length; i++) {
-		let d = digits.charCodeAt(digits.length - 1 - i) - 48;
-		if (i % 2 === 1) {
-			d *= 2;
-			if (d > 9) d -= 9;
-		}
-		sum += d;
+export { luhnValid, REDACTED };
+
+/** How deep the gates read a value; what lies deeper is replaced by CUT_TOO_DEEP. */
+export const MAX_DEPTH = 64;
+export const CUT_TOO_DEEP = `[cut: nested deeper than ${MAX_DEPTH} levels]`;
+
+/** What a field name is, by its words: read once per name (a service's records repeat their names). */
+interface NameKind {
+	securityCode: boolean;
+	cardNumber: 'sure' | 'luhn' | undefined;
+}
+
+const nameKinds = new Map<string, NameKind>();
+
+function kindOf(name: string): NameKind {
+	let kind = nameKinds.get(name);
+	if (kind === undefined) {
+		kind = { securityCode: endsInSecurityCode(nameWords(name)), cardNumber: cardNumberName(name) };
+		// Bounded: a service that sends endless distinct names only costs a read per name.
+		if (nameKinds.size >= 4096) nameKinds.clear();
+		if (name.length <= 128) nameKinds.set(name, kind);
 	}
-	return sum % 10 === 0;
+	return kind;
 }
 
-/** Names of a card security code, compared without case and separators: ends in cvc, cvv, csc (optionally 2). */
-const SECURITY_CODE_NAME = /(?:cvc|cvv|csc)2?$|securitycode|cardcode|cardverification(?:value|code)?/;
-
-/** True when a field of this name holds a card security code. */
+/** True when a field of this name is named as a card security code (errors: any value of it goes). */
 export function isSecurityCodeName(name: string): boolean {
-	return SECURITY_CODE_NAME.test(name.toLowerCase().replace(/[^a-z0-9]/g, ''));
+	return kindOf(name).securityCode;
 }
 
-/** Names of a card number field (compared without case and separators). */
-const CARD_NUMBER_NAME = /^(?:card|credit|debit|primary(?:account)?|account)?(?:number|num|no|pan)$|cardnumber|cardnum|^pan$/;
-/** Names that say "card number" without doubt (Luhn not required). */
-const SURE_CARD_NUMBER_NAME = /cardnumber|cardnum|^pan$|primaryaccountnumber/;
+/** A value shaped as a security code: 3 or 4 digits (text or number), or a container holding one. */
+function codeShaped(value: unknown, depth = 0): boolean {
+	if (typeof value === 'string') {
+		const trimmed = value.trim();
+		return trimmed.length >= 3 && trimmed.length <= 4 && /^\d+$/.test(trimmed);
+	}
+	if (typeof value === 'number') return Number.isInteger(value) && value >= 0 && value <= 9999;
+	if (value === null || typeof value !== 'object' || depth > 4) return false;
+	return Object.values(value as Record<string, unknown>).some((inner) => codeShaped(inner, depth + 1));
+}
+
+/** True when this field holds a card security code: named as one and shaped as one. */
+export function isSecurityCodeField(name: string, value: unknown): boolean {
+	return isSecurityCodeName(name) && codeShaped(value);
+}
 
 export function isCardNumberName(name: string): boolean {
-	return CARD_NUMBER_NAME.test(name.toLowerCase().replace(/[^a-z0-9]/g, ''));
+	return kindOf(name).cardNumber !== undefined;
+}
+
+/** True when the text holds a card number standing alone. */
+export function hasCardNumber(text: string): boolean {
+	return text.length >= 12 && cardNumberSpans(text, { mode: 'text' }).length > 0;
+}
+
+/** The text with every card number standing alone replaced. */
+export function redactCardNumbers(text: string): string {
+	return redactCardNumberSpans(text, { mode: 'text' });
+}
+
+/** The text with a security code after its name ("cvc: 123", "CVV2=1234") replaced. */
+export function redactSecurityCodeText(text: string): string {
+	return redactSensitiveText(text, { values: false });
 }
 
 /** The digits of a value shaped as a card number (12 to 19 digits, single spaces, dots or dashes between groups). */
 function cardShapedDigits(value: string): string | undefined {
 	const trimmed = value.trim();
-	if (!/^\d(?:[ .-]?\d){11,18}$/.test(trimmed)) return undefined;
+	if (trimmed.length > 40 || !/^\d(?:[ .-]?\d){11,18}$/.test(trimmed)) return undefined;
 	return trimmed.replace(/\D/g, '');
-}
-
-/**
- * A run of 12 to 19 digits (single space, dot or dash between groups) standing alone: not
- * preceded by a letter, digit, underscore or an identifier's joining character, not followed by
- * a letter, digit or underscore (nor by a separator and another digit: a longer number).
- */
-const STANDALONE_RUN = /(?<![A-Za-z0-9_+])(?<![A-Za-z0-9_][-./:#+])\d(?:[ .-]?\d){11,18}(?![A-Za-z0-9_])(?![ .\-/:]\d)/g;
-
-function networkCard(digits: string): boolean {
-	return /^[2-6]/.test(digits) && luhnValid(digits);
-}
-
-/** True when the text holds a card number standing alone. */
-export function hasCardNumber(text: string): boolean {
-	for (const match of text.matchAll(STANDALONE_RUN)) {
-		if (networkCard(match[0].replace(/\D/g, ''))) return true;
-	}
-	return false;
-}
-
-/** The text with every card number standing alone replaced. */
-export function redactCardNumbers(text: string): string {
-	if (text.length < 12) return text;
-	return text.replace(STANDALONE_RUN, (match) => (networkCard(match.replace(/\D/g, '')) ? REDACTED : match));
-}
-
-const SECURITY_CODE_WORD = '[A-Za-z_-]*?(?:cvc|cvv|csc)2?|security[ _-]?code';
-const SECURITY_CODE_NEAR = new RegExp(`(\\b(?:${SECURITY_CODE_WORD})\\b["']?\\W{0,8})\\d{3,4}\\b`, 'gi');
-
-/** The text with a security code after its name ("cvc: 123", "CVV2=1234") replaced. */
-export function redactSecurityCodeText(text: string): string {
-	return text.replace(SECURITY_CODE_NEAR, (_, name: string) => `${name}${REDACTED}`);
 }
 
 /** A card number by its field's name: the value of a card-number field with 12 to 19 digits. */
 function namedCardNumber(field: string | undefined, value: string | number): boolean {
-	if (field === undefined || !isCardNumberName(field)) return false;
+	if (field === undefined) return false;
+	const kind = kindOf(field).cardNumber;
+	if (kind === undefined) return false;
 	const digits = typeof value === 'number' ? (Number.isSafeInteger(value) ? String(value) : undefined) : cardShapedDigits(value);
-	if (digits === undefined) return false;
-	const sure = SURE_CARD_NUMBER_NAME.test(field.toLowerCase().replace(/[^a-z0-9]/g, ''));
-	return sure || luhnValid(digits);
+	if (digits === undefined || digits.length < 12 || digits.length > 19) return false;
+	return kind === 'sure' || luhnValid(digits);
 }
 
 export interface CardDataOptions {
-	/** Also card numbers standing alone in text and security codes after their name (free-form answers). */
+	/** Also card numbers standing alone in text (and as JSON numbers) and security codes after their name (free-form answers). */
 	freeForm: boolean;
 	/** Card numbers stay (Token → Reveal: what the user asked for); security-code fields still go. */
 	keepCardNumbers?: boolean;
@@ -101,35 +120,42 @@ export interface CardDataOptions {
 
 /**
  * A copy without security-code fields, with card numbers replaced by REDACTED: in card-number
- * fields always, standing alone in text with `freeForm`. Nothing else changes.
+ * fields always, standing alone in text with `freeForm`. Nothing else changes; a value with
+ * nothing to take out is returned as it is (no copy per record).
  */
 export function withoutCardData(value: unknown, options: CardDataOptions, field?: string, depth = 0): unknown {
-	if (depth > 30) return value;
-	if (options.keepCardNumbers === true && (typeof value === 'string' || typeof value === 'number')) return value;
 	if (typeof value === 'string') {
+		if (options.keepCardNumbers === true) return value;
 		if (namedCardNumber(field, value)) return REDACTED;
 		if (!options.freeForm) return value;
 		return redactSecurityCodeText(redactCardNumbers(value));
 	}
-	if (typeof value === 'number') return namedCardNumber(field, value) ? REDACTED : value;
-	// Copy on write: a value with nothing to take out is returned as it is (no copy per record).
+	if (typeof value === 'number') {
+		if (options.keepCardNumbers === true) return value;
+		if (namedCardNumber(field, value)) return REDACTED;
+		return options.freeForm && cardNumberValue(value) ? REDACTED : value;
+	}
+	if (value === null || typeof value !== 'object') return value;
+	if (depth >= MAX_DEPTH) return CUT_TOO_DEEP;
 	if (Array.isArray(value)) {
-		const out = value.map((entry) => withoutCardData(entry, options, field, depth + 1));
-		return out.every((entry, i) => entry === value[i]) ? value : out;
-	}
-	if (value !== null && typeof value === 'object') {
-		const out: Record<string, unknown> = {};
-		let changed = false;
-		for (const [key, inner] of Object.entries(value as Record<string, unknown>)) {
-			if (isSecurityCodeName(key)) {
-				changed = true;
-				continue;
-			}
-			const kept = withoutCardData(inner, options, key, depth + 1);
-			if (kept !== inner) changed = true;
-			out[key] = kept;
+		let out: unknown[] | undefined;
+		for (let i = 0; i < value.length; i++) {
+			const kept = withoutCardData(value[i], options, field, depth + 1);
+			if (kept !== value[i] && out === undefined) out = value.slice(0, i);
+			if (out !== undefined) out.push(kept);
 		}
-		return changed ? out : value;
+		return out ?? value;
 	}
-	return value;
+	const out: Record<string, unknown> = {};
+	let changed = false;
+	for (const [key, inner] of Object.entries(value as Record<string, unknown>)) {
+		if (isSecurityCodeField(key, inner)) {
+			changed = true;
+			continue;
+		}
+		const kept = withoutCardData(inner, options, key, depth + 1);
+		if (kept !== inner) changed = true;
+		out[key] = kept;
+	}
+	return changed ? out : value;
 }

@@ -7,7 +7,7 @@
 
 import { REDACTED } from './cardData';
 
-/** A secret piece this long or longer is redacted wherever it appears. */
+/** A secret piece this long or longer is redacted wherever it appears (a power of two: rings index with PIECE - 1). */
 export const PIECE = 8;
 /** Characters a secret may be spread over in an echo: whitespace, list and quote punctuation. */
 export const SEPARATOR = /[\s.;,|"'`\\[\]{}()<>/:-]/;
@@ -30,50 +30,59 @@ const ENCODED_WORD_CHAR = (() => {
 	return out;
 })();
 
-/** The 6-bit value of a base64 or base64url character (both alphabets). */
-const BASE64_VALUE = (() => {
-	const out = new Uint8Array(128);
-	const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
-	for (let i = 0; i < 64; i++) out[alphabet.charCodeAt(i)] = i;
-	out['-'.charCodeAt(0)] = 62;
-	out['_'.charCodeAt(0)] = 63;
-	return out;
-})();
+const HEX_WORD = /^[0-9a-fA-F]+$/;
+const BASE64_WORD = /^[A-Za-z0-9+/_-]+={0,2}$/;
 
 /** The text without separators (compact's text, without the index). */
 export function withoutSeparators(text: string): string {
 	return text.replace(SEPARATORS, '');
 }
 
+/**
+ * Math.imul, read once: a global read in a hot loop is slow where the code runs in a vm context
+ * (a test runner's), so the loops below use module-level names only.
+ */
+const imul = Math.imul;
+
 /** 32-bit polynomial hash base of the rolling window over PIECE characters. */
 const HASH_BASE = 31;
 /** HASH_BASE to the power PIECE - 1 (32-bit): what the character leaving the window weighed. */
 const HASH_TOP = (() => {
 	let top = 1;
-	for (let i = 1; i < PIECE; i++) top = Math.imul(top, HASH_BASE);
+	for (let i = 1; i < PIECE; i++) top = imul(top, HASH_BASE);
 	return top;
 })();
 
-function pieceHash(piece: string): number {
-	let h = 0;
-	for (let i = 0; i < PIECE; i++) h = (Math.imul(h, HASH_BASE) + piece.charCodeAt(i)) | 0;
-	return h;
+/**
+ * The hashes of a set of pieces, as a bitmap of 2^16 bits: a window whose bit is clear holds no
+ * piece (one typed-array read per position); one whose bit is set is compared with the set.
+ */
+class HashBits {
+	private readonly bits = new Uint32Array(2048);
+
+	/** The whole hashes, for a window whose bit is set (a 16-bit slot is shared by many hashes). */
+	private readonly whole = new Set<number>();
+
+	private static slot(hash: number): number {
+		return (hash ^ (hash >>> 16)) & 0xffff;
+	}
+
+	add(hash: number): void {
+		const slot = HashBits.slot(hash);
+		this.bits[slot >>> 5] |= 1 << (slot & 31);
+		this.whole.add(hash);
+	}
+
+	has(hash: number): boolean {
+		const slot = HashBits.slot(hash);
+		return (this.bits[slot >>> 5] & (1 << (slot & 31))) !== 0 && this.whole.has(hash);
+	}
 }
 
-/**
- * Whether `text` holds a piece of `set`: a rolling hash over every window of PIECE characters
- * (no string made per position), the window compared with the set only where its hash is one of
- * the pieces'.
- */
-function holdsPiece(text: string, set: Set<string>, hashes: Set<number>): boolean {
-	if (text.length < PIECE) return false;
+function pieceHash(piece: string): number {
 	let h = 0;
-	for (let i = 0; i < PIECE; i++) h = (Math.imul(h, HASH_BASE) + text.charCodeAt(i)) | 0;
-	for (let i = 0; ; i++) {
-		if (hashes.has(h) && set.has(text.slice(i, i + PIECE))) return true;
-		if (i + PIECE >= text.length) return false;
-		h = (Math.imul(h - Math.imul(text.charCodeAt(i), HASH_TOP), HASH_BASE) + text.charCodeAt(i + PIECE)) | 0;
-	}
+	for (let i = 0; i < PIECE; i++) h = (imul(h, HASH_BASE) + piece.charCodeAt(i)) | 0;
+	return h;
 }
 
 function compact(text: string): { text: string; index: number[] } {
@@ -153,9 +162,9 @@ export class Pieces {
 	readonly spread = new Set<string>();
 
 	/** Hashes of the direct and spread pieces (pieceHash), for the quick scan. */
-	private readonly directHashes = new Set<number>();
+	private readonly directHashes = new HashBits();
 
-	private readonly spreadHashes = new Set<number>();
+	private readonly spreadHashes = new HashBits();
 
 	constructor(private readonly keep: (piece: string) => boolean) {}
 
@@ -192,55 +201,42 @@ export class Pieces {
 	/** True when the text holds a piece, also spread over separators. */
 	holds(text: string): boolean {
 		if (this.direct.size === 0 || text.length < PIECE) return false;
-		if (holdsPiece(text, this.direct, this.directHashes)) return true;
-		return holdsPiece(withoutSeparators(text), this.spread, this.spreadHashes);
-	}
-
-	/** Bytes that occur in a piece (direct or spread), by byte value: what a decoded echo is made of. */
-	private pieceBytes?: Uint8Array;
-
-	/** True when one of the word's decoded forms holds a piece (decodings, then holds). */
-	private holdsDecoded(word: string): boolean {
-		const other = word.includes('\\u') || word.includes('%') || /^[0-9a-fA-F]+$/.test(word);
-		if (!other && !this.mayDecodeToPiece(word)) return false;
-		return decodings(word).some((plain) => this.holds(plain));
+		return roll(text, this.direct, this.directHashes, this.spread, this.spreadHashes);
 	}
 
 	/**
-	 * Whether a base64(url) word, decoded at any of the shifts `decodings` tries, could hold a
-	 * piece: somewhere PIECE bytes that occur in pieces, with only separators between them. A
-	 * necessary condition of `holds` on those forms, tested on the 6-bit groups without decoding
-	 * (an id or a timestamp decodes to bytes that almost never pass).
+	 * True when one of the word's decoded forms holds a piece. Escaped words (`\\u`, `%`) are
+	 * decoded and searched; hex and base64(url) words are decoded as a stream of bytes at every
+	 * shift `decodings` tries, each byte rolled into the hash of the last PIECE bytes (and of the
+	 * last PIECE bytes that are not separators): no string made per word, one pass per shift.
 	 */
-	private mayDecodeToPiece(word: string): boolean {
+	private holdsDecoded(word: string): boolean {
+		if (word.includes('\\u') || word.includes('%')) return decodings(word).some((plain) => this.holds(plain));
 		const parts = equalsParts(word);
-		if (parts.length > 1) return parts.some((part) => part.length >= 12 && (/^[0-9a-fA-F]+$/.test(part) || this.mayDecodeToPiece(part)));
-		if (!/^[A-Za-z0-9+/_-]+={0,2}$/.test(word)) return false;
-		if (this.pieceBytes === undefined) {
-			const bytes = new Uint8Array(256);
-			for (const set of [this.direct, this.spread]) {
-				for (const piece of set) for (let i = 0; i < piece.length; i++) if (piece.charCodeAt(i) < 256) bytes[piece.charCodeAt(i)] = 1;
+		if (parts.length > 1) return parts.some((part) => part.length >= 12 && this.holdsDecoded(part));
+		if (HEX_WORD.test(word)) {
+			for (let shift = 0; shift < 2; shift++) {
+				const length = word.length - shift;
+				if (this.holdsBytes(Buffer.from(word.slice(shift, shift + length - (length % 2)), 'hex'))) return true;
 			}
-			this.pieceBytes = bytes;
 		}
-		const pieceBytes = this.pieceBytes;
-		const end = word.replace(/=+$/, '').length;
+		if (!BASE64_WORD.test(word)) return false;
+		let end = word.length;
+		while (end > 0 && word.charCodeAt(end - 1) === 61 /* = */) end--;
 		for (let shift = 0; shift < 4; shift++) {
-			let bits = 0;
-			let count = 0;
-			let run = 0;
-			for (let i = shift; i < end; i++) {
-				bits = ((bits << 6) | BASE64_VALUE[word.charCodeAt(i)]) & 0xffffff;
-				count += 6;
-				if (count < 8) continue;
-				count -= 8;
-				const byte = (bits >> count) & 0xff;
-				if (pieceBytes[byte] === 1) {
-					if (++run >= PIECE) return true;
-				} else if (!SEPARATOR_BYTE[byte]) run = 0;
-			}
+			// As decodings: a slice of 4k+1 characters drops its last; fewer than 8 are not decoded.
+			const length = end - shift;
+			const usable = length % 4 === 1 ? length - 1 : length;
+			if (usable < 8) continue;
+			// Node's base64 decoder reads the base64url alphabet too.
+			if (this.holdsBytes(Buffer.from(word.slice(shift, shift + usable), 'base64'))) return true;
 		}
 		return false;
+	}
+
+	/** `holds` of decoded bytes (as their latin1 text), without making the text. */
+	private holdsBytes(bytes: Uint8Array): boolean {
+		return rollBytes(bytes, this.direct, this.directHashes, this.spread, this.spreadHashes);
 	}
 
 	/** True when the text or one of its encoded words holds a piece. */
@@ -265,15 +261,25 @@ export class Pieces {
 		return false;
 	}
 
+	/**
+	 * The positions of the text that belong to a piece (direct, or spread over separators) or to
+	 * an encoded word that holds one, or undefined when none do.
+	 */
+	marks(text: string): Uint8Array | undefined {
+		if (text.length < PIECE || this.direct.size === 0) return undefined;
+		const marked = new Uint8Array(text.length);
+		let any = mark(text, this.direct, this.directHashes, marked);
+		const view = compact(text);
+		any = mark(view.text, this.spread, this.spreadHashes, marked, view.index) || any;
+		any = markEncodedWords(text, marked, (word) => this.holdsDecoded(word)) || any;
+		return any ? marked : undefined;
+	}
+
 	/** The text with every piece (direct or spread) and every encoded word that holds one replaced. */
 	replace(input: string): string {
 		const out = input.replace(ENCODED_WORD, (word) => (this.holdsDecoded(word) ? REDACTED : word));
-		if (out.length < PIECE) return out;
-		const marked = new Uint8Array(out.length);
-		let any = mark(out, this.direct, marked);
-		const view = compact(out);
-		any = mark(view.text, this.spread, marked, view.index) || any;
-		if (!any) return out;
+		const marked = this.marks(out);
+		if (marked === undefined) return out;
 		let rebuilt = '';
 		for (let i = 0; i < out.length; i++) {
 			if (marked[i] === 0) rebuilt += out[i];
@@ -283,15 +289,101 @@ export class Pieces {
 	}
 }
 
-/** Marks the pieces of `set` found in `view`; `index` maps view positions to `marked`. */
-function mark(view: string, set: Set<string>, marked: Uint8Array, index?: number[]): boolean {
+/** Marks every encoded word (ENCODED_WORD) of the text for which `test` holds. */
+export function markEncodedWords(text: string, marked: Uint8Array, test: (word: string) => boolean): boolean {
 	let any = false;
-	for (let i = 0; i + PIECE <= view.length; i++) {
-		if (!set.has(view.slice(i, i + PIECE))) continue;
-		const from = index ? index[i] : i;
-		const to = index ? index[i + PIECE - 1] + 1 : i + PIECE;
-		marked.fill(1, from, to);
+	for (const match of text.matchAll(ENCODED_WORD)) {
+		if (!test(match[0])) continue;
+		marked.fill(1, match.index, match.index + match[0].length);
 		any = true;
 	}
 	return any;
+}
+
+/** Marks the pieces of `set` found in `view` (a rolling hash, as holdsPiece); `index` maps view positions to `marked`. */
+function mark(view: string, set: Set<string>, hashes: HashBits, marked: Uint8Array, index?: number[]): boolean {
+	if (view.length < PIECE) return false;
+	let any = false;
+	let h = 0;
+	for (let i = 0; i < PIECE; i++) h = (imul(h, HASH_BASE) + view.charCodeAt(i)) | 0;
+	for (let i = 0; ; i++) {
+		if (hashes.has(h) && set.has(view.slice(i, i + PIECE))) {
+			const from = index ? index[i] : i;
+			const to = index ? index[i + PIECE - 1] + 1 : i + PIECE;
+			marked.fill(1, from, to);
+			any = true;
+		}
+		if (i + PIECE >= view.length) return any;
+		h = (imul(h - imul(view.charCodeAt(i), HASH_TOP), HASH_BASE) + view.charCodeAt(i + PIECE)) | 0;
+	}
+}
+
+/** Whether a character is a separator (SEPARATOR), by its code. */
+function isSeparator(code: number): boolean {
+	return code < 256 ? SEPARATOR_BYTE[code] === 1 : SEPARATOR.test(String.fromCharCode(code));
+}
+
+/**
+ * Whether a text holds a direct piece (every window of PIECE characters) or a spread piece
+ * (every window of PIECE characters that are not separators): one pass, two rolling hashes, no
+ * string made per position; a window is compared with its set only where its hash's bit is set.
+ * Decoded bytes are read as latin1 text (`rollBytes`, the same loop over a byte array).
+ */
+function roll(text: string, direct: Set<string>, directHashes: HashBits, spread: Set<string>, spreadHashes: HashBits): boolean {
+	const state = new Roll(direct, directHashes, spread, spreadHashes);
+	for (let i = 0; i < text.length; i++) if (state.push(text.charCodeAt(i))) return true;
+	return false;
+}
+
+function rollBytes(bytes: Uint8Array, direct: Set<string>, directHashes: HashBits, spread: Set<string>, spreadHashes: HashBits): boolean {
+	const state = new Roll(direct, directHashes, spread, spreadHashes);
+	for (let i = 0; i < bytes.length; i++) if (state.push(bytes[i])) return true;
+	return false;
+}
+
+/** The two rolling windows of `roll`. */
+class Roll {
+	private readonly ring = new Uint16Array(PIECE);
+
+	private readonly spreadRing = new Uint16Array(PIECE);
+
+	private count = 0;
+
+	private spreadCount = 0;
+
+	private h = 0;
+
+	private sh = 0;
+
+	constructor(
+		private readonly direct: Set<string>,
+		private readonly directHashes: HashBits,
+		private readonly spread: Set<string>,
+		private readonly spreadHashes: HashBits,
+	) {}
+
+	push(code: number): boolean {
+		const slot = this.count & (PIECE - 1);
+		if (this.count >= PIECE) this.h = (this.h - imul(this.ring[slot], HASH_TOP)) | 0;
+		this.h = (imul(this.h, HASH_BASE) + code) | 0;
+		this.ring[slot] = code;
+		this.count++;
+		if (this.count >= PIECE && this.directHashes.has(this.h) && this.direct.has(ringText(this.ring, this.count))) return true;
+		if (isSeparator(code)) return false;
+		const spreadSlot = this.spreadCount & (PIECE - 1);
+		if (this.spreadCount >= PIECE) this.sh = (this.sh - imul(this.spreadRing[spreadSlot], HASH_TOP)) | 0;
+		this.sh = (imul(this.sh, HASH_BASE) + code) | 0;
+		this.spreadRing[spreadSlot] = code;
+		this.spreadCount++;
+		return this.spreadCount >= PIECE && this.spreadHashes.has(this.sh) && this.spread.has(ringText(this.spreadRing, this.spreadCount));
+	}
+}
+
+const fromCharCode = String.fromCharCode;
+
+/** The PIECE characters of a ring after `count` pushes, oldest first, as text. */
+function ringText(ring: Uint16Array, count: number): string {
+	let piece = '';
+	for (let k = 0; k < PIECE; k++) piece += fromCharCode(ring[(count + k) & (PIECE - 1)]);
+	return piece;
 }

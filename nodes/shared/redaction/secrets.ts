@@ -16,34 +16,38 @@
  *   (base64, base64url, hex, %-escapes), also of "Bearer <key>".
  */
 
-import { isSecurityCodeName, luhnValid, REDACTED, redactSecurityCodeText } from './cardData';
-import { decodings, ENCODED_WORD, PIECE, Pieces } from './pieces';
+import { CUT_TOO_DEEP, isSecurityCodeName, MAX_DEPTH, REDACTED } from './cardData';
+import { decodings, ENCODED_WORD, markEncodedWords, PIECE, Pieces } from './pieces';
+import { cardNumberSpans, redactCardNumberSpans, redactSensitiveText } from './scan';
 
 export { REDACTED };
 
+/**
+ * An error keeps this much of any one text (a message, a description, a service's body): what a
+ * person reads. The rest is cut before any scan, saying so, so that a megabyte error message
+ * costs what a short one does.
+ */
+export const MAX_ERROR_TEXT = 8000;
+
+/** An error keeps this many entries of a list and fields of an object; the rest is cut, saying so. */
+export const MAX_ERROR_ENTRIES = 200;
+
+/** The text cut to `max` characters, saying how much was cut. */
+export function cutText(text: string, max: number): string {
+	if (text.length <= max) return text;
+	return `${text.slice(0, max)} … [cut: ${text.length - max} more characters]`;
+}
 
 const KEY_SHAPED = /\b(?:sk|stk|shk|psk|whsec)_[A-Za-z0-9+/=_-]{4,}/g;
 const AUTH_FIELD = /^(?:proxy-)?authorization$/i;
-const SECURITY_CODE_WORD = '[A-Za-z_-]*?(?:cvc|cvv|csc)2?|security[ _-]?code';
-const SENSITIVE_IN_TEXT = new RegExp(
-	`(["']?\\b(?:${SECURITY_CODE_WORD}|authorization)\\b["']?\\s*[:=]\\s*)("(?:[^"\\\\]|\\\\.)*"|'[^']*'|[^\\s,}&]+)`,
-	'gi',
-);
 
 /**
  * In an error, where a false alarm costs little, a card number is read broadly: 12 to 19 digits
- * passing the Luhn check, with up to three of space, dot, dash, underscore or slash between
- * digits (a number the service cut up). Other long numbers (amounts, seconds) stay readable.
+ * passing the Luhn check, with up to three of space, dot, dash, underscore, slash, bar or comma
+ * between digit groups (a number the service cut up). Other long numbers stay readable.
  */
-const CARD_NUMBER = /(?<![\d])\d(?:[ .\-_/]{0,3}\d){11,18}(?![\d])/g;
-
 function hasCardNumber(text: string): boolean {
-	for (const match of text.matchAll(CARD_NUMBER)) if (luhnValid(match[0].replace(/\D/g, ''))) return true;
-	return false;
-}
-
-function redactCardNumbers(text: string): string {
-	return text.replace(CARD_NUMBER, (match) => (luhnValid(match.replace(/\D/g, '')) ? REDACTED : match));
+	return text.length >= 12 && cardNumberSpans(text, { mode: 'error' }).length > 0;
 }
 
 /** True when a field of this name holds a credential (redacted whole). */
@@ -67,23 +71,104 @@ function keyShaped(value: string): boolean {
 	return value.length >= 16 && !/\s/.test(value) && /[0-9]/.test(value) && /[A-Za-z]/.test(value);
 }
 
-/** The string leaves of a value, in order (bounded). */
-function leaves(value: unknown, out: string[] = [], depth = 0): string[] {
-	if (depth > 10 || out.length > 1000) return out;
-	if (typeof value === 'string') out.push(value);
-	else if (typeof value === 'number') out.push(String(value));
-	else if (value !== null && typeof value === 'object') for (const inner of Object.values(value)) leaves(inner, out, depth + 1);
+/** A leaf of a copied value: where it sits, and its text. */
+interface Leaf {
+	parent: Record<string, unknown> | unknown[];
+	key: string | number;
+	text: string;
+}
+
+/** The string and number leaves of a value, in order, with where they sit (every leaf: no size limit). */
+function leavesOf(value: unknown, out: Leaf[] = [], depth = 0, seen = new Set<object>()): Leaf[] {
+	if (value === null || typeof value !== 'object' || depth >= MAX_DEPTH || seen.has(value)) return out;
+	seen.add(value);
+	const entries: Array<[string | number, unknown]> = Array.isArray(value) ? value.map((v, i) => [i, v]) : Object.entries(value);
+	for (const [key, inner] of entries) {
+		if (typeof inner === 'string') out.push({ parent: value as Leaf['parent'], key, text: inner });
+		else if (typeof inner === 'number') out.push({ parent: value as Leaf['parent'], key, text: String(inner) });
+		else leavesOf(inner, out, depth + 1, seen);
+	}
 	return out;
 }
 
-/** A copy with every string or number leaf replaced by REDACTED. */
-function blank(value: unknown, depth = 0): unknown {
-	if (typeof value === 'string' || typeof value === 'number') return REDACTED;
-	if (value === null || typeof value !== 'object' || depth > 10) return value;
-	if (Array.isArray(value)) return value.map((entry) => blank(entry, depth + 1));
-	const out: Record<string, unknown> = {};
-	for (const [key, inner] of Object.entries(value)) out[key] = blank(inner, depth + 1);
+/** The texts of a value's string and number leaves, in order (as leavesOf, without where they sit: the quick test). */
+function leafTexts(value: unknown, out: string[] = [], depth = 0, seen = new Set<object>()): string[] {
+	if (value === null || typeof value !== 'object' || depth >= MAX_DEPTH || seen.has(value)) return out;
+	seen.add(value);
+	if (Array.isArray(value)) {
+		for (const inner of value) {
+			if (typeof inner === 'string') out.push(inner);
+			else if (typeof inner === 'number') out.push(String(inner));
+			else if (inner !== null && typeof inner === 'object') leafTexts(inner, out, depth + 1, seen);
+		}
+		return out;
+	}
+	for (const key in value) {
+		const inner = (value as Record<string, unknown>)[key];
+		if (typeof inner === 'string') out.push(inner);
+		else if (typeof inner === 'number') out.push(String(inner));
+		else if (inner !== null && typeof inner === 'object') leafTexts(inner, out, depth + 1, seen);
+	}
 	return out;
+}
+
+/** Every object key of a value (every key: no size limit). */
+function keysOf(value: unknown, out: string[] = [], depth = 0, seen = new Set<object>()): string[] {
+	if (value === null || typeof value !== 'object' || depth >= MAX_DEPTH || seen.has(value)) return out;
+	seen.add(value);
+	if (Array.isArray(value)) {
+		for (const inner of value) if (inner !== null && typeof inner === 'object') keysOf(inner, out, depth + 1, seen);
+		return out;
+	}
+	for (const [key, inner] of Object.entries(value)) {
+		out.push(key);
+		keysOf(inner, out, depth + 1, seen);
+	}
+	return out;
+}
+
+/**
+ * A secret or card number cut into several leaves (the entries of a list, the values of an
+ * object, at any depth) is read joined up, once for the whole value: every leaf that holds a
+ * part of one is replaced. `find` marks the positions of the joined text that belong to one.
+ * Linear in the value: one join, one scan.
+ */
+function blankSpreadLeaves(root: unknown, find: (joined: string) => Uint8Array | undefined): void {
+	const leaves = leavesOf(root);
+	if (leaves.length < 2) return;
+	const joined = leaves.map((leaf) => leaf.text).join('');
+	const marked = find(joined);
+	if (marked === undefined) return;
+	let at = 0;
+	for (const leaf of leaves) {
+		const end = at + leaf.text.length;
+		for (let i = at; i < end; i++) {
+			if (marked[i] === 1) {
+				(leaf.parent as Record<string | number, unknown>)[leaf.key] = REDACTED;
+				break;
+			}
+		}
+		at = end;
+	}
+}
+
+/** Marks the card numbers of a text (error mode), also inside encoded words. */
+function cardMarks(text: string, marked?: Uint8Array): Uint8Array | undefined {
+	const out = marked ?? new Uint8Array(text.length);
+	let any = marked !== undefined;
+	for (const span of cardNumberSpans(text, { mode: 'error' })) {
+		out.fill(1, span.from, span.to);
+		any = true;
+	}
+	any = markEncodedWords(text, out, (word) => decodings(word).some((plain) => hasCardNumber(plain))) || any;
+	return any ? out : undefined;
+}
+
+/** Both marks joined (either may be undefined). */
+function union(a: Uint8Array | undefined, b: Uint8Array | undefined): Uint8Array | undefined {
+	if (a === undefined) return b;
+	if (b !== undefined) for (let i = 0; i < a.length; i++) a[i] |= b[i];
+	return a;
 }
 
 export class Redactor {
@@ -144,23 +229,18 @@ export class Redactor {
 		}
 	}
 
-	/** True when the text holds a secret piece or a card number, as it is or in an encoded word. */
-	private mentions(text: string): boolean {
-		if (this.all.mentioned(text) || hasCardNumber(text)) return true;
-		for (const word of text.match(ENCODED_WORD) ?? []) if (decodings(word).some((plain) => hasCardNumber(plain))) return true;
-		return false;
-	}
-
-	/** An error text with every secret, card number and security code replaced. */
+	/**
+	 * An error text with every secret, card number and security code replaced. The text is cut
+	 * to MAX_ERROR_TEXT first (saying so); every scan after is linear in what is left.
+	 */
 	text(input: string): string {
 		// Encoded echoes first, before a literal part of them is cut out.
-		let out = input.replace(ENCODED_WORD, (word) =>
+		let out = cutText(input, MAX_ERROR_TEXT).replace(ENCODED_WORD, (word) =>
 			decodings(word).some((plain) => this.all.holds(plain) || hasCardNumber(plain)) ? REDACTED : word,
 		);
 		out = this.all.replace(out);
-		out = redactCardNumbers(
-			redactSecurityCodeText(out.replace(SENSITIVE_IN_TEXT, (_, name: string) => `${name}"${REDACTED}"`)).replace(KEY_SHAPED, REDACTED),
-		);
+		out = redactSensitiveText(out, { values: true }).replace(KEY_SHAPED, REDACTED);
+		out = redactCardNumberSpans(out, { mode: 'error' });
 		for (const code of this.shortSecrets) {
 			out = out.replace(new RegExp(`(?<![\\d])${code}(?![\\d])`, 'g'), REDACTED);
 		}
@@ -169,29 +249,35 @@ export class Redactor {
 
 	/**
 	 * A copy of a success answer with every certain secret redacted, wherever the service echoed
-	 * it: in a value, an object key, spread over a list's entries, or encoded. Nothing else
-	 * changes. A quick test on the serialised value comes first, so a clean answer costs one pass.
+	 * it: in a value, an object key, spread over a list's entries or an object's values, or
+	 * encoded. Nothing else changes. A quick test on the serialised value and on its leaves
+	 * joined comes first, so a clean answer costs two linear passes.
 	 */
 	secrets<T>(value: T): T {
 		if (this.certain.size === 0 && this.userKeys.size === 0) return value;
-		const text = JSON.stringify(value) ?? '';
-		if (!this.mentionsCertain(text)) return value;
-		return this.walkSecrets(value, 0) as T;
+		if (typeof value === 'string') return (this.mentionsCertain(value) ? this.replaceCertain(value) : value) as T;
+		if (value === null || typeof value !== 'object') return value;
+		// Every leaf joined (an echo within one leaf, or spread over several), and every key.
+		const joined = leafTexts(value).join('');
+		if (!this.mentionsCertain(joined) && !this.mentionsCertain(keysOf(value).join(' '))) return value;
+		const out = this.walkSecrets(value, 0);
+		blankSpreadLeaves(out, (all) => union(this.certain.marks(all), this.userKeys.marks(all)));
+		return out as T;
 	}
 
 	private mentionsCertain(text: string): boolean {
 		return this.certain.mentioned(text) || this.userKeys.mentioned(text);
 	}
 
+	private replaceCertain(text: string): string {
+		return this.userKeys.replace(this.credentialsWhole.replace(text));
+	}
+
 	private walkSecrets(input: unknown, depth: number): unknown {
-		if (typeof input === 'string') return this.mentionsCertain(input) ? this.userKeys.replace(this.credentialsWhole.replace(input)) : input;
-		if (input === null || typeof input !== 'object' || depth > 20) return input;
-		if (Array.isArray(input)) {
-			const out = input.map((entry) => this.walkSecrets(entry, depth + 1));
-			// A secret cut into entries is read joined up: then every text of the list goes.
-			const joined = leaves(out).join('');
-			return joined !== '' && this.mentionsCertain(joined) ? blank(out) : out;
-		}
+		if (typeof input === 'string') return this.mentionsCertain(input) ? this.replaceCertain(input) : input;
+		if (input === null || typeof input !== 'object') return input;
+		if (depth >= MAX_DEPTH) return CUT_TOO_DEEP;
+		if (Array.isArray(input)) return input.map((entry) => this.walkSecrets(entry, depth + 1));
 		const out: Record<string, unknown> = {};
 		let n = 0;
 		for (const [key, inner] of Object.entries(input as Record<string, unknown>)) {
@@ -203,7 +289,10 @@ export class Redactor {
 
 	/** A redacted copy of a JSON-like value: strings and keys redacted, sensitive fields blanked. */
 	value<T>(input: T): T {
-		return this.walk(input, 0, new WeakMap()) as T;
+		const out = this.walk(input, 0, new WeakMap());
+		// A secret or card number cut into entries (e.g. an errors[] list) is read joined up.
+		blankSpreadLeaves(out, (joined) => cardMarks(joined, this.all.marks(joined)));
+		return out as T;
 	}
 
 	private walk(input: unknown, depth: number, seen: WeakMap<object, unknown>): unknown {
@@ -211,21 +300,24 @@ export class Redactor {
 		if (input === null || typeof input !== 'object') return input;
 		if (Buffer.isBuffer(input)) return REDACTED;
 		if (seen.has(input)) return seen.get(input);
-		if (depth > 20) return REDACTED;
+		if (depth >= MAX_DEPTH) return CUT_TOO_DEEP;
 		if (Array.isArray(input)) {
 			const out: unknown[] = [];
 			seen.set(input, out);
-			// A secret or card number cut into entries (e.g. an errors[] list) is read joined up: then
-			// every text of the list goes, since any of them may hold a part of it.
-			const joined = leaves(input).join('');
-			const spread = joined !== '' && this.mentions(joined);
-			for (const entry of input) out.push(spread ? blank(entry) : this.walk(entry, depth + 1, seen));
+			// An error keeps the first MAX_ERROR_ENTRIES entries of a list, saying how many were cut.
+			for (let i = 0; i < Math.min(input.length, MAX_ERROR_ENTRIES); i++) out.push(this.walk(input[i], depth + 1, seen));
+			if (input.length > MAX_ERROR_ENTRIES) out.push(`[cut: ${input.length - MAX_ERROR_ENTRIES} more entries]`);
 			return out;
 		}
 		const out: Record<string, unknown> = {};
 		seen.set(input, out);
 		let n = 0;
-		for (const [key, inner] of Object.entries(input as Record<string, unknown>)) {
+		const entries = Object.entries(input as Record<string, unknown>);
+		if (entries.length > MAX_ERROR_ENTRIES) {
+			out['[cut]'] = `${entries.length - MAX_ERROR_ENTRIES} more fields`;
+			entries.length = MAX_ERROR_ENTRIES;
+		}
+		for (const [key, inner] of entries) {
 			const name = this.all.mentioned(key) ? `${REDACTED}${n++ === 0 ? '' : n}` : key;
 			out[name] = isSensitiveName(key) && inner !== null && inner !== undefined ? REDACTED : this.walk(inner, depth + 1, seen);
 		}

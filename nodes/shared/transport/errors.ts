@@ -1,6 +1,7 @@
 import type { IDataObject, INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
+import { cutText } from '../redaction/secrets';
 import type { ApiRequest } from './request';
 
 /**
@@ -19,8 +20,17 @@ export function formatWait(ms: number): string {
 	return 'more than a year';
 }
 
-/** Reads a service message from an error body whose shape the spec does not show. */
+/** A service's message keeps this many characters in an error (cut before any scan, saying so). */
+export const MAX_SERVICE_MESSAGE = 2000;
+
+/** A service message from an error body whose shape the spec does not show, cut to MAX_SERVICE_MESSAGE. */
 export function serviceMessage(body: unknown): string | undefined {
+	const message = readServiceMessage(body);
+	return message === undefined ? undefined : cutText(message, MAX_SERVICE_MESSAGE);
+}
+
+/** Reads a service message from an error body whose shape the spec does not show. */
+function readServiceMessage(body: unknown): string | undefined {
 	if (body === undefined || body === null || body === '') return undefined;
 	if (typeof body === 'string') return body.slice(0, 300);
 	if (Buffer.isBuffer(body)) return body.toString('utf8').slice(0, 300);

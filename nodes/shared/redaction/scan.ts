@@ -1,0 +1,409 @@
+/**
+ * Scanners of service text, written by hand so that each runs in time linear in its input
+ * (no regular expression with overlapping repeats: a pattern such as `[a-z-]*?cvc` over a
+ * text of hyphenated words takes quadratic time, and one hostile error message stalls n8n).
+ *
+ * - names: a field name or a word of text split into its words (camelCase, `_`, `-`, digits
+ *   kept with their letters), so that names are matched whole, never by a fragment
+ *   (`giftCardNumber` is not a card number, `cvcCheck` is not a security code);
+ * - security codes in text: 3 or 4 digits right after a security-code word ("cvc: 123",
+ *   "CVV2=1234", "security code 123"), and the value after `<security code word>:` or
+ *   `authorization=`;
+ * - card numbers in text: one Luhn scanner, over digit groups joined by separators.
+ */
+
+/** What a redacted value or text part is replaced with. */
+export const REDACTED = '[redacted]';
+
+const enum Ch {
+	Tab = 9,
+	Newline = 10,
+	Return = 13,
+	Space = 32,
+	Quote = 34,
+	Apostrophe = 39,
+	Comma = 44,
+	Dash = 45,
+	Dot = 46,
+	Slash = 47,
+	Zero = 48,
+	Nine = 57,
+	Colon = 58,
+	Equals = 61,
+	Backslash = 92,
+	Underscore = 95,
+	Ampersand = 38,
+	CloseBrace = 125,
+	Pipe = 124,
+}
+
+function isDigit(c: number): boolean {
+	return c >= Ch.Zero && c <= Ch.Nine;
+}
+
+function isUpper(c: number): boolean {
+	return c >= 65 && c <= 90;
+}
+
+function isLower(c: number): boolean {
+	return c >= 97 && c <= 122;
+}
+
+function isLetter(c: number): boolean {
+	return isUpper(c) || isLower(c);
+}
+
+/** A word character of a regular expression's `\w`: letter, digit or underscore. */
+export function isWordChar(c: number): boolean {
+	return isLetter(c) || isDigit(c) || c === Ch.Underscore;
+}
+
+function isSpace(c: number): boolean {
+	return c === Ch.Space || c === Ch.Tab || c === Ch.Newline || c === Ch.Return || c === 12 || c === 11;
+}
+
+/**
+ * The words of a name, lower case: split at every character that is not a letter or digit and
+ * where a lower-case letter meets an upper-case one (`cardCvc` → card, cvc; `CVV2` → cvv2).
+ */
+export function nameWords(name: string): string[] {
+	const words: string[] = [];
+	let start = -1;
+	for (let i = 0; i <= name.length; i++) {
+		const c = i < name.length ? name.charCodeAt(i) : 0;
+		const inWord = isLetter(c) || isDigit(c);
+		if (inWord && start >= 0 && isUpper(c) && isLower(name.charCodeAt(i - 1))) {
+			words.push(name.slice(start, i).toLowerCase());
+			start = i;
+		}
+		if (inWord && start < 0) start = i;
+		if (!inWord && start >= 0) {
+			words.push(name.slice(start, i).toLowerCase());
+			start = -1;
+		}
+	}
+	return words;
+}
+
+/**
+ * Words that name a card security code by themselves: the networks' names (CVC, CVV, CSC, CVN,
+ * CVD, CID, CAV, CVE, SPC), with or without their 2.
+ */
+const CODE_WORDS = new Set(['cvc', 'cvv', 'csc', 'cvn', 'cvd', 'cid', 'cav', 'cve', 'spc', 'cvc2', 'cvv2', 'csc2', 'cvn2', 'cvd2', 'cav2', 'cvc3', 'cvv3']);
+
+/** Two-word names of a security code: security code, card code, verification code/value/number. */
+const CODE_PAIRS = new Set(['security code', 'card code', 'verification code', 'verification value', 'verification number', 'card verification', 'security number']);
+
+/** True when the words end in a name of a security code (its last word, or its last two). */
+export function endsInSecurityCode(words: readonly string[]): boolean {
+	const n = words.length;
+	if (n === 0) return false;
+	if (CODE_WORDS.has(words[n - 1])) return true;
+	if (n >= 2 && CODE_PAIRS.has(`${words[n - 2]} ${words[n - 1]}`)) return true;
+	// Written as one word: securitycode, cardcode, cardverificationvalue.
+	return /^(?:card)?(?:securitycode|cardcode|verification(?:code|value|number))$/.test(words[n - 1]);
+}
+
+/** Qualifiers a card-number name may start with (credit card number, primary account number). */
+const CARD_QUALIFIERS = new Set(['card', 'credit', 'debit', 'cc', 'primary', 'account', 'payment']);
+const CARD_NUMBER_ENDS = new Set(['number', 'num', 'no', 'nr', 'pan']);
+
+/**
+ * The kind of card-number name: 'sure' (says card number without doubt: card number, PAN,
+ * cc_number, primary account number), 'luhn' (number, account number: a card number only when
+ * the value passes the Luhn check), or undefined (anything else, `giftCardNumber` and
+ * `orderNumber` included: whole words are compared, never fragments).
+ */
+export function cardNumberName(name: string): 'sure' | 'luhn' | undefined {
+	let words = nameWords(name);
+	// Written as one word: cardnumber, ccnumber, cardnum, creditcardnumber.
+	if (words.length === 1) {
+		const one = /^(creditcard|debitcard|card|cc)(number|num|no|nr)$/.exec(words[0]);
+		if (one) words = [one[1] === 'creditcard' || one[1] === 'debitcard' ? 'card' : one[1], one[2]];
+	}
+	const n = words.length;
+	if (n === 0 || !CARD_NUMBER_ENDS.has(words[n - 1])) return undefined;
+	for (let i = 0; i < n - 1; i++) if (!CARD_QUALIFIERS.has(words[i])) return undefined;
+	if (words[n - 1] === 'pan' || words.includes('card') || words.includes('cc') || words.includes('primary')) return 'sure';
+	return words[n - 1] === 'number' ? 'luhn' : undefined;
+}
+
+/** Last characters of the names redactSensitiveText looks for, by code (both cases). */
+const NAME_END = (() => {
+	const out = new Uint8Array(128);
+	for (const c of 'cvnder23CVNDER') out[c.charCodeAt(0)] = 1;
+	return out;
+})();
+
+export interface SensitiveText {
+	/** Errors: `<name>: <value>` pairs of security-code words and `authorization` too (a false alarm costs little there). */
+	values: boolean;
+}
+
+/**
+ * A text with the values of security codes and authorization headers replaced, in one pass:
+ *
+ * - with `values`, `<name>: <value>` or `<name>=<value>` (quotes around the name allowed), where the name is a
+ *   security-code word or `authorization`: the value (a quoted string, or up to a space, `,`,
+ *   `}` or `&`) becomes "[redacted]";
+ * - 3 or 4 digits standing alone within 9 non-word characters after a security-code word.
+ *
+ * Each word of the text is looked at once, and what follows it at most up to the end of the
+ * value it names: linear in the text.
+ */
+export function redactSensitiveText(text: string, options: SensitiveText): string {
+	let out = '';
+	let copied = 0;
+	let prevWords: string[] = [];
+	let prevEnd = -2;
+	let i = 0;
+	const n = text.length;
+	while (i < n) {
+		const c = text.charCodeAt(i);
+		if (!isWordChar(c)) {
+			i++;
+			continue;
+		}
+		const start = i;
+		while (i < n && isWordChar(text.charCodeAt(i))) i++;
+		// Every name this scan looks for ends in one of these letters (cvc, cvv, cvn, cvd, cve, cvv2,
+		// security code, verification number, authorization): other words are passed at once.
+		if (!NAME_END[text.charCodeAt(i - 1) & 0x7f]) {
+			prevEnd = -2;
+			continue;
+		}
+		const words = nameWords(text.slice(start, Math.min(i, start + 64)));
+		// "security code", "card verification value": a name of two words with one space or dash between.
+		const joined = prevEnd === start - 1 && prevWords.length > 0 ? [prevWords[prevWords.length - 1], ...words] : words;
+		prevWords = words;
+		prevEnd = i;
+		const code = endsInSecurityCode(joined);
+		const auth = !code && options.values && words.length === 1 && words[0] === 'authorization';
+		if (!code && !auth) continue;
+		const value = options.values ? namedValue(text, i) : undefined;
+		if (value !== undefined) {
+			out += text.slice(copied, value.from) + `"${REDACTED}"`;
+			copied = value.to;
+			i = value.to;
+			prevWords = [];
+			continue;
+		}
+		if (!code) continue;
+		const digits = codeDigits(text, i);
+		if (digits !== undefined) {
+			out += text.slice(copied, digits.from) + REDACTED;
+			copied = digits.to;
+			i = digits.to;
+			prevWords = [];
+		}
+	}
+	return copied === 0 ? text : out + text.slice(copied);
+}
+
+/** The span of the value after a name ending at `at`: `["']?\s*[:=]\s*` then a quoted string or a bare run. */
+function namedValue(text: string, at: number): { from: number; to: number } | undefined {
+	const n = text.length;
+	let i = at;
+	if (i < n && (text.charCodeAt(i) === Ch.Quote || text.charCodeAt(i) === Ch.Apostrophe)) i++;
+	while (i < n && isSpace(text.charCodeAt(i))) i++;
+	if (i >= n || (text.charCodeAt(i) !== Ch.Colon && text.charCodeAt(i) !== Ch.Equals)) return undefined;
+	i++;
+	while (i < n && isSpace(text.charCodeAt(i))) i++;
+	if (i >= n) return undefined;
+	const from = i;
+	const open = text.charCodeAt(i);
+	if (open === Ch.Quote || open === Ch.Apostrophe) {
+		i++;
+		while (i < n) {
+			const c = text.charCodeAt(i);
+			if (c === Ch.Backslash && open === Ch.Quote) {
+				i += 2;
+				continue;
+			}
+			if (c === open) return { from, to: i + 1 };
+			i++;
+		}
+		// An unclosed quote: the rest of the text is the value.
+		return { from, to: n };
+	}
+	while (i < n) {
+		const c = text.charCodeAt(i);
+		if (isSpace(c) || c === Ch.Comma || c === Ch.CloseBrace || c === Ch.Ampersand) break;
+		i++;
+	}
+	return i > from ? { from, to: i } : undefined;
+}
+
+/** The span of 3 or 4 digits standing alone within 9 non-word characters after `at`. */
+function codeDigits(text: string, at: number): { from: number; to: number } | undefined {
+	const n = text.length;
+	let i = at;
+	const limit = Math.min(n, at + 9);
+	while (i < limit && !isWordChar(text.charCodeAt(i))) i++;
+	const from = i;
+	while (i < n && i - from < 5 && isDigit(text.charCodeAt(i))) i++;
+	const count = i - from;
+	if (count < 3 || count > 4) return undefined;
+	if (i < n && isWordChar(text.charCodeAt(i))) return undefined;
+	return { from, to: i };
+}
+
+/** Luhn check of a digit string. */
+export function luhnValid(digits: string): boolean {
+	let sum = 0;
+	for (let i = 0; i < digits.length; i++) {
+		let d = digits.charCodeAt(digits.length - 1 - i) - 48;
+		if (i % 2 === 1) {
+			d *= 2;
+			if (d > 9) d -= 9;
+		}
+		sum += d;
+	}
+	return sum % 10 === 0;
+}
+
+/**
+ * Separators a card number may be written with between its digit groups. In errors a comma too
+ * (a number the service cut up); in answers not, so that a list of numbers is never read as one.
+ */
+function isCardSeparator(c: number, mode: CardScan['mode']): boolean {
+	if (c === Ch.Comma) return mode === 'error';
+	return c === Ch.Space || c === Ch.Tab || c === Ch.Dash || c === Ch.Dot || c === Ch.Underscore || c === Ch.Slash || c === Ch.Pipe || c === 0xa0;
+}
+
+/** Card labels that may stand right before the digits ("PAN4242…", "card:4242…"). */
+const CARD_LABELS = new Set(['card', 'pan', 'cc', 'ccn', 'number', 'num', 'no', 'nr', 'cardno', 'cardnum', 'cardnumber', 'ccnum', 'ccnumber', 'creditcard', 'visa', 'mastercard', 'amex']);
+
+export interface CardScan {
+	/**
+	 * 'text': free-form answers, where a false alarm changes the user's data: a card number is a
+	 * chain of 12 to 19 digits standing alone (not inside an identifier such as tok_…, ord-…, a
+	 * hex checksum; a card label such as "PAN" or "card:" may touch it), whole (not part of a
+	 * longer number), starting with 2 to 6 as the networks' numbers do, Luhn-valid.
+	 * 'error': errors, where a false alarm costs little: any 12 to 19 digits of a chain, from a
+	 * group's start to a group's end, Luhn-valid.
+	 */
+	mode: 'text' | 'error';
+}
+
+/**
+ * The spans of card numbers in a text. One pass over the text finds chains of digit groups
+ * (up to three separators between groups); in 'error' mode each group start is tried with at
+ * most 19 digits after it: linear in the text.
+ */
+export function cardNumberSpans(text: string, scan: CardScan): Array<{ from: number; to: number }> {
+	const spans: Array<{ from: number; to: number }> = [];
+	const n = text.length;
+	let i = 0;
+	while (i < n) {
+		if (!isDigit(text.charCodeAt(i))) {
+			i++;
+			continue;
+		}
+		// A chain: groups of digits, joined by 1 to 3 separators.
+		const chainStart = i;
+		const groups: Array<{ from: number; to: number }> = [];
+		let digits = 0;
+		for (;;) {
+			const from = i;
+			while (i < n && isDigit(text.charCodeAt(i))) i++;
+			groups.push({ from, to: i });
+			digits += i - from;
+			let j = i;
+			while (j < n && j - i < 3 && isCardSeparator(text.charCodeAt(j), scan.mode)) j++;
+			if (j > i && j < n && isDigit(text.charCodeAt(j))) {
+				i = j;
+				continue;
+			}
+			break;
+		}
+		const chainEnd = groups[groups.length - 1].to;
+		if (scan.mode === 'text') {
+			if (digits >= 12 && digits <= 19 && standsAlone(text, chainStart, chainEnd)) {
+				const number = digitsOf(text, chainStart, chainEnd);
+				if (number.charCodeAt(0) >= 50 && number.charCodeAt(0) <= 54 && luhnValid(number)) spans.push({ from: chainStart, to: chainEnd });
+			}
+		} else if (digits >= 12) {
+			findInChain(text, groups, spans);
+		}
+		if (i === chainStart) i++;
+	}
+	return spans;
+}
+
+/** Error mode: a Luhn-valid run of 12 to 19 digits from a group's start to a group's end, leftmost first. */
+function findInChain(text: string, groups: Array<{ from: number; to: number }>, spans: Array<{ from: number; to: number }>): void {
+	let g = 0;
+	while (g < groups.length) {
+		let count = 0;
+		let found = -1;
+		let number = '';
+		for (let h = g; h < groups.length; h++) {
+			count += groups[h].to - groups[h].from;
+			if (count > 19) break;
+			number += text.slice(groups[h].from, groups[h].to);
+			if (count >= 12 && luhnValid(number)) found = h;
+		}
+		if (found >= 0) {
+			spans.push({ from: groups[g].from, to: groups[found].to });
+			g = found + 1;
+		} else g++;
+	}
+}
+
+function digitsOf(text: string, from: number, to: number): string {
+	let out = '';
+	for (let i = from; i < to; i++) if (isDigit(text.charCodeAt(i))) out += text[i];
+	return out;
+}
+
+/**
+ * Whether a chain stands alone: not inside a word or identifier on either side. Before it: the
+ * text's start, or a character that is not a letter, digit or `_`, and not an identifier's
+ * joiner (`-./:#+`) right after a letter or digit; or a card label ("PAN", "card:").
+ */
+function standsAlone(text: string, from: number, to: number): boolean {
+	if (to < text.length) {
+		const after = text.charCodeAt(to);
+		if (isWordChar(after)) return false;
+	}
+	if (from === 0) return true;
+	const before = text.charCodeAt(from - 1);
+	if (isWordChar(before) || before === 43 /* + */) {
+		return isLetter(before) && labelBefore(text, from);
+	}
+	const joiner = before === Ch.Dash || before === Ch.Dot || before === Ch.Slash || before === Ch.Colon || before === 35 /* # */;
+	if (joiner && from >= 2 && isWordChar(text.charCodeAt(from - 2))) {
+		return before === Ch.Colon && labelBefore(text, from - 1);
+	}
+	return true;
+}
+
+/** Whether the letters ending at `end` form a card label that starts a word. */
+function labelBefore(text: string, end: number): boolean {
+	let start = end;
+	while (start > 0 && end - start < 12 && isLetter(text.charCodeAt(start - 1))) start--;
+	if (start > 0 && isWordChar(text.charCodeAt(start - 1))) return false;
+	return CARD_LABELS.has(text.slice(start, end).toLowerCase());
+}
+
+/** The text with every card number found in `scan` mode replaced. */
+export function redactCardNumberSpans(text: string, scan: CardScan): string {
+	if (text.length < 12) return text;
+	const spans = cardNumberSpans(text, scan);
+	if (spans.length === 0) return text;
+	let out = '';
+	let copied = 0;
+	for (const span of spans) {
+		out += text.slice(copied, span.from) + REDACTED;
+		copied = span.to;
+	}
+	return out + text.slice(copied);
+}
+
+/** A number value shaped as a card number (12 to 19 digits, network, Luhn): a JSON number in a free-form answer. */
+export function cardNumberValue(value: number): boolean {
+	if (!Number.isInteger(value) || value < 1e11 || value >= 1e19) return false;
+	const digits = BigInt(value).toString();
+	return digits.charCodeAt(0) >= 50 && digits.charCodeAt(0) <= 54 && luhnValid(digits);
+}

@@ -1,0 +1,137 @@
+/**
+ * Issue 42, bounded cost: every scanner of the output gate (nodes/shared/redaction/) is linear
+ * in its input, whatever the text. For each kind of adversarial text the time per MB stays
+ * within a small factor of plain text of the same size, at two sizes (a quadratic scanner's time
+ * per MB grows with the size, so it fails), and a 1 MB hostile text costs tens of milliseconds.
+ *
+ * Times are the best of three runs, after a run that compiles the code (a busy machine only slows a run down). The bounds are wide
+ * on purpose (the code measured here is 10 to 100 times inside them) and a quadratic scanner is
+ * hundreds of times outside them at 1 MB.
+ */
+import type { IDataObject } from 'n8n-workflow';
+
+import { withoutCardData } from '../nodes/shared/redaction/cardData';
+import { gateOutput } from '../nodes/shared/redaction/gate';
+import { Redactor } from '../nodes/shared/redaction/secrets';
+import { redactCardNumberSpans, redactSensitiveText } from '../nodes/shared/redaction/scan';
+import { useSandbox } from './support/fixtures';
+
+const SECRETS = ['sk_live_Q8fJ2kLmN4pR7sT1vW3xY5zA', 'whsec_c2VjcmV0LXNpZ25pbmcta2V5LTEyMzQ1Njc4'];
+
+/** Text of `size` characters made of one repeated unit. */
+const fill = (unit: string, size: number): string => unit.repeat(Math.ceil(size / unit.length)).slice(0, size);
+
+/** Every kind of text that made a scanner slow, or could: each a function of the size. */
+const HOSTILE: Record<string, (size: number) => unknown> = {
+	'hyphenated words': (n) => fill('abc-', n),
+	'kebab words': (n) => fill('a-b-c-d-', n),
+	'security-code words': (n) => fill('cvc-', n),
+	'security code pairs': (n) => fill('security code ', n),
+	'names then separators': (n) => fill('card_cvc:"', n),
+	'hex runs': (n) => fill('deadbeef0123', n),
+	'base64 words': (n) => fill('QUJDREVGR0hJSktMTU5PUA== ', n),
+	'long digit runs': (n) => fill('4242424242424241', n),
+	'digit groups': (n) => fill('4242 ', n),
+	'deep nesting': (n) => {
+		let value: unknown = 'x';
+		for (let depth = 0; depth < n / 64; depth++) value = [value, 'abc-abc-abc-abc-abc-abc-abc-abc-abc-abc-abc-abc'];
+		return value;
+	},
+	'many short list entries': (n) => Array.from({ length: n / 4 }, (_, i) => String(i % 97)),
+	'long keys': (n) => Object.fromEntries(Array.from({ length: n / 1024 }, (_, i) => [`${fill('k-', 1000)}${i}`, i])),
+};
+const plain = (n: number): unknown => fill('The order was shipped to the north warehouse today. ', n);
+
+/** Every scan a text meets on its way out: success answers (each policy) and errors. */
+const SCANS: Record<string, (value: unknown) => unknown> = {
+	'store answer': (value) => gateOutput([{ json: { data: value } as IDataObject }], 'store', new Redactor(SECRETS)),
+	'free-form vault answer': (value) => gateOutput([{ json: { data: value } as IDataObject }], 'vault-custom', new Redactor(SECRETS)),
+	'card data pass': (value) => withoutCardData({ data: value }, { freeForm: true }),
+	'error value': (value) => new Redactor(SECRETS).value({ description: value }),
+	'security-code text scan': (value) => (typeof value === 'string' ? redactSensitiveText(value, { values: true }) : undefined),
+	'card-number text scan': (value) => (typeof value === 'string' ? redactCardNumberSpans(value, { mode: 'error' }) : undefined),
+};
+
+function best(run: () => void, times = 3): number {
+	let min = Infinity;
+	for (let i = 0; i < times; i++) {
+		const start = performance.now();
+		run();
+		min = Math.min(min, performance.now() - start);
+	}
+	return min;
+}
+
+const SMALL = 256 * 1024;
+const LARGE = 1024 * 1024;
+const perMb = (ms: number, size: number) => (ms * 1024 * 1024) / size;
+
+describe('the output gate costs time in proportion to the text, whatever the text', () => {
+	const rows = Object.keys(SCANS).flatMap((scan) => Object.keys(HOSTILE).map((kind) => [scan, kind] as const));
+
+	test.each(rows)('%s, %s: linear (per MB at 1 MB within 3x of 256 KB), within 12x of plain text, 1 MB under 400 ms', (scan, kind) => {
+		const fn = SCANS[scan];
+		// Warm the code so that the first size does not pay for compiling it.
+		fn(HOSTILE[kind](SMALL));
+		fn(plain(SMALL));
+		const small = best(() => fn(HOSTILE[kind](SMALL)));
+		const large = best(() => fn(HOSTILE[kind](LARGE)));
+		const plainLarge = best(() => fn(plain(LARGE)));
+		// A floor of 2 ms per MB, so that timer noise on a scan that costs nothing is not a ratio.
+		const floor = (ms: number) => Math.max(ms, 2);
+		expect(perMb(floor(large), LARGE)).toBeLessThan(3 * perMb(floor(small), SMALL) + 10);
+		expect(floor(large)).toBeLessThan(12 * floor(plainLarge) + 60);
+		expect(large).toBeLessThan(400);
+	});
+
+	test('an error message of 2 MB is cut before it is scanned: its description keeps kilobytes, saying so', () => {
+		const redactor = new Redactor(SECRETS);
+		const huge = fill('abc-', 2 * LARGE);
+		const ms = best(() => redactor.text(huge), 2);
+		const out = redactor.text(huge);
+		expect(out.length).toBeLessThan(10_000);
+		expect(out).toMatch(/\[cut: \d+ more characters\]$/);
+		expect(ms).toBeLessThan(50);
+	});
+
+	test('control: the text scans still find what they look for in a hostile text', () => {
+		// Within what an error keeps (MAX_ERROR_TEXT), so that the cut does not hide them.
+		const text = `${fill('abc-', 2_000)} cvc: 737 ${fill('a-b-', 2_000)} 4242 4242 4242 4242 ${SECRETS[0]}`;
+		const out = new Redactor(SECRETS).value({ description: text }).description;
+		expect(out).not.toContain('737');
+		expect(out).not.toContain('4242 4242 4242 4242');
+		expect(out).not.toContain(SECRETS[0].slice(8));
+	});
+});
+
+describe('through the node: a hostile error message does not stall n8n', () => {
+	const f = useSandbox({ orders: 3 });
+
+	test.each([
+		['88 KB of hyphenated words', fill('abc-def-', 88 * 1024)],
+		['2 MB of hyphenated words with a security code and the key in it', `cvc: 737 ${fill('a-b-c-', 2 * LARGE)}`],
+	])('an error answer of %s: the item fails in bounded time, the event loop keeps turning, the description is cut', async (_name, message) => {
+		f.sb.faults.add({ kind: 'reply', status: 400, match: { path: /\/orders\// }, reply: { body: { ok: false, error: { message: `key ${f.sb.store.secretKey} ${message}` } } } });
+		let longestGap = 0;
+		let last = performance.now();
+		const ticker = setInterval(() => {
+			const now = performance.now();
+			longestGap = Math.max(longestGap, now - last);
+			last = now;
+		}, 5);
+		const started = performance.now();
+		const r = await f.run({ resource: 'order', operation: 'get', orderId: { __rl: true, mode: 'id', value: f.sb.state.orders[0].id } });
+		const took = performance.now() - started;
+		clearInterval(ticker);
+		const error = r.error() as { message?: string; description?: string } | undefined;
+		expect(error).toBeDefined();
+		expect(f.requests().length).toBeGreaterThan(0);
+		expect(took).toBeLessThan(3000);
+		expect(longestGap).toBeLessThan(500);
+		const text = JSON.stringify(error);
+		expect(text.length).toBeLessThan(200_000);
+		expect(error?.description ?? '').toMatch(/\[cut: \d+ more characters\]/);
+		expect(text).not.toContain(f.sb.store.secretKey);
+		expect(text).not.toMatch(/cvc: 737/);
+	});
+});
