@@ -149,6 +149,35 @@ describe('1. no credential is sent to another origin', () => {
 		expect(other.hits).toHaveLength(0);
 	});
 
+	test('list search (resource locator) labels pass the output gate: no store key and no card number in the dropdown; ids and names unchanged', async () => {
+		await ensureBinaryData();
+		const loader = await loadPackage();
+		const node: INode = {
+			id: randomUUID(),
+			name: 'Vault Store',
+			type: NODE_TYPE,
+			typeVersion: 1,
+			position: [0, 0],
+			parameters: { resource: 'order', operation: 'get' },
+			credentials: credentialRefs(),
+		};
+		const workflow = new Workflow({ nodes: [node], connections: {}, active: false, nodeTypes: new PackageNodeTypes(loader) });
+		const additional = makeAdditionalData(new TestCredentialsHelper(loader, f.credentials), undefined as never, 'ls');
+		const ctx = new LoadOptionsContext(workflow, node, additional, 'orderId');
+		const key = String(f.credentials.vaultStoreStoreApi.secretKey);
+		const orders = [
+			{ id: 'ord_000000000001', orderNumber: 1001, amount: 10, currency: 'EUR', customer: { id: 'cus_000000000001', email: `leak ${key}`, firstName: 'Card', lastName: '4242 4242 4242 4242' } },
+			{ id: 'ord_000000000002', orderNumber: 1002, amount: 20, currency: 'EUR', customer: { id: 'cus_000000000002', email: 'ada@example.com', firstName: 'Ada', lastName: 'Lovelace' } },
+		];
+		f.sb.faults.add({ kind: 'reply', status: 200, match: { path: /\/orders\/?$/ }, reply: { body: { ok: true, data: { items: orders, pagination: { page: 1, limit: 50, total: 2, totalPages: 1 } } } } });
+		const { results } = await listSearch.searchOrders.call(ctx);
+		const text = JSON.stringify(results);
+		expect(text).not.toContain(key.slice(8));
+		expect(text.replace(/\s/g, '')).not.toContain('4242424242424242');
+		expect(results.map((r) => r.value)).toEqual(['ord_000000000001', 'ord_000000000002']);
+		expect(results[1].name).toBe('#1002 · 20 EUR · Ada Lovelace <ada@example.com>');
+	});
+
 	test('trigger lifecycle (endpoint check at activation): redirect refused, nothing reaches the other host', async () => {
 		const t = await createTrigger({ parameters: { events: ['PAYMENT_COMPLETED'], signatureVersion: 'V2', options: {} }, credentials: f.credentials });
 		await t.create();

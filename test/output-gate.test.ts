@@ -7,6 +7,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { digitIdRecord, luhnRun } from '../sandbox/hostileAnswers';
+import { AGENT_ROUTES, runAsAgentTool } from './support/agent-routes';
 import { jsonOf, useSandbox } from './support/fixtures';
 
 const f = useSandbox({ orders: 30 });
@@ -107,7 +108,72 @@ describe('Token → Reveal keeps the data asked for and never a security code, u
 		});
 		const r = await f.run({ resource: 'token', operation: 'reveal', tokenId: rl(tokenId) });
 		expect(r.error()).toBeUndefined();
-		expect(jsonOf(r)[0]).toEqual({ object: 'token', id: tokenId, type: 'card', data: { number: CARD, exp_month: 12, details: {} } });
+		// A card's data is what the spec defines for it (number, exp_month, exp_year): nothing else comes out.
+		expect(jsonOf(r)[0]).toEqual({ object: 'token', id: tokenId, type: 'card', data: { number: CARD, exp_month: 12 } });
+	});
+
+	test.each(['cvn', 'CVN2', 'cid', 'cvd', 'card_verification_value', 'cardVerificationCode', 'spc', 'csc', 'x_security_number', 'unheard_of_field'])(
+		'a card reveal whose data carries "%s": only number and expiry come out (an allow-list, not a list of names)',
+		async (name) => {
+			const created = await f.run({ resource: 'token', operation: 'create', tokenType: 'card', cardNumber: CARD, expMonth: '12', expYear: NEXT_YEAR, cvc: CVC });
+			const tokenId = String(jsonOf(created)[0].id);
+			f.sb.faults.add({
+				kind: 'reply',
+				status: 200,
+				match: { method: 'POST', path: /\/reveal$/ },
+				reply: { body: { object: 'token', id: tokenId, type: 'card', data: { number: CARD, exp_month: 12, exp_year: Number(NEXT_YEAR), [name]: CVC }, mask: { brand: 'visa', last4: '4242' }, created_at: '2026-11-27T10:00:00Z' } },
+			});
+			const r = await f.run({ resource: 'token', operation: 'reveal', tokenId: rl(tokenId) });
+			expect(r.error()).toBeUndefined();
+			expect(jsonOf(r)[0]).toEqual({
+				object: 'token',
+				id: tokenId,
+				type: 'card',
+				data: { number: CARD, exp_month: 12, exp_year: Number(NEXT_YEAR) },
+				mask: { brand: 'visa', last4: '4242' },
+				created_at: '2026-11-27T10:00:00Z',
+			});
+		},
+	);
+
+	test('control: a custom token reveal keeps the user\'s own data, flags that name a code included', async () => {
+		const data = { plan: 'gold', requireCvc: true, cvcCheck: 'pass', giftCardNumber: '4242424242424242' };
+		const created = await f.run({ resource: 'token', operation: 'create', tokenType: 'custom', data: JSON.stringify(data) });
+		const tokenId = String(jsonOf(created)[0].id);
+		const r = await f.run({ resource: 'token', operation: 'reveal', tokenId: rl(tokenId) });
+		expect(r.error()).toBeUndefined();
+		expect(jsonOf(r)[0].data).toEqual(data);
+	});
+});
+
+describe('token masks keep every field the service sends, after the card-data scan', () => {
+	test('a PII mask with names the spec does not show comes out whole; a card number in a mask does not', async () => {
+		const created = await f.run({ resource: 'token', operation: 'create', tokenType: 'pii', data: '{"value":"AB123456C"}' });
+		const tokenId = String(jsonOf(created)[0].id);
+		f.sb.faults.add({
+			kind: 'reply',
+			status: 200,
+			match: { method: 'GET', path: /\/tokens\/tok_/ },
+			reply: { body: { object: 'token', id: tokenId, type: 'pii', mask: { last_chars: '56C', format: 'national_id', hint: `was ${CARD}` }, metadata: {} } },
+		});
+		const r = await f.run({ resource: 'token', operation: 'get', tokenId: rl(tokenId) });
+		expect(r.error()).toBeUndefined();
+		expect(jsonOf(r)[0].mask).toEqual({ last_chars: '56C', format: 'national_id', hint: 'was [redacted]' });
+	});
+});
+
+describe('store answers an AI agent reads get the free-form card scan (they go to a model provider)', () => {
+	test.each(AGENT_ROUTES)('%s: a case message holding a card number and CVC reaches the agent without them; the same read by a workflow is unchanged', async (route) => {
+		const message = `Please charge my card ${CARD.replace(/(\d{4})(?=\d)/g, '$1 ')} cvc: ${CVC} again, order ord_${luhnRun('ord')}`;
+		const answer = { ok: true, data: { id: 'cs_000000000001', messages: [{ id: 'msg_000000000001', senderType: 'CUSTOMER', body: message, createdAt: '2026-11-27T10:00:00Z' }] } };
+		f.sb.faults.add({ kind: 'reply', status: 200, match: { method: 'GET', path: /\/cases\/cs_000000000001$/ }, count: 2, reply: { body: answer } });
+		const params = { resource: 'case', operation: 'get', caseId: rl('cs_000000000001') };
+		const agent = await runAsAgentTool(route, params, {}, f.credentials);
+		expect(agent.text).not.toContain(CARD.slice(0, 4) + ' ' + CARD.slice(4, 8));
+		expect(agent.text).not.toMatch(new RegExp(`cvc: ${CVC}`));
+		expect(agent.text).toContain(`ord_${luhnRun('ord')}`);
+		const plainRun = await f.run(params);
+		expect((jsonOf(plainRun)[0].messages as IDataObject[])[0].body).toBe(message);
 	});
 });
 

@@ -77,11 +77,13 @@ async function runOperation(ctx: IExecuteFunctions, resources: readonly Resource
 	const first = new Params(ctx, 0, localChecks.sink(0), run);
 	const options = readRunOptions(first);
 	const hinted = new Set<string>();
+	// An agent's run: its output goes to a model provider (the output gate's 'store-agent' policy).
+	const tool = isToolRun(ctx);
 	const gate = new RequestGate({
 		ctx,
 		row: { name: op.name, action: op.action, agent: op.agent, money: op.money !== undefined },
 		routes: moneyRoutesOf(resources),
-		tool: isToolRun(ctx),
+		tool,
 		itemRules: (itemIndex) => readItemRules(params(itemIndex)),
 		hint: (kind, message, type = 'info') => {
 			if (hinted.has(kind)) return;
@@ -135,7 +137,7 @@ async function runOperation(ctx: IExecuteFunctions, resources: readonly Resource
 			// Success items through the output gate, its policy from the routes the item's requests went to.
 			const out = await runItem(itemIndex, slot);
 			const redactor = await outputRedactor(transport, secretValues(ctx, itemIndex, itemSecretNames));
-			return gateOutput(out, outputPolicy(op, transport.familiesSent.get(itemIndex)), redactor);
+			return gateOutput(out, outputPolicy(op, transport.familiesSent.get(itemIndex), tool), redactor);
 		} catch (error) {
 			return gateError(ctx, error, itemIndex, await transport.redactor(secretValues(ctx, itemIndex, itemSecretNames)));
 		} finally {

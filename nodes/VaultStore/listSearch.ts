@@ -5,6 +5,7 @@ import type {
 	INodeListSearchResult,
 } from 'n8n-workflow';
 
+import { gateSearchResults } from '../shared/redaction/gate';
 import { readPage } from '../shared/transport/paginate';
 import type { Family } from '../shared/transport/request';
 import { STORE_CREDENTIAL } from '../shared/credentials';
@@ -41,7 +42,8 @@ async function searchList(
 		results = results.filter((r) => r.name.toLowerCase().includes(needle) || String(r.value).includes(needle));
 	}
 	const more = totalPages !== undefined ? page < totalPages : items.length === PAGE;
-	return { results, paginationToken: more ? String(page + 1) : undefined };
+	// The labels are the service's text: through the output gate, as every item is.
+	return { results: gateSearchResults(results, await transport.redactor()), paginationToken: more ? String(page + 1) : undefined };
 }
 
 function customerName(c: IDataObject | undefined): string {

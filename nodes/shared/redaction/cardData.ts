@@ -116,6 +116,8 @@ export interface CardDataOptions {
 	freeForm: boolean;
 	/** Card numbers stay (Token → Reveal: what the user asked for); security-code fields still go. */
 	keepCardNumbers?: boolean;
+	/** A field named as a security code goes whatever its value but a flag (true/false) (revealed data: never a code, in any shape). */
+	anyCodeName?: boolean;
 }
 
 /**
@@ -149,7 +151,7 @@ export function withoutCardData(value: unknown, options: CardDataOptions, field?
 	const out: Record<string, unknown> = {};
 	let changed = false;
 	for (const [key, inner] of Object.entries(value as Record<string, unknown>)) {
-		if (isSecurityCodeField(key, inner)) {
+		if (options.anyCodeName === true ? isSecurityCodeName(key) && typeof inner !== 'boolean' : isSecurityCodeField(key, inner)) {
 			changed = true;
 			continue;
 		}

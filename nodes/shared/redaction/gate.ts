@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { withoutCardData } from './cardData';
+import { isSecurityCodeName, REDACTED, withoutCardData } from './cardData';
 import type { Redactor } from './secrets';
 import type { Family, Transport } from '../transport/request';
 
@@ -12,15 +12,18 @@ import type { Family, Transport } from '../transport/request';
  * Output policies, by the routes an item's requests went to (as sent, not by the resource):
  *   'store'        known secrets redacted (secrets.ts), security-code fields dropped, card-number
  *                  fields (named as one) redacted; nothing else changes.
- *   'vault'        a vault operation's token: the token allow-list (TOKEN_FIELDS, of `mask` only
- *                  MASK_FIELDS, `metadata` without card data), then as 'store'.
+ *   'store-agent'  a store answer an AI agent reads (it goes to a model provider): as 'store', and
+ *                  card numbers standing alone and security codes in text redacted too.
+ *   'vault'        a vault operation's token: the token allow-list (TOKEN_FIELDS; `mask` and
+ *                  `metadata` without card data), then as 'store'.
  *   'vault-custom' a Custom API Call to the vault: a record shaped as a token goes through the
  *                  allow-list (a custom reveal shows no data); any other record is free-form:
  *                  card numbers standing alone and security codes in text redacted too.
- *   'reveal'       Token → Reveal: the data the user asked for stays, a security code never.
+ *   'reveal'       Token → Reveal: a card's data as the spec defines it (number, expiry), other
+ *                  types' data as the user stored it; a security code never.
  */
 
-export type OutputPolicy = 'store' | 'vault' | 'vault-custom' | 'reveal';
+export type OutputPolicy = 'store' | 'store-agent' | 'vault' | 'vault-custom' | 'reveal';
 
 export const TOKEN_FIELDS = [
 	'object',
@@ -38,13 +41,32 @@ export const TOKEN_FIELDS = [
 	'deleted',
 ] as const;
 
-export const MASK_FIELDS = ['brand', 'last4', 'exp_month', 'exp_year', 'expiry', 'funding', 'country', 'bank_name'] as const;
+/** The card data fields of a revealed card token, as the spec defines them (a CVC is never among them). */
+export const CARD_DATA_FIELDS = ['number', 'exp_month', 'exp_year'] as const;
 
 /** Fields the node itself adds to an item (not from the service's answer). */
 const NODE_FIELDS = ['idempotentReplay', 'idempotencyKeySource', 'listWarning', 'success', 'writeSkipped', 'writeRecordedAt'] as const;
 
 function isScalar(value: unknown): boolean {
 	return value === null || ['string', 'number', 'boolean'].includes(typeof value);
+}
+
+/**
+ * A token's mask: every field the service sends (the spec names the card mask's fields only; a
+ * bank account's or PII mask's names are the service's), each scalar after the card-data scan,
+ * so that a mask never carries a full card number or a security code.
+ */
+function allowedMask(value: unknown): IDataObject | undefined {
+	if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
+	const mask: IDataObject = {};
+	for (const [field, inner] of Object.entries(value as IDataObject)) {
+		if (!isScalar(inner) || isSecurityCodeName(field)) continue;
+		const kept = withoutCardData(inner, { freeForm: true }, field) as IDataObject[string];
+		// A field that was a card number as a whole is no mask field: left out, not shown redacted.
+		if (kept === REDACTED && inner !== REDACTED) continue;
+		mask[field] = kept;
+	}
+	return mask;
 }
 
 /** A token as a vault operation other than Reveal may show it. */
@@ -54,19 +76,35 @@ export function allowedToken(record: IDataObject): IDataObject {
 		if (!(key in record)) continue;
 		const value = record[key];
 		if (key === 'mask') {
-			if (value === null || typeof value !== 'object' || Array.isArray(value)) continue;
-			const mask: IDataObject = {};
-			for (const field of MASK_FIELDS) {
-				const inner = (value as IDataObject)[field];
-				if (isScalar(inner)) mask[field] = withoutCardData(inner, { freeForm: true }) as IDataObject[string];
-			}
-			out.mask = mask;
+			const mask = allowedMask(value);
+			if (mask !== undefined) out.mask = mask;
 		} else if (key === 'metadata') {
 			out.metadata = withoutCardData(value, { freeForm: true }) as IDataObject;
 		} else if (isScalar(value)) {
 			// Ids, fingerprints and timestamps are never card numbers: kept as they are.
 			out[key] = value as IDataObject[string];
 		}
+	}
+	return out;
+}
+
+/**
+ * A token as Token → Reveal shows it: the token's fields (as allowedToken) and its data. A card's
+ * data is the fields the spec defines (number, exp_month, exp_year) and nothing else: a security
+ * code under any name never comes out. Other types' data (a bank account, PII, a custom object:
+ * the user's own, in a shape the spec leaves open) keeps every field but one named as a
+ * security code.
+ */
+export function revealedRecord(record: IDataObject): IDataObject {
+	const out = allowedToken(record);
+	const data = record.data;
+	if (data === undefined) return out;
+	if (record.type === 'card' && data !== null && typeof data === 'object' && !Array.isArray(data)) {
+		const card: IDataObject = {};
+		for (const field of CARD_DATA_FIELDS) if (field in data && isScalar((data as IDataObject)[field])) card[field] = (data as IDataObject)[field];
+		out.data = card;
+	} else {
+		out.data = withoutCardData(data, { freeForm: false, keepCardNumbers: true, anyCodeName: true }) as IDataObject;
 	}
 	return out;
 }
@@ -81,9 +119,9 @@ function tokenShaped(record: IDataObject): boolean {
  * when nothing was sent, e.g. a write already recorded); `freeForm`: the operation is a Custom API
  * Call; `reveals`: Token → Reveal.
  */
-export function outputPolicy(op: { family: Family; revealsData?: true }, families: ReadonlySet<Family> | undefined): OutputPolicy {
+export function outputPolicy(op: { family: Family; revealsData?: true }, families: ReadonlySet<Family> | undefined, tool = false): OutputPolicy {
 	const vault = families !== undefined && families.size > 0 ? families.has('vault') : op.family === 'vault';
-	if (!vault) return 'store';
+	if (!vault) return tool ? 'store-agent' : 'store';
 	if (op.revealsData === true && op.family === 'vault') return 'reveal';
 	return op.family === 'base' ? 'vault-custom' : 'vault';
 }
@@ -95,7 +133,9 @@ function gateRecord(json: IDataObject, policy: OutputPolicy): IDataObject {
 		case 'vault-custom':
 			return tokenShaped(json) ? allowedToken(json) : (withoutCardData(json, { freeForm: true }) as IDataObject);
 		case 'reveal':
-			return withoutCardData(json, { freeForm: false, keepCardNumbers: true }) as IDataObject;
+			return revealedRecord(json);
+		case 'store-agent':
+			return withoutCardData(json, { freeForm: true }) as IDataObject;
 		default:
 			return withoutCardData(json, { freeForm: false }) as IDataObject;
 	}
@@ -104,6 +144,19 @@ function gateRecord(json: IDataObject, policy: OutputPolicy): IDataObject {
 /** Success items of one input item, as they may leave the node. */
 export function gateOutput(items: INodeExecutionData[], policy: OutputPolicy, redactor: Redactor): INodeExecutionData[] {
 	return items.map((item) => ({ ...item, json: redactor.secrets(gateRecord(item.json, policy)) }));
+}
+
+/**
+ * A resource locator's search results, as they may leave the node: a label is free text the
+ * editor shows (card numbers standing alone and security codes in text replaced, known secrets
+ * replaced); a value is an id (known secrets only).
+ */
+export function gateSearchResults<T extends { name: string; value: string | number | boolean }>(results: T[], redactor: Redactor): T[] {
+	return results.map((result) => ({
+		...result,
+		name: redactor.secrets(withoutCardData(result.name, { freeForm: true }) as string),
+		value: typeof result.value === 'string' ? redactor.secrets(result.value) : result.value,
+	}));
 }
 
 /** One redactor of the credential's secrets per transport (node run), for items without secret values of their own. */

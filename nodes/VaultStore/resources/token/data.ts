@@ -97,30 +97,15 @@ export function jsonData(p: Params, type: Exclude<TokenType, 'card'>): IDataObje
 	return data;
 }
 
-const CVC_KEY = /^(cvc|cvc2|cvv|cvv2|csc)$/i;
-
-/** A copy without any CVC-like key, at any depth. */
-export function withoutCvc(value: unknown): unknown {
-	if (Array.isArray(value)) return value.map(withoutCvc);
-	if (value === null || typeof value !== 'object') return value;
-	const out: IDataObject = {};
-	for (const [key, inner] of Object.entries(value as IDataObject)) {
-		if (CVC_KEY.test(key)) continue;
-		out[key] = withoutCvc(inner) as IDataObject[keyof IDataObject];
-	}
-	return out;
-}
-
-/** A token as create, get, getAll and update show it: never any data, never a CVC. */
+/**
+ * A token as create, get, getAll and update show it: never any data. What else a token may show
+ * (never a security code, a mask without card data) is the output gate's token allow-list
+ * (shared/redaction/gate.ts), on every path.
+ */
 export function publicToken(record: IDataObject): IDataObject {
 	const rest = { ...record };
 	delete rest.data;
-	return withoutCvc(rest) as IDataObject;
-}
-
-/** A reveal response: data kept (that is what reveal is for), but never a CVC. */
-export function revealedToken(record: IDataObject): IDataObject {
-	return withoutCvc(record) as IDataObject;
+	return rest;
 }
 
 /**

@@ -15,7 +15,6 @@ import {
 	metadataObject,
 	metadataPairs,
 	publicToken,
-	revealedToken,
 	TOKEN_TYPES,
 } from './data';
 
@@ -331,7 +330,6 @@ const reveal: Operation = {
 	scope: 'tokens:reveal',
 	notes: 'access-logged; a CVC is never output',
 	hints: { 403: REVEAL_403, 404: GONE },
-	output: (records) => records.map(revealedToken),
 	revealsData: true,
 	fields: [tokenId],
 };
