@@ -228,6 +228,35 @@ describe('V2 deliveries', () => {
 		expect(c.headers['webhook-id']).toBe(body.id);
 	});
 
+	test('a signed delivery that carries the store key or the signing secret: the item shows them redacted, the rest of the event unchanged', async () => {
+		const t = await activeTrigger({ events: ['PAYMENT_COMPLETED'], signatureVersion: 'V2' });
+		const key = String(f.credentials.vaultStoreStoreApi.secretKey);
+		const data = { orderId: 'ord_test00000001', amount: 12.5, note: `key ${key}`, echo: Buffer.from(secret()).toString('base64'), parts: [key.slice(0, 12), key.slice(12)] };
+		const c = await emitFor(t, 'PAYMENT_COMPLETED', data);
+		const r = await deliverTo(t, c);
+		expect(r.status).toBe(200);
+		const json = r.items[0].json;
+		const text = JSON.stringify(json);
+		expect(text).not.toContain(key.slice(8));
+		expect(text).not.toContain(Buffer.from(secret()).toString('base64').slice(4, 28));
+		expect(((json.data as IDataObject).parts as string[]).join('')).not.toContain(key.slice(8, 20));
+		expect(json).toMatchObject({ event: 'PAYMENT_COMPLETED', data: { orderId: 'ord_test00000001', amount: 12.5, note: 'key [redacted]' } });
+		expect((json.meta as IDataObject).deliveryId).toBe(c.headers['webhook-id']);
+	});
+
+	test("an event that carries a meta field of its own keeps it; the delivery details go beside it under vaultStoreDelivery", async () => {
+		const t = await activeTrigger({ events: ['PAYMENT_COMPLETED'], signatureVersion: 'V2' });
+		const c = await emitFor(t, 'PAYMENT_COMPLETED', { orderId: 'ord_test00000001' });
+		const body = JSON.parse(c.rawBody.toString('utf8'));
+		const withMeta = Buffer.from(JSON.stringify({ ...body, meta: { source: 'checkout', attempt: 2 } }));
+		const ts = Math.floor(Date.now() / 1000);
+		const r = await deliverTo(t, { rawBody: withMeta, headers: resignV2({ ...c, rawBody: withMeta }, c.headers['webhook-id'], ts) });
+		expect(r.status).toBe(200);
+		const json = r.items[0].json;
+		expect(json.meta).toEqual({ source: 'checkout', attempt: 2 });
+		expect(json.vaultStoreDelivery).toMatchObject({ deliveryId: c.headers['webhook-id'], signatureVersion: 'V2' });
+	});
+
 	test('the raw bytes are hashed, not the parsed body: a different parsed body does not matter, a different byte does', async () => {
 		const t = await activeTrigger({ events: ['PAYMENT_COMPLETED'], signatureVersion: 'V2' });
 		const c = await emitFor(t, 'PAYMENT_COMPLETED');

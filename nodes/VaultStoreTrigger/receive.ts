@@ -2,6 +2,8 @@ import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-w
 
 import { STORE_CREDENTIAL } from '../shared/credentials';
 import type { DeliveryMeta } from '../shared/events';
+import { withDeliveryMeta } from '../shared/events';
+import { Redactor } from '../shared/redaction/secrets';
 import { readHeader } from '../shared/headers';
 import { readEvents, readTriggerOptions, readVersion } from './settings';
 import type { TriggerOptions } from './settings';
@@ -133,6 +135,16 @@ async function signingSecrets(
 	return { current, previous };
 }
 
+/** The store credential's secrets (key, signing secrets), for the output gate. */
+async function credentialSecrets(ctx: IWebhookFunctions): Promise<string[]> {
+	try {
+		const credentials = (await ctx.getCredentials(STORE_CREDENTIAL)) as IDataObject;
+		return ['secretKey', 'signingSecret', 'previousSigningSecret'].map((name) => credentials[name]).filter((v): v is string => typeof v === 'string' && v !== '');
+	} catch {
+		return [];
+	}
+}
+
 /** Nodes already warned that their V1 endpoint sends V2 deliveries (once per node and process). */
 const warnedMigrated = new Set<string>();
 
@@ -259,7 +271,11 @@ export async function receiveDelivery(ctx: IWebhookFunctions): Promise<IWebhookR
 		if (verdict.signingKey !== undefined) meta.signingKey = verdict.signingKey;
 		if (verdict.signingSecret !== undefined) meta.signingSecret = verdict.signingSecret;
 		if (options.includeHeaders) meta.headers = visibleHeaders(req.headers);
-		return { workflowData: [[{ json: { ...payload, meta } }]] };
+		// The delivery through the output gate: a delivery that carries the store key or a signing
+		// secret (it verified, so it came from the service or someone holding the secret) shows
+		// them redacted, as every item of the action node does.
+		const gated = new Redactor(await credentialSecrets(ctx)).secrets(payload);
+		return { workflowData: [[{ json: withDeliveryMeta(gated, meta) }]] };
 	} catch (error) {
 		ctx.logger.error(
 			`Vault Store Trigger: delivery could not be handled (${error instanceof Error ? error.message : 'unknown error'})`,

@@ -65,6 +65,21 @@ export function isTriggerType(type: string): boolean {
 export function deliveryIdOf(json: Record<string, unknown> | undefined): string | undefined {
 	if (!json) return undefined;
 	if (typeof json.id === 'string' && json.id !== '') return json.id;
-	const meta = json.meta as Partial<DeliveryMeta> | undefined;
-	return typeof meta?.deliveryId === 'string' && meta.deliveryId !== '' ? meta.deliveryId : undefined;
+	for (const field of [DELIVERY_META_FALLBACK, 'meta']) {
+		const meta = json[field] as Partial<DeliveryMeta> | undefined;
+		if (typeof meta?.deliveryId === 'string' && meta.deliveryId !== '') return meta.deliveryId;
+	}
+	return undefined;
+}
+
+/**
+ * Where the trigger's delivery details go when the event carries a `meta` field of its own: the
+ * service's field stays as it came, the details go beside it under this name.
+ */
+export const DELIVERY_META_FALLBACK = 'vaultStoreDelivery';
+
+/** An event's item: its payload and the delivery details, under `meta` unless the payload has its own. */
+export function withDeliveryMeta<T extends Record<string, unknown>>(payload: T, meta: DeliveryMeta): T & Record<string, unknown> {
+	if (Object.prototype.hasOwnProperty.call(payload, 'meta')) return { ...payload, [DELIVERY_META_FALLBACK]: meta };
+	return { ...payload, meta };
 }
