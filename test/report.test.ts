@@ -128,6 +128,38 @@ describe('report', () => {
 		expect(item.json.fileSize).toBe(file.bytes.length);
 	});
 
+	describe('a downloaded file passes the output gate: a known secret or a full card number never reaches binary data', () => {
+		const CARD = '4242424242424242';
+		const serve = (body: string, contentType: string) =>
+			f.sb.faults.add({ kind: 'reply', status: 200, match: { method: 'GET', path: /^\/__files\// }, reply: { body: Buffer.from(body), headers: { 'content-type': contentType } } });
+		const header = 'id,amount,card_brand,card_last_four,reference,order.metadata';
+		test.each([
+			['a card number in a card_number column', 'CSV', `id,card_number,amount\r\npay_000000000001,${CARD},10\r\n`, 'text/csv', /full card number \(column "card_number"\)/],
+			['a card number in the metadata column text', 'CSV', `${header}\r\npay_000000000001,10,visa,4242,ref1,"{""note"":""card ${CARD.replace(/(\d{4})(?=\d)/g, '$1 ')}""}"\r\n`, 'text/csv', /full card number \(column "order\.metadata"\)/],
+			['the store key in a cell', 'CSV', `${header}\r\npay_000000000001,10,visa,4242,ref1,KEY\r\n`, 'text/csv', /key or signing secret/],
+			['a card number in a JSON field named pan', 'JSON', JSON.stringify([{ id: 'pay_000000000001', pan: CARD }]), 'application/json', /full card number \(field "pan"\)/],
+		])('%s: the item fails naming it, no binary', async (_name, format, body, contentType, message) => {
+			const id = await createReport();
+			finishAll();
+			serve(body.replace('KEY', String(f.credentials.vaultStoreStoreApi.secretKey)), contentType);
+			const r = await f.run({ resource: 'report', operation: 'download', reportId: rl(id), format }, undefined, { continueOnFail: true });
+			const [item] = r.output();
+			expect(item.binary).toBeUndefined();
+			expect(String(item.json.error)).toMatch(message);
+			expect(JSON.stringify(item.json)).not.toContain(CARD);
+		});
+
+		test('control: numeric ids and references of 16 Luhn-valid digits, amounts and last four digits are not card numbers: the file is stored as it came', async () => {
+			const id = await createReport();
+			finishAll();
+			const body = `${header}\r\n${CARD},10,visa,4242,4000056655665556,"{""customer"":""Ada"",""parcel"":""00340434161094042557""}"\r\n`;
+			serve(body, 'text/csv');
+			const r = await f.run({ resource: 'report', operation: 'download', reportId: rl(id), format: 'CSV' });
+			expect(r.error()).toBeUndefined();
+			expect((await bytesOf(r.output()[0].binary!.data)).toString('utf8')).toBe(body);
+		});
+	});
+
 	test('the PAYMENT_ACTIVITY CSV has payment_method, card_brand, card_last_four and order.metadata as last column', async () => {
 		const id = await createReport();
 		finishAll();

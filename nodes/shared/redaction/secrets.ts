@@ -265,6 +265,11 @@ export class Redactor {
 		return out as T;
 	}
 
+	/** True when the text holds a piece of a credential's secret or of a key-shaped secret value, as it is or encoded. */
+	holdsKnownSecret(text: string): boolean {
+		return this.mentionsCertain(text);
+	}
+
 	private mentionsCertain(text: string): boolean {
 		return this.certain.mentioned(text) || this.userKeys.mentioned(text);
 	}

@@ -28,6 +28,7 @@ import {
 } from './http';
 import type { Deadline } from './deadlines';
 import { Deadlines } from './deadlines';
+import { fileFindings } from '../redaction/files';
 import { Redactor } from '../redaction/secrets';
 
 /**
@@ -389,7 +390,7 @@ export class Transport {
 	 */
 	async download(url: string, itemIndex?: number, limits: DownloadLimits = {}): Promise<{ body: Buffer; contentType?: string }> {
 		const cred = await this.resolve(this.credentialName);
-		return await downloadFile(
+		const file = await downloadFile(
 			this.ctx,
 			this.options,
 			() => this.deadlines.start(),
@@ -399,6 +400,16 @@ export class Transport {
 			itemIndex,
 			limits,
 		);
+		// The output gate for files: a known secret or a full card number never reaches binary data.
+		const findings = fileFindings(file.body, file.contentType, await this.redactor());
+		if (findings.length > 0) {
+			throw new NodeOperationError(this.ctx.getNode(), `The downloaded file holds ${findings.join(' and ')}: it was not stored`, {
+				itemIndex,
+				description:
+					"The service's report files carry no keys and no full card numbers, so this file came from a service that misbehaves. Nothing was written to binary data; contact the service's support with the report id.",
+			});
+		}
+		return file;
 	}
 
 	/** The store key goes to this store's routes only (never a vault or platform route). */
