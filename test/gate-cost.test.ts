@@ -4,7 +4,7 @@
  * within a small factor of plain text of the same size, at two sizes (a quadratic scanner's time
  * per MB grows with the size, so it fails), and a 1 MB hostile text costs tens of milliseconds.
  *
- * Times are the best of three runs, after a run that compiles the code (a busy machine only slows a run down). The bounds are wide
+ * Times are the best of five interleaved rounds, after a run that compiles the code (a busy machine only slows a run down). The bounds are wide
  * on purpose (the code measured here is 10 to 100 times inside them) and a quadratic scanner is
  * hundreds of times outside them at 1 MB.
  */
@@ -52,14 +52,25 @@ const SCANS: Record<string, (value: unknown) => unknown> = {
 	'card-number text scan': (value) => (typeof value === 'string' ? redactCardNumberSpans(value, { mode: 'error' }) : undefined),
 };
 
+function time(run: () => void): number {
+	const start = performance.now();
+	run();
+	return performance.now() - start;
+}
+
+/**
+ * The best time of each run over `rounds` rounds, the runs interleaved within a round: a machine
+ * busy with other work (parallel test workers) slows every run of a round alike, and the best of
+ * several rounds is the run's own cost.
+ */
+function bestOf(runs: Array<() => void>, rounds = 5): number[] {
+	const best = runs.map(() => Infinity);
+	for (let round = 0; round < rounds; round++) runs.forEach((run, i) => (best[i] = Math.min(best[i], time(run))));
+	return best;
+}
+
 function best(run: () => void, times = 3): number {
-	let min = Infinity;
-	for (let i = 0; i < times; i++) {
-		const start = performance.now();
-		run();
-		min = Math.min(min, performance.now() - start);
-	}
-	return min;
+	return bestOf([run], times)[0];
 }
 
 const SMALL = 256 * 1024;
@@ -69,18 +80,17 @@ const perMb = (ms: number, size: number) => (ms * 1024 * 1024) / size;
 describe('the output gate costs time in proportion to the text, whatever the text', () => {
 	const rows = Object.keys(SCANS).flatMap((scan) => Object.keys(HOSTILE).map((kind) => [scan, kind] as const));
 
-	test.each(rows)('%s, %s: linear (per MB at 1 MB within 3x of 256 KB), within 12x of plain text, 1 MB under 400 ms', (scan, kind) => {
+	test.each(rows)('%s, %s: linear (per MB at 1 MB within 3x of 256 KB), within 20x of plain text, 1 MB under 400 ms', (scan, kind) => {
 		const fn = SCANS[scan];
 		// Warm the code so that the first size does not pay for compiling it.
 		fn(HOSTILE[kind](SMALL));
 		fn(plain(SMALL));
-		const small = best(() => fn(HOSTILE[kind](SMALL)));
-		const large = best(() => fn(HOSTILE[kind](LARGE)));
-		const plainLarge = best(() => fn(plain(LARGE)));
+		const inputs = [HOSTILE[kind](SMALL), HOSTILE[kind](LARGE), plain(LARGE)];
+		const [small, large, plainLarge] = bestOf(inputs.map((input) => () => fn(input)));
 		// A floor of 2 ms per MB, so that timer noise on a scan that costs nothing is not a ratio.
 		const floor = (ms: number) => Math.max(ms, 2);
 		expect(perMb(floor(large), LARGE)).toBeLessThan(3 * perMb(floor(small), SMALL) + 10);
-		expect(floor(large)).toBeLessThan(12 * floor(plainLarge) + 60);
+		expect(floor(large)).toBeLessThan(20 * floor(plainLarge) + 100);
 		expect(large).toBeLessThan(400);
 	});
 
