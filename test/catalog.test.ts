@@ -3,6 +3,7 @@ import type { IDataObject } from 'n8n-workflow';
 import { categoriesOf } from '../sandbox/resources/categories';
 import type { CatalogProduct } from '../sandbox/resources/products';
 import { catalogOf, licensePool } from '../sandbox/resources/products';
+import { runAsAgentTool } from './support/agent-routes';
 import { items, jsonOf, useSandbox } from './support/fixtures';
 
 const f = useSandbox({ orders: 40 });
@@ -29,6 +30,22 @@ describe('product', () => {
 		expect((out.categories as IDataObject[]).map((c) => c.slug)).toEqual(['licenses']);
 		expect(out.availableLicenses).toBe(3);
 		expect(out).not.toHaveProperty('webhookSecret');
+	});
+
+	test.each([
+		['a store Custom API Call', 'workflow'],
+		['a store Custom API Call made by an AI agent', 'tool call'],
+		['a store Custom API Call made by an AI agent', 'engine request'],
+	] as const)('%s (%s) to the product route leaves the webhook secret out too (declared once on the product rows)', async (_name, route) => {
+		const pro = product('Pro License');
+		(pro as CatalogProduct & { webhookSecret?: string }).webhookSecret = 'whsec_product_hook_secret_1234567890';
+		const params = { resource: 'custom', operation: 'request', api: 'store', method: 'GET', path: `/v2/core/stores/{storeId}/products/${pro.id}`, options: { allowAgentWrites: true } };
+		// What the workflow's item holds, or what the agent reads (the tool's answer as text).
+		const text = route === 'workflow' ? JSON.stringify(jsonOf(await f.run(params))) : (await runAsAgentTool(route, params, {}, f.credentials)).text;
+		expect(text).toContain(pro.id);
+		expect(text).toContain('Pro License');
+		expect(text).not.toContain('webhookSecret');
+		expect(text).not.toContain('whsec_product_hook_secret');
 	});
 
 	test('update: PATCH sends exactly the added fields, converted and validated; secret never echoed', async () => {

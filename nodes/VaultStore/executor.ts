@@ -79,6 +79,8 @@ async function runOperation(ctx: IExecuteFunctions, resources: readonly Resource
 	const hinted = new Set<string>();
 	// An agent's run: its output goes to a model provider (the output gate's 'store-agent' policy).
 	const tool = isToolRun(ctx);
+	// Secret fields of the service's records, as the rows declare them: out of every store answer.
+	const hiddenFields = new Set(resources.flatMap((r) => r.operations.flatMap((row) => row.hides ?? [])));
 	const gate = new RequestGate({
 		ctx,
 		row: { name: op.name, action: op.action, agent: op.agent, money: op.money !== undefined },
@@ -137,7 +139,7 @@ async function runOperation(ctx: IExecuteFunctions, resources: readonly Resource
 			// Success items through the output gate, its policy from the routes the item's requests went to.
 			const out = await runItem(itemIndex, slot);
 			const redactor = await outputRedactor(transport, secretValues(ctx, itemIndex, itemSecretNames));
-			return gateOutput(out, outputPolicy(op, transport.familiesSent.get(itemIndex), tool), redactor);
+			return gateOutput(out, outputPolicy(op, transport.familiesSent.get(itemIndex), tool), redactor, hiddenFields);
 		} catch (error) {
 			return gateError(ctx, error, itemIndex, await transport.redactor(secretValues(ctx, itemIndex, itemSecretNames)));
 		} finally {

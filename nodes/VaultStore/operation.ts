@@ -169,6 +169,12 @@ export interface Operation {
 	/** Reshapes the unwrapped records before they become items. */
 	output?: (records: IDataObject[], p: Params) => IDataObject[];
 	/**
+	 * Fields of the records this row's route answers with that are secrets (a product's
+	 * webhookSecret): the output gate leaves them out of every store answer on every path (this
+	 * row, a Custom API Call, an agent's call), declared once here.
+	 */
+	hides?: readonly string[];
+	/**
 	 * The output carries revealed data on purpose (token Reveal). Success items of every other
 	 * operation with the vault credential pass through the token allow-list (shared/redaction/gate.ts).
 	 */

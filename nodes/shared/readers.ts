@@ -68,12 +68,3 @@ export function opt<T>(f: IDataObject, key: string, read: (value: unknown) => T)
 	return read(value);
 }
 
-/** Removes fields that hold secrets from records before they become items. */
-export function withoutSecrets(fields: string[]) {
-	return (records: IDataObject[]): IDataObject[] =>
-		records.map((record) => {
-			const out: IDataObject = { ...record };
-			for (const field of fields) delete out[field];
-			return out;
-		});
-}

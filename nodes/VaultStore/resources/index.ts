@@ -43,3 +43,4 @@ export const resources: Resource[] = [
 	webhook,
 	custom,
 ];
+

@@ -141,9 +141,24 @@ function gateRecord(json: IDataObject, policy: OutputPolicy): IDataObject {
 	}
 }
 
-/** Success items of one input item, as they may leave the node. */
-export function gateOutput(items: INodeExecutionData[], policy: OutputPolicy, redactor: Redactor): INodeExecutionData[] {
-	return items.map((item) => ({ ...item, json: redactor.secrets(gateRecord(item.json, policy)) }));
+/** A store record without the fields the rows declare secret (a product's webhookSecret), on every path. */
+function withoutHidden(json: IDataObject, hidden: ReadonlySet<string>): IDataObject {
+	let out: IDataObject | undefined;
+	for (const field of hidden) {
+		if (!(field in json)) continue;
+		out ??= { ...json };
+		delete out[field];
+	}
+	return out ?? json;
+}
+
+/**
+ * Success items of one input item, as they may leave the node. `hidden`: the fields the rows
+ * declare secret (Operation.hides), left out of store answers whatever path asked for them.
+ */
+export function gateOutput(items: INodeExecutionData[], policy: OutputPolicy, redactor: Redactor, hidden: ReadonlySet<string> = new Set()): INodeExecutionData[] {
+	const store = policy === 'store' || policy === 'store-agent';
+	return items.map((item) => ({ ...item, json: redactor.secrets(gateRecord(store ? withoutHidden(item.json, hidden) : item.json, policy)) }));
 }
 
 /**

@@ -3,7 +3,7 @@ import type { IDataObject, INodeProperties } from 'n8n-workflow';
 import { STORE_CREDENTIAL } from '../../../shared/credentials';
 import { ID } from '../../../shared/ids';
 import { enumOptions } from '../../../shared/labels';
-import { bool, idList, opt, stringList, withoutSecrets } from '../../../shared/readers';
+import { bool, idList, opt, stringList } from '../../../shared/readers';
 import { collectionField, locatorField } from '../../properties';
 import type { Operation, Params, Resource } from '../../operation';
 
@@ -434,7 +434,7 @@ const updateFieldOptions: INodeProperties[] = [
 		typeOptions: { password: true },
 		default: '',
 		description:
-			'When Fulfillment Mode is License Webhook: secret used to sign calls to the Webhook URL (max 256 characters). Never shown in the output.',
+			'When Fulfillment Mode is License Webhook: secret used to sign calls to the Webhook URL (max 256 characters). The service returns it with the product, but the node never shows it in the output (Get, Update, Custom API Call, AI agents).',
 	},
 	{
 		displayName: 'Webhook URL',
@@ -450,7 +450,8 @@ const productId = locatorField('productId', ID.productId);
 
 const updateFields: INodeProperties = collectionField('updateFields', updateFieldOptions);
 
-const hideSecret = withoutSecrets(['webhookSecret']);
+/** A product's webhookSecret is a secret: declared here, left out of every store answer by the output gate. */
+const SECRET_FIELDS = ['webhookSecret'] as const;
 
 const get: Operation = {
 	value: 'get',
@@ -462,7 +463,7 @@ const get: Operation = {
 	family: 'core',
 	path: '/products/{productId}',
 	ids: { productId: ID.productId },
-	output: hideSecret,
+	hides: SECRET_FIELDS,
 	fields: [productId],
 };
 
@@ -479,7 +480,7 @@ const update: Operation = {
 	ids: { productId: ID.productId },
 	body: productUpdateBody,
 	needsBody: { message: 'Add at least one field to "Update Fields" (only the fields you add are changed)' },
-	output: hideSecret,
+	hides: SECRET_FIELDS,
 	fields: [productId, updateFields],
 };
 
