@@ -178,6 +178,23 @@ describe('store answers an AI agent reads get the free-form card scan (they go t
 });
 
 describe('legitimate data passes unchanged', () => {
+	test("a bank token's metadata is the same from Create as from Get, though it repeats the account data the user gave as secret", async () => {
+		const iban = 'DE89370400440532013000';
+		const metadata = { iban, phone: '+49 30 1234567', parcel: '00340434161094042557', note: `account ${iban} of Ada` };
+		const created = await f.run({
+			resource: 'token',
+			operation: 'create',
+			tokenType: 'bank_account',
+			data: JSON.stringify({ account_number: iban, routing_number: '37040044', bank_name: 'Commerzbank' }),
+			additionalFields: { metadata: { entries: Object.entries(metadata).map(([key, value]) => ({ key, value })) } },
+		});
+		expect(created.error()).toBeUndefined();
+		const fromCreate = jsonOf(created)[0];
+		const got = await f.run({ resource: 'token', operation: 'get', tokenId: rl(String(fromCreate.id)) });
+		expect(jsonOf(got)[0].metadata).toEqual(metadata);
+		expect(fromCreate.metadata).toEqual(metadata);
+	});
+
 	test('a token list whose ids, fingerprints and references hold long Luhn-valid digit runs comes back whole', async () => {
 		for (let i = 0; i < 5; i++) {
 			await f.run({ resource: 'token', operation: 'create', tokenType: 'pii', data: `{"value":"v${i}"}` });

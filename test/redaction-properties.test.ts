@@ -22,9 +22,9 @@ import { Redactor } from '../nodes/shared/redaction/secrets';
 const SEED = Number(process.env.PROPERTY_SEED ?? 340034);
 const RUNS = 2500;
 
-function check<T>(name: string, arbitrary: fc.Arbitrary<T>, predicate: (value: T) => void): void {
+function check<T>(name: string, arbitrary: fc.Arbitrary<T>, predicate: (value: T) => void, runs = RUNS): void {
 	try {
-		fc.assert(fc.property(arbitrary, predicate), { numRuns: RUNS, seed: SEED });
+		fc.assert(fc.property(arbitrary, predicate), { numRuns: runs, seed: SEED });
 	} catch (error) {
 		// The seed repeats the run: PROPERTY_SEED=<seed> npx jest test/redaction-properties.test.ts
 		throw new Error(`${name} failed with PROPERTY_SEED=${SEED}\n${error instanceof Error ? error.message : String(error)}`);
@@ -198,5 +198,100 @@ describe('echoes of every secret in every encoding never pass', () => {
 			expect(out.json.created_at).toBe(record.created_at);
 		});
 		expect(cases).toBe(RUNS);
+	});
+});
+
+/**
+ * Nested inputs are large (lists of up to 1,500 entries, 12 levels): fewer cases per run than the
+ * flat properties above; PROPERTY_RUNS=<n> runs more (the long run).
+ */
+const NESTED_RUNS = Number(process.env.PROPERTY_RUNS ?? 500);
+
+/** `value` placed `depth` levels down, each level an object or a list of `width` entries. */
+function nest(value: unknown, shape: Array<{ list: boolean; width: number; at: number }>): unknown {
+	let out = value;
+	for (const level of shape) {
+		if (level.list) {
+			const entries: unknown[] = Array.from({ length: level.width }, (_, i) => `entry ${i}`);
+			entries[level.at % level.width] = out;
+			out = entries;
+		} else {
+			out = { note: 'level', [`k${level.at}`]: out };
+		}
+	}
+	return out;
+}
+const shapeArb = fc.array(fc.record({ list: fc.boolean(), width: fc.integer({ min: 1, max: 1500 }), at: fc.nat() }), { maxLength: 12 });
+
+/** Legitimate values the gate must never change: names that hold a card word, flags, IBANs, phone and parcel numbers. */
+const userDataArb = fc.record({
+	giftCardNumber: luhnRunArb,
+	requireCvc: fc.boolean(),
+	cvcCheck: fc.constantFrom('pass', 'fail', 'unavailable'),
+	iban: fc.tuple(fc.constantFrom('DE', 'FR', 'NL', 'GB'), fc.stringMatching(/^[0-9]{2}$/), fc.stringMatching(/^[0-9]{16,20}$/)).map(([c, k, n]) => `${c}${k}${n}`),
+	ibanGrouped: fc.stringMatching(/^[0-9]{20}$/).map((n) => `DE89 ${n.match(/.{1,4}/g)!.join(' ')}`),
+	phone: fc.stringMatching(/^[0-9]{9,13}$/).map((n) => `+${n}`),
+	parcel: fc.stringMatching(/^[0-9]{20,22}$/),
+	ups: fc.stringMatching(/^[0-9A-Z]{16}$/).map((s) => `1Z${s}`),
+	note: fc.tuple(wordsArb, luhnRunArb).map(([w, run]) => `${w} ref-${run}`),
+});
+
+describe('at any depth and list length: legitimate user data passes byte for byte, echoes never pass', () => {
+	test.each(['store', 'vault-custom'] as OutputPolicy[])(`%s policy: ${NESTED_RUNS} generated user records, nested up to 12 levels in lists of up to 1,500 entries, unchanged`, (policy) => {
+		let cases = 0;
+		check(`nested user data (${policy})`, fc.tuple(userDataArb, shapeArb, fc.array(secretArb, { minLength: 1, maxLength: 3 })), ([data, shape, secrets]) => {
+			cases++;
+			const input = { id: 'evt_000000000001', data: nest(data, shape) } as IDataObject;
+			const copy = JSON.parse(JSON.stringify(input));
+			const [out] = gateOutput([{ json: input }], policy, new Redactor(secrets));
+			expect(JSON.stringify(out.json)).toBe(JSON.stringify(copy));
+		}, NESTED_RUNS);
+		expect(cases).toBe(NESTED_RUNS);
+	});
+
+	test.each(['store', 'vault-custom', 'store-agent'] as OutputPolicy[])(`%s policy: ${NESTED_RUNS} generated echoes of a key, verbatim, split across a list's entries or an object's values, nested anywhere`, (policy) => {
+		let cases = 0;
+		const arb = fc.record({ secret: secretArb, shape: shapeArb, form: fc.constantFrom('verbatim', 'list', 'object', 'base64'), size: fc.integer({ min: 2, max: 7 }) });
+		check(`nested echoes (${policy})`, arb, ({ secret, shape, form, size }) => {
+			cases++;
+			const parts = chunks(secret, size);
+			const echoed =
+				form === 'verbatim' ? `seen ${secret}` : form === 'base64' ? Buffer.from(secret).toString('base64') : form === 'list' ? parts : Object.fromEntries(parts.map((part, i) => [`p${i}`, part]));
+			const input = { id: 'evt_000000000001', data: nest(echoed, shape) } as IDataObject;
+			const [out] = gateOutput([{ json: input }], policy, new Redactor([secret]));
+			// Every leaf joined, object values included: no 12 characters of the key's random part.
+			const leaves: string[] = [];
+			const walk = (v: unknown): void => {
+				if (typeof v === 'string') leaves.push(v);
+				else if (v !== null && typeof v === 'object') Object.values(v).forEach(walk);
+			};
+			walk(out.json);
+			const joined = leaves.join('');
+			const random = secret.replace(/^[a-z]+_(?:[a-z]+_)?/, '');
+			for (let i = 0; i + 12 <= random.length; i += 4) expect(joined).not.toContain(random.slice(i, i + 12));
+			expect(leaks(out.json, secret)).toEqual([]);
+			expect(out.json.id).toBe('evt_000000000001');
+		}, NESTED_RUNS);
+		expect(cases).toBe(NESTED_RUNS);
+	});
+
+	test.each(['vault-custom', 'store-agent'] as OutputPolicy[])(`%s policy: ${NESTED_RUNS} generated card numbers in text, in any grouping and with a label, nested anywhere, never pass`, (policy) => {
+		let cases = 0;
+		const arb = fc.record({
+			card: luhnRunArb.filter((d) => d.length >= 13),
+			shape: shapeArb,
+			sep: fc.constantFrom('', ' ', '-', '.', '  ', ' - ', '/', '|', '\t'),
+			size: fc.integer({ min: 3, max: 6 }),
+			label: fc.constantFrom('', 'card ', 'PAN:', 'card:', 'number ', 'PAN', 'paid with '),
+			asNumber: fc.boolean(),
+		});
+		check(`nested card numbers (${policy})`, arb, ({ card, shape, sep, size, label, asNumber }) => {
+			cases++;
+			const value = asNumber && Number.isSafeInteger(Number(card)) ? Number(card) : `${label}${chunks(card, size).join(sep)} was used`;
+			const input = { id: 'evt_000000000001', data: nest({ message: value }, shape) } as IDataObject;
+			const [out] = gateOutput([{ json: input }], policy, new Redactor([]));
+			expect(JSON.stringify(out.json).replace(/[\s.\-/|]/g, '')).not.toContain(card);
+		}, NESTED_RUNS);
+		expect(cases).toBe(NESTED_RUNS);
 	});
 });

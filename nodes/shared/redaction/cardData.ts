@@ -39,6 +39,19 @@ export const CUT_TOO_DEEP = `[cut: nested deeper than ${MAX_DEPTH} levels]`;
 interface NameKind {
 	securityCode: boolean;
 	cardNumber: 'sure' | 'luhn' | undefined;
+	/**
+	 * Names another kind of number or id (giftCardNumber, orderNumber, trackingNumber, sku): its
+	 * value is that id, never read as a card number in text.
+	 */
+	identifier: boolean;
+}
+
+/** Last words of names of ids and numbers that are not card numbers. */
+const ID_WORDS = new Set(['number', 'num', 'no', 'nr', 'id', 'ids', 'code', 'ref', 'reference', 'sku', 'ean', 'upc', 'isbn', 'gtin', 'iban', 'bic']);
+
+function identifierName(name: string): boolean {
+	const words = nameWords(name);
+	return words.length > 0 && ID_WORDS.has(words[words.length - 1]);
 }
 
 const nameKinds = new Map<string, NameKind>();
@@ -46,7 +59,8 @@ const nameKinds = new Map<string, NameKind>();
 function kindOf(name: string): NameKind {
 	let kind = nameKinds.get(name);
 	if (kind === undefined) {
-		kind = { securityCode: endsInSecurityCode(nameWords(name)), cardNumber: cardNumberName(name) };
+		const cardNumber = cardNumberName(name);
+		kind = { securityCode: endsInSecurityCode(nameWords(name)), cardNumber, identifier: cardNumber === undefined && identifierName(name) };
 		// Bounded: a service that sends endless distinct names only costs a read per name.
 		if (nameKinds.size >= 4096) nameKinds.clear();
 		if (name.length <= 128) nameKinds.set(name, kind);
@@ -129,13 +143,13 @@ export function withoutCardData(value: unknown, options: CardDataOptions, field?
 	if (typeof value === 'string') {
 		if (options.keepCardNumbers === true) return value;
 		if (namedCardNumber(field, value)) return REDACTED;
-		if (!options.freeForm) return value;
+		if (!options.freeForm || (field !== undefined && kindOf(field).identifier)) return value;
 		return redactSecurityCodeText(redactCardNumbers(value));
 	}
 	if (typeof value === 'number') {
 		if (options.keepCardNumbers === true) return value;
 		if (namedCardNumber(field, value)) return REDACTED;
-		return options.freeForm && cardNumberValue(value) ? REDACTED : value;
+		return options.freeForm && !(field !== undefined && kindOf(field).identifier) && cardNumberValue(value) ? REDACTED : value;
 	}
 	if (value === null || typeof value !== 'object') return value;
 	if (depth >= MAX_DEPTH) return CUT_TOO_DEEP;

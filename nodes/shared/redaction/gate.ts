@@ -158,7 +158,29 @@ function withoutHidden(json: IDataObject, hidden: ReadonlySet<string>): IDataObj
  */
 export function gateOutput(items: INodeExecutionData[], policy: OutputPolicy, redactor: Redactor, hidden: ReadonlySet<string> = new Set()): INodeExecutionData[] {
 	const store = policy === 'store' || policy === 'store-agent';
-	return items.map((item) => ({ ...item, json: redactor.secrets(gateRecord(store ? withoutHidden(item.json, hidden) : item.json, policy)) }));
+	return items.map((item) => {
+		const json = gateRecord(store ? withoutHidden(item.json, hidden) : item.json, policy);
+		return { ...item, json: store ? redactor.secrets(json) : tokenSecrets(json, redactor) };
+	});
+}
+
+/**
+ * A vault answer through the known secrets: a token's metadata is the user's own and changes only
+ * for the credentials' secrets (never for the token data the user gave, so Create and Get show
+ * the same metadata); everything else for every known secret.
+ */
+function tokenSecrets(json: IDataObject, redactor: Redactor): IDataObject {
+	if (json.metadata === undefined) return redactor.secrets(json);
+	const { metadata, ...rest } = json;
+	const others = redactor.secrets(rest);
+	const out: IDataObject = {};
+	for (const key of Object.keys(json)) {
+		if (key === 'metadata') out.metadata = redactor.secrets(metadata, 'credentials');
+		else if (key in others) out[key] = others[key];
+	}
+	// A key of the rest renamed by the redaction ([redacted]) keeps its place at the end.
+	for (const key of Object.keys(others)) if (!(key in out)) out[key] = others[key];
+	return out;
 }
 
 /**

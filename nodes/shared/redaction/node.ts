@@ -1,6 +1,7 @@
 import type { INode, INodeProperties, NodeParameterValueType } from 'n8n-workflow';
 
 import type { Resource } from '../../VaultStore/operation';
+import { CUT_TOO_DEEP, MAX_DEPTH } from './cardData';
 
 /**
  * n8n errors carry the node they were thrown for, parameters included, and
@@ -30,7 +31,9 @@ export function secretParameterNames(resources: readonly Resource[]): Set<string
 }
 
 function redactValue(value: unknown, names: Set<string>, depth = 0): unknown {
-	if (depth > 20 || value === null || typeof value !== 'object') return value;
+	if (value === null || typeof value !== 'object') return value;
+	// Deeper than the gates read: cut, saying so, never passed on unread.
+	if (depth >= MAX_DEPTH) return CUT_TOO_DEEP;
 	if (Array.isArray(value)) return value.map((v) => redactValue(v, names, depth + 1));
 	const out: Record<string, unknown> = {};
 	for (const [key, inner] of Object.entries(value)) {

@@ -192,11 +192,27 @@ export class Redactor {
 		for (const secret of secrets) this.add(secret, true);
 	}
 
+	/**
+	 * The same redactor without the values the user gave as secret: for the user's own data in an
+	 * answer (a token's metadata), which changes only for the credentials' secrets, so that a
+	 * token's metadata is the same from Create (where the token data is known) as from Get.
+	 */
+	private get credentialsOnly(): Redactor {
+		this.credentialRedactor ??= new Redactor(this.credentialSecrets);
+		return this.credentialRedactor;
+	}
+
+	private credentialRedactor?: Redactor;
+
+	private readonly credentialSecrets: string[] = [];
+
 	/** Adds a secret. `certain`: a credential's secret, whose pieces are redacted from success answers too. */
 	add(secret: string, certain = true): void {
 		if (typeof secret !== 'string' || secret.length < PIECE) return;
 		this.all.add(secret);
 		if (certain) {
+			this.credentialSecrets.push(secret);
+			this.credentialRedactor = undefined;
 			this.certain.add(secret, readablePrefix(secret));
 			this.credentialsWhole.add(secret);
 		}
@@ -253,7 +269,8 @@ export class Redactor {
 	 * encoded. Nothing else changes. A quick test on the serialised value and on its leaves
 	 * joined comes first, so a clean answer costs two linear passes.
 	 */
-	secrets<T>(value: T): T {
+	secrets<T>(value: T, only: 'all' | 'credentials' = 'all'): T {
+		if (only === 'credentials') return this.credentialsOnly.secrets(value);
 		if (this.certain.size === 0 && this.userKeys.size === 0) return value;
 		if (typeof value === 'string') return (this.mentionsCertain(value) ? this.replaceCertain(value) : value) as T;
 		if (value === null || typeof value !== 'object') return value;
