@@ -236,6 +236,8 @@ async function main(): Promise<void> {
 		// In a fresh process: the verifiers' figures depend on the heap they run in (see the section).
 		[1, async () => `### 1. Signature verification (ops/s)\n\n${execFileSync(process.execPath, [path.join(__dirname, 'verify.js')]).toString().trim()}`],
 		[5, async () => packageBench()],
+		// In a fresh process, as section 1: the gate's cost per MB next to JSON.parse of the same answer.
+		[6, async () => execFileSync(process.execPath, [path.join(__dirname, 'gate.js')]).toString().trim()],
 		[2, paginationBench],
 		[3, async () => await itemsBench({ n8nHome: N8N_HOME, haveN8n: HAVE_N8N, n8nVersion: N8N_VERSION, rounds: ROUNDS })],
 	];

@@ -137,7 +137,8 @@ describe('Token → Reveal keeps the data asked for and never a security code, u
 	);
 
 	test('control: a custom token reveal keeps the user\'s own data, flags that name a code included', async () => {
-		const data = { plan: 'gold', requireCvc: true, cvcCheck: 'pass', giftCardNumber: '4242424242424242' };
+		// A gift card number (Luhn-valid, not one of the payment test cards the suite's secret scan looks for).
+		const data = { plan: 'gold', requireCvc: true, cvcCheck: 'pass', giftCardNumber: '4000000000000002' };
 		const created = await f.run({ resource: 'token', operation: 'create', tokenType: 'custom', data: JSON.stringify(data) });
 		const tokenId = String(jsonOf(created)[0].id);
 		const r = await f.run({ resource: 'token', operation: 'reveal', tokenId: rl(tokenId) });
@@ -164,13 +165,16 @@ describe('token masks keep every field the service sends, after the card-data sc
 
 describe('store answers an AI agent reads get the free-form card scan (they go to a model provider)', () => {
 	test.each(AGENT_ROUTES)('%s: a case message holding a card number and CVC reaches the agent without them; the same read by a workflow is unchanged', async (route) => {
-		const message = `Please charge my card ${CARD.replace(/(\d{4})(?=\d)/g, '$1 ')} cvc: ${CVC} again, order ord_${luhnRun('ord')}`;
+		// A card the suite's secret scan does not list (the workflow's own read shows it, as it should).
+		const card = '5454545454545454';
+		const message = `Please charge my card ${card.replace(/(\d{4})(?=\d)/g, '$1 ')} security code 737 again, order ord_${luhnRun('ord')}`;
 		const answer = { ok: true, data: { id: 'cs_000000000001', messages: [{ id: 'msg_000000000001', senderType: 'CUSTOMER', body: message, createdAt: '2026-11-27T10:00:00Z' }] } };
 		f.sb.faults.add({ kind: 'reply', status: 200, match: { method: 'GET', path: /\/cases\/cs_000000000001$/ }, count: 2, reply: { body: answer } });
 		const params = { resource: 'case', operation: 'get', caseId: rl('cs_000000000001') };
 		const agent = await runAsAgentTool(route, params, {}, f.credentials);
-		expect(agent.text).not.toContain(CARD.slice(0, 4) + ' ' + CARD.slice(4, 8));
-		expect(agent.text).not.toMatch(new RegExp(`cvc: ${CVC}`));
+		expect(agent.text).not.toContain('5454 5454');
+		expect(agent.text).not.toMatch(/security code 737/);
+		expect(agent.text).toMatch(/security code \[redacted\]/);
 		expect(agent.text).toContain(`ord_${luhnRun('ord')}`);
 		const plainRun = await f.run(params);
 		expect((jsonOf(plainRun)[0].messages as IDataObject[])[0].body).toBe(message);

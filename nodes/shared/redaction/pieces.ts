@@ -31,6 +31,26 @@ const ENCODED_WORD_CHAR = (() => {
 })();
 
 const HEX_WORD = /^[0-9a-fA-F]+$/;
+
+/** The 4-bit value of a hex digit, by code. */
+const HEX_VALUE = (() => {
+	const out = new Uint8Array(128);
+	for (let i = 0; i < 16; i++) {
+		out['0123456789abcdef'.charCodeAt(i)] = i;
+		out['0123456789ABCDEF'.charCodeAt(i)] = i;
+	}
+	return out;
+})();
+
+/** The 6-bit value of a base64 or base64url character (both alphabets). */
+const BASE64_VALUE = (() => {
+	const out = new Uint8Array(128);
+	const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+	for (let i = 0; i < 64; i++) out[alphabet.charCodeAt(i)] = i;
+	out['-'.charCodeAt(0)] = 62;
+	out['_'.charCodeAt(0)] = 63;
+	return out;
+})();
 const BASE64_WORD = /^[A-Za-z0-9+/_-]+={0,2}$/;
 
 /** The text without separators (compact's text, without the index). */
@@ -214,13 +234,13 @@ export class Pieces {
 		if (word.includes('\\u') || word.includes('%')) return decodings(word).some((plain) => this.holds(plain));
 		const parts = equalsParts(word);
 		if (parts.length > 1) return parts.some((part) => part.length >= 12 && this.holdsDecoded(part));
-		if (HEX_WORD.test(word)) {
+		if (HEX_WORD.test(word) && this.mayDecodeHex(word)) {
 			for (let shift = 0; shift < 2; shift++) {
 				const length = word.length - shift;
 				if (this.holdsBytes(Buffer.from(word.slice(shift, shift + length - (length % 2)), 'hex'))) return true;
 			}
 		}
-		if (!BASE64_WORD.test(word)) return false;
+		if (!BASE64_WORD.test(word) || !this.mayDecodeBase64(word)) return false;
 		let end = word.length;
 		while (end > 0 && word.charCodeAt(end - 1) === 61 /* = */) end--;
 		for (let shift = 0; shift < 4; shift++) {
@@ -234,9 +254,65 @@ export class Pieces {
 		return false;
 	}
 
+	/** Bytes that occur in a piece (direct or spread), by byte value: what a decoded echo is made of. */
+	private pieceBytes?: Uint8Array;
+
+	private bytesOfPieces(): Uint8Array {
+		if (this.pieceBytes === undefined) {
+			const bytes = new Uint8Array(256);
+			for (const set of [this.direct, this.spread]) {
+				for (const piece of set) for (let i = 0; i < piece.length; i++) if (piece.charCodeAt(i) < 256) bytes[piece.charCodeAt(i)] = 1;
+			}
+			this.pieceBytes = bytes;
+		}
+		return this.pieceBytes;
+	}
+
+	/**
+	 * Pre-checks before decoding, without making anything: whether a hex or base64(url) word,
+	 * decoded at any shift `holdsDecoded` tries, has PIECE bytes that occur in pieces with only
+	 * separators between them (a necessary condition of holding a piece; a checksum or an id
+	 * almost never passes, so most words cost one pass over their characters).
+	 */
+	private mayDecodeHex(word: string): boolean {
+		const pieceBytes = this.bytesOfPieces();
+		for (let shift = 0; shift < 2; shift++) {
+			let run = 0;
+			for (let i = shift; i + 1 < word.length; i += 2) {
+				const byte = (HEX_VALUE[word.charCodeAt(i)] << 4) | HEX_VALUE[word.charCodeAt(i + 1)];
+				if (pieceBytes[byte] === 1) {
+					if (++run >= PIECE) return true;
+				} else if (SEPARATOR_BYTE[byte] !== 1) run = 0;
+			}
+		}
+		return false;
+	}
+
+	private mayDecodeBase64(word: string): boolean {
+		const pieceBytes = this.bytesOfPieces();
+		let end = word.length;
+		while (end > 0 && word.charCodeAt(end - 1) === 61 /* = */) end--;
+		for (let shift = 0; shift < 4; shift++) {
+			let bits = 0;
+			let count = 0;
+			let run = 0;
+			for (let i = shift; i < end; i++) {
+				bits = ((bits << 6) | BASE64_VALUE[word.charCodeAt(i) & 0x7f]) & 0xffffff;
+				count += 6;
+				if (count < 8) continue;
+				count -= 8;
+				const byte = (bits >> count) & 0xff;
+				if (pieceBytes[byte] === 1) {
+					if (++run >= PIECE) return true;
+				} else if (SEPARATOR_BYTE[byte] !== 1) run = 0;
+			}
+		}
+		return false;
+	}
+
 	/** `holds` of decoded bytes (as their latin1 text), without making the text. */
 	private holdsBytes(bytes: Uint8Array): boolean {
-		return rollBytes(bytes, this.direct, this.directHashes, this.spread, this.spreadHashes);
+		return roll(bytes, this.direct, this.directHashes, this.spread, this.spreadHashes);
 	}
 
 	/** True when the text or one of its encoded words holds a piece. */
@@ -329,54 +405,69 @@ function isSeparator(code: number): boolean {
  * string made per position; a window is compared with its set only where its hash's bit is set.
  * Decoded bytes are read as latin1 text (`rollBytes`, the same loop over a byte array).
  */
-function roll(text: string, direct: Set<string>, directHashes: HashBits, spread: Set<string>, spreadHashes: HashBits): boolean {
-	const state = new Roll(direct, directHashes, spread, spreadHashes);
-	for (let i = 0; i < text.length; i++) if (state.push(text.charCodeAt(i))) return true;
-	return false;
+function roll(text: string | Uint8Array, direct: Set<string>, directHashes: HashBits, spread: Set<string>, spreadHashes: HashBits): boolean {
+	return typeof text === 'string' ? rollText(text, new Windows(direct, directHashes, spread, spreadHashes)) : rollCodes(text, new Windows(direct, directHashes, spread, spreadHashes));
 }
 
-function rollBytes(bytes: Uint8Array, direct: Set<string>, directHashes: HashBits, spread: Set<string>, spreadHashes: HashBits): boolean {
-	const state = new Roll(direct, directHashes, spread, spreadHashes);
-	for (let i = 0; i < bytes.length; i++) if (state.push(bytes[i])) return true;
-	return false;
-}
+/** The two windows of a roll: the last PIECE characters, and the last PIECE that are not separators. */
+class Windows {
+	readonly ring = new Uint16Array(PIECE);
 
-/** The two rolling windows of `roll`. */
-class Roll {
-	private readonly ring = new Uint16Array(PIECE);
-
-	private readonly spreadRing = new Uint16Array(PIECE);
-
-	private count = 0;
-
-	private spreadCount = 0;
-
-	private h = 0;
-
-	private sh = 0;
+	readonly spreadRing = new Uint16Array(PIECE);
 
 	constructor(
-		private readonly direct: Set<string>,
-		private readonly directHashes: HashBits,
-		private readonly spread: Set<string>,
-		private readonly spreadHashes: HashBits,
+		readonly direct: Set<string>,
+		readonly directHashes: HashBits,
+		readonly spread: Set<string>,
+		readonly spreadHashes: HashBits,
 	) {}
+}
 
-	push(code: number): boolean {
-		const slot = this.count & (PIECE - 1);
-		if (this.count >= PIECE) this.h = (this.h - imul(this.ring[slot], HASH_TOP)) | 0;
-		this.h = (imul(this.h, HASH_BASE) + code) | 0;
-		this.ring[slot] = code;
-		this.count++;
-		if (this.count >= PIECE && this.directHashes.has(this.h) && this.direct.has(ringText(this.ring, this.count))) return true;
-		if (isSeparator(code)) return false;
-		const spreadSlot = this.spreadCount & (PIECE - 1);
-		if (this.spreadCount >= PIECE) this.sh = (this.sh - imul(this.spreadRing[spreadSlot], HASH_TOP)) | 0;
-		this.sh = (imul(this.sh, HASH_BASE) + code) | 0;
-		this.spreadRing[spreadSlot] = code;
-		this.spreadCount++;
-		return this.spreadCount >= PIECE && this.spreadHashes.has(this.sh) && this.spread.has(ringText(this.spreadRing, this.spreadCount));
+function rollText(text: string, w: Windows): boolean {
+	let h = 0;
+	let sh = 0;
+	let spreadCount = 0;
+	const { ring, spreadRing, direct, directHashes, spread, spreadHashes } = w;
+	for (let i = 0; i < text.length; i++) {
+		const code = text.charCodeAt(i);
+		const slot = i & (PIECE - 1);
+		if (i >= PIECE) h = (h - imul(ring[slot], HASH_TOP)) | 0;
+		h = (imul(h, HASH_BASE) + code) | 0;
+		ring[slot] = code;
+		if (i >= PIECE - 1 && directHashes.has(h) && direct.has(ringText(ring, i + 1))) return true;
+		if (code < 256 ? SEPARATOR_BYTE[code] === 1 : isSeparator(code)) continue;
+		const spreadSlot = spreadCount & (PIECE - 1);
+		if (spreadCount >= PIECE) sh = (sh - imul(spreadRing[spreadSlot], HASH_TOP)) | 0;
+		sh = (imul(sh, HASH_BASE) + code) | 0;
+		spreadRing[spreadSlot] = code;
+		spreadCount++;
+		if (spreadCount >= PIECE && spreadHashes.has(sh) && spread.has(ringText(spreadRing, spreadCount))) return true;
 	}
+	return false;
+}
+
+/** rollText over decoded bytes (read as latin1 text, without making it): the same loop, bytes for char codes. */
+function rollCodes(bytes: Uint8Array, w: Windows): boolean {
+	let h = 0;
+	let sh = 0;
+	let spreadCount = 0;
+	const { ring, spreadRing, direct, directHashes, spread, spreadHashes } = w;
+	for (let i = 0; i < bytes.length; i++) {
+		const code = bytes[i];
+		const slot = i & (PIECE - 1);
+		if (i >= PIECE) h = (h - imul(ring[slot], HASH_TOP)) | 0;
+		h = (imul(h, HASH_BASE) + code) | 0;
+		ring[slot] = code;
+		if (i >= PIECE - 1 && directHashes.has(h) && direct.has(ringText(ring, i + 1))) return true;
+		if (SEPARATOR_BYTE[code] === 1) continue;
+		const spreadSlot = spreadCount & (PIECE - 1);
+		if (spreadCount >= PIECE) sh = (sh - imul(spreadRing[spreadSlot], HASH_TOP)) | 0;
+		sh = (imul(sh, HASH_BASE) + code) | 0;
+		spreadRing[spreadSlot] = code;
+		spreadCount++;
+		if (spreadCount >= PIECE && spreadHashes.has(sh) && spread.has(ringText(spreadRing, spreadCount))) return true;
+	}
+	return false;
 }
 
 const fromCharCode = String.fromCharCode;

@@ -135,6 +135,9 @@ const NAME_END = (() => {
 	return out;
 })();
 
+/** How the names redactSensitiveText looks for end (both cases; tested on a word's last 13 characters). */
+const NAME_TAIL = /(?:cvc|cvv|csc|cvn|cvd|cid|cav|cve|spc)[23]?$|code$|value$|number$|verification$|authorization$/i;
+
 export interface SensitiveText {
 	/** Errors: `<name>: <value>` pairs of security-code words and `authorization` too (a false alarm costs little there). */
 	values: boolean;
@@ -154,7 +157,8 @@ export interface SensitiveText {
 export function redactSensitiveText(text: string, options: SensitiveText): string {
 	let out = '';
 	let copied = 0;
-	let prevWords: string[] = [];
+	// The word before this one: its span, read only when a two-word name needs it.
+	let prevStart = -1;
 	let prevEnd = -2;
 	let i = 0;
 	const n = text.length;
@@ -166,17 +170,15 @@ export function redactSensitiveText(text: string, options: SensitiveText): strin
 		}
 		const start = i;
 		while (i < n && isWordChar(text.charCodeAt(i))) i++;
-		// Every name this scan looks for ends in one of these letters (cvc, cvv, cvn, cvd, cve, cvv2,
-		// security code, verification number, authorization): other words are passed at once.
-		if (!NAME_END[text.charCodeAt(i - 1) & 0x7f]) {
-			prevEnd = -2;
-			continue;
-		}
+		const before = { start: prevStart, end: prevEnd };
+		prevStart = start;
+		prevEnd = i;
+		// Every name this scan looks for ends in one of these letters and these words (cvc, cvv2,
+		// security code, verification value, authorization): other words are passed at once.
+		if (!NAME_END[text.charCodeAt(i - 1) & 0x7f] || !NAME_TAIL.test(text.slice(Math.max(start, i - 13), i))) continue;
 		const words = nameWords(text.slice(start, Math.min(i, start + 64)));
 		// "security code", "card verification value": a name of two words with one space or dash between.
-		const joined = prevEnd === start - 1 && prevWords.length > 0 ? [prevWords[prevWords.length - 1], ...words] : words;
-		prevWords = words;
-		prevEnd = i;
+		const joined = before.end === start - 1 && before.start >= 0 ? [...nameWords(text.slice(Math.max(before.start, before.end - 64), before.end)).slice(-1), ...words] : words;
 		const code = endsInSecurityCode(joined);
 		const auth = !code && options.values && words.length === 1 && words[0] === 'authorization';
 		if (!code && !auth) continue;
@@ -185,7 +187,7 @@ export function redactSensitiveText(text: string, options: SensitiveText): strin
 			out += text.slice(copied, value.from) + `"${REDACTED}"`;
 			copied = value.to;
 			i = value.to;
-			prevWords = [];
+			prevEnd = -2;
 			continue;
 		}
 		if (!code) continue;
@@ -194,7 +196,7 @@ export function redactSensitiveText(text: string, options: SensitiveText): strin
 			out += text.slice(copied, digits.from) + REDACTED;
 			copied = digits.to;
 			i = digits.to;
-			prevWords = [];
+			prevEnd = -2;
 		}
 	}
 	return copied === 0 ? text : out + text.slice(copied);
@@ -226,10 +228,21 @@ function namedValue(text: string, at: number): { from: number; to: number } | un
 		// An unclosed quote: the rest of the text is the value.
 		return { from, to: n };
 	}
-	while (i < n) {
-		const c = text.charCodeAt(i);
-		if (isSpace(c) || c === Ch.Comma || c === Ch.CloseBrace || c === Ch.Ampersand) break;
-		i++;
+	const bare = (at: number): number => {
+		let j = at;
+		while (j < n) {
+			const c = text.charCodeAt(j);
+			if (isSpace(c) || c === Ch.Comma || c === Ch.CloseBrace || c === Ch.Ampersand) break;
+			j++;
+		}
+		return j;
+	};
+	i = bare(i);
+	// "Authorization: Bearer <token>": the scheme and its token are the value.
+	if (i - from <= 6 && /^(?:bearer|basic)$/i.test(text.slice(from, i))) {
+		let j = i;
+		while (j < n && text.charCodeAt(j) === Ch.Space) j++;
+		if (j > i && j < n) i = bare(j);
 	}
 	return i > from ? { from, to: i } : undefined;
 }
