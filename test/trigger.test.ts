@@ -268,6 +268,39 @@ describe('V2 deliveries', () => {
 		expect(ok.items[0].json.event).toBe('PAYMENT_COMPLETED');
 	});
 
+	test('a reused webhook-id with a different, validly signed body is a conflict: 409 and a warning, nothing started, never dropped as a repeat; an exact repeat stays a duplicate', async () => {
+		const t = await activeTrigger({ events: ['PAYMENT_COMPLETED'], signatureVersion: 'V2' });
+		const c = await emitFor(t, 'PAYMENT_COMPLETED');
+		expect((await deliverTo(t, c)).items).toHaveLength(1);
+		const body = JSON.parse(c.rawBody.toString('utf8'));
+		const other = Buffer.from(JSON.stringify({ ...body, data: { orderId: 'ord_test00000002', amount: 99 } }));
+		const start = logLines.length;
+		const r = await deliverTo(t, { rawBody: other, headers: resignV2({ ...c, rawBody: other }, c.headers['webhook-id'], Math.floor(Date.now() / 1000)) });
+		expect(r.status).toBe(409);
+		expect(r.items).toHaveLength(0);
+		expect(logLines.slice(start).some((l) => l.startsWith('warn ') && l.includes('reuses the id of an earlier delivery'))).toBe(true);
+		// Control: the exact repeat of the first delivery is still a duplicate (200, nothing started).
+		expectIgnored(await deliverTo(t, c), 'duplicate delivery');
+	});
+
+	test.each([
+		['the valid signature in the first copy', (valid: string) => `${valid}, v1,${Buffer.alloc(32).toString('base64')}`],
+		['the valid signature in the second copy', (valid: string) => `v1,${Buffer.alloc(32).toString('base64')}, ${valid}`],
+		['two copies, each with two entries', (valid: string) => `v1,${Buffer.alloc(32, 1).toString('base64')} v1,${Buffer.alloc(32, 2).toString('base64')}, v1,${Buffer.alloc(32, 3).toString('base64')} ${valid}`],
+	])('a proxy that repeats the webhook-signature header (Node joins the copies with ", "): %s is accepted', async (_name, header) => {
+		const t = await activeTrigger({ events: ['PAYMENT_COMPLETED'], signatureVersion: 'V2' });
+		const c = await emitFor(t, 'PAYMENT_COMPLETED');
+		const r = await deliverTo(t, c, { headers: { ...c.headers, 'webhook-signature': header(c.headers['webhook-signature']) } });
+		expect(r.status).toBe(200);
+		expect(r.items).toHaveLength(1);
+	});
+
+	test('control: repeated signature headers with no valid entry are still refused', async () => {
+		const t = await activeTrigger({ events: ['PAYMENT_COMPLETED'], signatureVersion: 'V2' });
+		const c = await emitFor(t, 'PAYMENT_COMPLETED');
+		expectRejected(await deliverTo(t, c, { headers: { ...c.headers, 'webhook-signature': `v1,${Buffer.alloc(32).toString('base64')}, v1,${Buffer.alloc(32, 7).toString('base64')}` } }));
+	});
+
 	test('a replayed delivery answers 200 and starts nothing; with Reject Duplicates off it starts again', async () => {
 		const t = await activeTrigger({ events: ['PAYMENT_COMPLETED'], signatureVersion: 'V2' });
 		const c = await emitFor(t, 'PAYMENT_COMPLETED');

@@ -9,12 +9,14 @@
  *
  * The expected verdict comes from an oracle written from the rules, not from the
  * implementation: a V2 delivery is valid exactly when id, timestamp and body bytes are
- * the signed ones and the signature header (first value, at most 8 KiB) split on
- * spaces has at most 20 entries, one of which is the exact canonical "v1,<base64>"
+ * the signed ones and the signature header (every copy, joined with ", " as Node joins a
+ * repeated header; at most 8 KiB) split on spaces, a trailing comma of an entry dropped, has
+ * at most 20 entries, one of which is the exact canonical "v1,<base64>"
  * string of the HMAC. Canonical base64 is the only spelling of a 32-byte digest the
  * verifier decodes, so no other string can carry the right digest. A mutation that
  * leaves that true (reordering, an extra invalid entry, a changed decoy, extra spaces,
- * an array header whose first value is intact) must be accepted; anything else must be
+ * an array id or timestamp header whose first value is intact, a signature header array with
+ * the entry in any copy) must be accepted; anything else must be
  * rejected.
  */
 import { hmac } from '@noble/hashes/hmac';
@@ -444,12 +446,19 @@ function applyMutation(state: State, m: Mutation, d: Delivery): void {
 function oracleV2(state: State, d: Delivery): boolean {
 	const id = firstValue(state.headers['webhook-id']);
 	const timestamp = firstValue(state.headers['webhook-timestamp']);
-	const signature = firstValue(state.headers['webhook-signature']);
+	// Every copy of the signature header counts (a proxy may repeat it; Node joins copies with ", ").
+	const copies = (Array.isArray(state.headers['webhook-signature']) ? state.headers['webhook-signature'] : [state.headers['webhook-signature']]).filter(
+		(v): v is string => typeof v === 'string' && v.length > 0,
+	);
+	const signature = copies.length > 0 ? copies.join(', ') : undefined;
 	if (id !== d.id || timestamp !== d.timestamp || !bytesEqual(state.body, d.body) || signature === undefined) {
 		return false;
 	}
 	if (signature.length > MAX_HEADER) return false;
-	const tokens = signature.split(' ').filter((t) => t.length > 0);
+	const tokens = signature
+		.split(' ')
+		.filter((t) => t.length > 0)
+		.map((t) => (t.endsWith(',') && t.length > 3 ? t.slice(0, -1) : t));
 	return tokens.length <= MAX_ENTRIES && tokens.includes(d.entry);
 }
 

@@ -53,33 +53,60 @@ export class SeenIds {
 		return this.live.size;
 	}
 
+	/** The content fingerprint recorded with each id (by slot), when one was given. */
+	private readonly contents: Array<string | undefined> = [];
+
 	/**
 	 * True if `id` was recorded less than `windowMs` before `nowMs` (a duplicate);
 	 * otherwise records it at `nowMs` and returns false. The first sighting counts:
 	 * a duplicate does not extend the window.
 	 */
 	seen(id: string, nowMs: number, windowMs: number): boolean {
+		return this.check(id, nowMs, windowMs) !== 'new';
+	}
+
+	/**
+	 * As `seen`, with the content the id came with (a hash of the signed body): an id seen
+	 * within the window with the same content is a 'duplicate'; with other content a
+	 * 'conflict' (a reused id, not a repeat: never to be dropped as one); else 'new', recorded.
+	 */
+	check(id: string, nowMs: number, windowMs: number, content?: string): 'new' | 'duplicate' | 'conflict' {
+		const found = this.find(id, nowMs, windowMs);
+		if (found !== undefined) {
+			const recorded = this.contents[found % this.max];
+			return content !== undefined && recorded !== undefined && recorded !== content ? 'conflict' : 'duplicate';
+		}
+		this.record(id, nowMs, content);
+		return 'new';
+	}
+
+	/** The sequence number of `id`'s live record within the window, after dropping expired records. */
+	private find(id: string, nowMs: number, windowMs: number): number | undefined {
 		while (this.head < this.tail && !(nowMs - this.times[this.head % this.max] < windowMs)) {
 			this.dropHead();
 		}
 		const sequence = this.live.get(id);
 		if (sequence !== undefined) {
 			if (Math.abs(nowMs - this.times[sequence % this.max]) < windowMs) {
-				return true;
+				return sequence;
 			}
 			// Expired but not at the head (the clock moved back): forget it; its old
 			// slot is released when it reaches the head.
 			this.live.delete(id);
 		}
+		return undefined;
+	}
+
+	private record(id: string, nowMs: number, content: string | undefined): void {
 		if (this.tail - this.head >= this.max) {
 			this.dropHead();
 		}
 		const slot = this.tail % this.max;
 		this.ids[slot] = id;
 		this.times[slot] = nowMs;
+		this.contents[slot] = content;
 		this.live.set(id, this.tail);
 		this.tail++;
-		return false;
 	}
 
 	private dropHead(): void {
@@ -89,6 +116,7 @@ export class SeenIds {
 			this.live.delete(id);
 		}
 		this.ids[slot] = undefined;
+		this.contents[slot] = undefined;
 		this.head++;
 	}
 }

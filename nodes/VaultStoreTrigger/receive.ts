@@ -253,8 +253,17 @@ export async function receiveDelivery(ctx: IWebhookFunctions): Promise<IWebhookR
 			const seen = seenIdsFor(`${ctx.getWorkflow().id ?? ''}\u0000${node.id ?? node.name}`);
 			const keys = duplicateKeys(verdict, rawBody as Buffer, req.headers, payload, options);
 			const now = Date.now();
-			const duplicate = keys.map((key) => seen.seen(key, now, windowMs)).some(Boolean);
-			if (duplicate) return ignore('duplicate delivery');
+			// The signed body's fingerprint: one id with another body is a conflict, not a repeat.
+			const content = signedContentKey('content', '', rawBody as Buffer);
+			const verdicts = keys.map((key) => seen.check(key, now, windowMs, content));
+			if (verdicts.includes('conflict')) {
+				ctx.logger.warn(
+					`Vault Store Trigger: delivery ${verdict.id} reuses the id of an earlier delivery with a different signed body; it is refused (409) so that the service retries it and shows it, not dropped as a repeat`,
+					where(),
+				);
+				return answer(409, { error: 'delivery id already used with a different body' });
+			}
+			if (verdicts.includes('duplicate')) return ignore('duplicate delivery');
 		}
 
 		const event = payload.event;

@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
-import { readHeader } from '../shared/headers';
+import { readHeader, readHeaderCopies } from '../shared/headers';
 
 /**
  * Webhook signature verification in the style of the Standard Webhooks reference library (createHmac, timingSafeEqual,
@@ -137,10 +137,17 @@ function offeredSignatures(scheme: Scheme, signature: string): string[] | string
 	const name = scheme.signatureHeader;
 	if (signature.length > MAX_SIGNATURE_HEADER_LENGTH) return `${name} header is too large`;
 	if (scheme.format === 'hex') {
-		if (HEX_DIGEST.test(signature)) return [signature.toLowerCase()];
+		// Copies of the header joined by ", ": each must be a digest.
+		const copies = signature.split(',').map((copy, i) => (i > 0 && copy.startsWith(' ') ? copy.slice(1) : copy));
+		if (copies.length <= MAX_SIGNATURE_ENTRIES && copies.every((copy) => HEX_DIGEST.test(copy))) return copies.map((copy) => copy.toLowerCase());
 		return `${name} header must be 64 hex digits (lower-case hex as the service sends it; upper case is accepted too)`;
 	}
-	const entries = signature.includes(' ') ? signature.split(' ').filter((entry) => entry !== '') : [signature];
+	// Entries are separated by spaces; copies of the header joined by ", " leave a comma at the
+	// end of an entry (an entry's own comma follows its "v1").
+	const entries = signature
+		.split(' ')
+		.filter((entry) => entry !== '')
+		.map((entry) => (entry.endsWith(',') && entry.length > 3 ? entry.slice(0, -1) : entry));
 	if (entries.length > MAX_SIGNATURE_ENTRIES) return `${name} header has too many entries`;
 	const v1 = entries.filter((entry) => entry.startsWith('v1,')).map((entry) => entry.slice(3));
 	if (v1.length === 0 && HEX_DIGEST.test(signature)) {
@@ -172,7 +179,8 @@ function verifyWithScheme(scheme: Scheme, keys: Key[] | string, options: Verifie
 	const timestamp = readHeader(headers, scheme.timestampHeader);
 	if (timestamp === undefined) return fail(`missing ${scheme.timestampHeader} header`);
 	if (id.length > MAX_ID_LENGTH || !PLAIN_ID.test(id)) return fail(`${idHeader} header is malformed`);
-	const signature = readHeader(headers, scheme.signatureHeader);
+	// Every copy of the header (a proxy may repeat it): every entry of each is tried.
+	const signature = readHeaderCopies(headers, scheme.signatureHeader);
 	if (signature === undefined) return fail(`missing ${scheme.signatureHeader} header`);
 	const offered = offeredSignatures(scheme, signature);
 	if (typeof offered === 'string') return fail(offered);
