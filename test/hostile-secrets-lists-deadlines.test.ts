@@ -39,8 +39,12 @@ function endpointOf(t: TriggerInstance): WebhookEndpoint {
 }
 
 /** One delivery of a fresh message to the trigger, signed as the sandbox signs for `endpoint`, with `secret`. */
+/** When each message was first made: every attempt of one message carries the same body, as the service sends it. */
+const messageCreatedAt = new Map<string, string>();
+
 async function deliverSigned(t: TriggerInstance, endpoint: WebhookEndpoint, secret: string, messageId = `msg_${randomUUID().replace(/-/g, '')}`) {
-	const body = JSON.stringify({ id: messageId, event: 'PAYMENT_COMPLETED', createdAt: new Date().toISOString(), data: { amount: 1 } });
+	if (!messageCreatedAt.has(messageId)) messageCreatedAt.set(messageId, new Date().toISOString());
+	const body = JSON.stringify({ id: messageId, event: 'PAYMENT_COMPLETED', createdAt: messageCreatedAt.get(messageId), data: { amount: 1 } });
 	const headers = signedHeaders(endpoint, secret, messageId, `job_${randomUUID().slice(0, 8)}`, body, Date.now());
 	return await t.deliver({ rawBody: Buffer.from(body), headers });
 }

@@ -151,7 +151,7 @@ describe('trigger lifecycle against the sandbox', () => {
 		expect(endpointsFor(f, t.webhookUrl())[0].eventTypes).toEqual(['PAYMENT_COMPLETED']);
 	});
 
-	test('changed signature version, note or URL: the endpoint is updated in place and keeps its id', async () => {
+	test('changed signature version or note: the endpoint is updated in place and keeps its id; one repointed elsewhere is left as it is and forgotten', async () => {
 		const before = liveIds();
 		await t.activate();
 		const id = t.staticData().webhookId as string;
@@ -165,9 +165,12 @@ describe('trigger lifecycle against the sandbox', () => {
 
 		const endpoint = f.sb.state.webhooks.find((w) => w.id === id)!;
 		endpoint.url = 'https://elsewhere.example.test/hook';
-		expect(await t.checkExists()).toBe(true);
-		expect(endpoint.url).toBe(t.webhookUrl());
-		expect(t.staticData()).toEqual({ ...VERSIONS_V2, webhookId: id });
+		f.sb.clearRequests();
+		// Not provably this workflow's any more: never updated or deleted; forgotten, so create() registers anew.
+		expect(await t.checkExists()).toBe(false);
+		expect(endpoint.url).toBe('https://elsewhere.example.test/hook');
+		expect(webhookRequests(f).map((r) => r.method)).toEqual(['GET']);
+		expect(t.staticData().webhookId).toBeUndefined();
 		expect(liveIds()).toEqual([...before, id]);
 	});
 
@@ -312,6 +315,54 @@ describe('trigger lifecycle against the sandbox', () => {
 		expect(await t.delete()).toBe(true);
 		expect(t.staticData()).toEqual({});
 		expect(liveIds()).toEqual(before);
+	});
+
+	test('static data holding more stale ids than the bound: trimmed to the bound before any request (the ones beyond are never tried)', async () => {
+		const stale = Array.from({ length: 30 }, (_, i) => `whk_stale${String(i).padStart(8, '0')}`);
+		t.staticData().staleWebhookIds = [...stale];
+		f.sb.clearRequests();
+		await t.delete();
+		const deleted = webhookRequests(f).filter((r) => r.method === 'DELETE').map((r) => r.path.split('/').pop());
+		expect(deleted).toEqual(stale.slice(10));
+	});
+
+	test('a registration answered with another endpoint (another id and URL): activation fails naming this workflow\'s URL, nothing is kept; that endpoint is never changed or deleted', async () => {
+		await t.activate();
+		const foreignId = t.staticData().webhookId as string;
+		const foreign = f.sb.state.webhooks.find((w) => w.id === foreignId)!;
+		foreign.url = 'https://other-integration.example.test/hook';
+		const other = await trigger({ ...PARAMS, note: 'second workflow' }, { webhookBaseUrl: 'https://n8n.example.test/webhook-other' });
+		f.sb.faults.add({ match: { method: 'POST', path: /\/webhooks$/ }, kind: 'reply', status: 201, reply: { body: { ok: true, data: { id: foreignId, url: foreign.url, eventTypes: PARAMS.events, signatureVersion: 'V2' } } } });
+		await expect(other.create()).rejects.toThrow(/points at https:\/\/other-integration\.example\.test\/hook, not at this workflow's webhook URL/);
+		expect(other.staticData().webhookId).toBeUndefined();
+		f.sb.faults.clear();
+		// Deactivating the second workflow touches nothing of it.
+		f.sb.clearRequests();
+		await other.delete();
+		expect(webhookRequests(f).filter((r) => r.method !== 'GET')).toHaveLength(0);
+		expect(f.sb.state.webhooks.find((w) => w.id === foreignId)).toMatchObject({ url: 'https://other-integration.example.test/hook' });
+		// Control: the normal lifecycle of a workflow is unchanged.
+		const third = await trigger(PARAMS, { webhookBaseUrl: 'https://n8n.example.test/webhook-third' });
+		await third.activate();
+		expect(f.sb.state.webhooks.find((w) => w.id === third.staticData().webhookId)).toMatchObject({ url: third.webhookUrl() });
+		expect(await third.delete()).toBe(true);
+	});
+
+	test('a registration answered 200 without an id: the error names this workflow\'s URL, and the next activation does not register blindly again', async () => {
+		const other = await trigger(PARAMS, { webhookBaseUrl: 'https://n8n.example.test/webhook-noid' });
+		f.sb.faults.add({ match: { method: 'POST', path: /\/webhooks$/ }, kind: 'reply', status: 200, reply: { body: { ok: true, data: { url: other.webhookUrl() } } } });
+		await expect(other.create()).rejects.toThrow(/without returning its ID/);
+		await expect(other.create()).rejects.toThrow(/does not register it again blindly/);
+		f.sb.faults.clear();
+		const posts = f.requests().filter((r) => r.method === 'POST' && /\/webhooks$/.test(r.path));
+		expect(posts).toHaveLength(1);
+		let description = '';
+		try {
+			await other.create();
+		} catch (error) {
+			description = String((error as { description?: string }).description);
+		}
+		expect(description).toContain(other.webhookUrl());
 	});
 
 	test('at most 20 undeletable ids are kept: the oldest beyond that is dropped with a warning naming it (no secrets)', async () => {

@@ -102,6 +102,8 @@ export async function removeOrKeep(
 
 /** Tries once more to delete every kept endpoint; forgets those deleted. True when none is left. */
 export async function removeStale(ctx: IHookFunctions, transport: Transport, data: IDataObject): Promise<boolean> {
+	// Trimmed to the bound before any request: ids beyond it are dropped (with a warning) untried.
+	setStaleIds(ctx, data, staleIdsOf(data));
 	const ids = staleIdsOf(data);
 	if (ids.length === 0) return true;
 	const left: string[] = [];

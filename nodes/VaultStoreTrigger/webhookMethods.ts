@@ -127,6 +127,17 @@ export async function checkExists(ctx: IHookFunctions): Promise<boolean> {
 		throw found.error;
 	}
 	const endpoint = asRecord(found.value.data);
+	if (typeof endpoint.url === 'string' && endpoint.url !== s.url) {
+		// Not provably this workflow's endpoint any more (repointed in the dashboard, or n8n's URL
+		// changed): it is never updated or deleted by this node. It is forgotten, and create()
+		// registers this workflow's URL anew.
+		ctx.logger.warn(
+			`Vault Store Trigger: webhook endpoint ${webhookId} now points at ${endpoint.url}, not at this workflow's webhook URL ${s.url}: the node leaves it as it is (no update, no delete) and registers a new endpoint. Delete ${webhookId} in the merchant dashboard if it is no longer used.`,
+			logContext(ctx),
+		);
+		clearStaticData(data);
+		return false;
+	}
 	const remoteVersion = endpoint.signatureVersion;
 	// The endpoint's signatureVersion is authoritative: a version the service set (its V1 to V2
 	// migration) is kept. Only a change of the node's setting since its last activation is sent.
@@ -204,6 +215,23 @@ function updateError(ctx: IHookFunctions, s: Settings, webhookId: string, error:
 	);
 }
 
+/** Registrations answered without an endpoint ID, by workflow, node and URL (this process; bounded). */
+const unidentified = new Map<string, number>();
+const UNIDENTIFIED_WAIT_MINUTES = 15;
+
+function registrationKey(ctx: IHookFunctions, url: string): string {
+	const node = ctx.getNode();
+	return `${ctx.getWorkflow().id ?? ''}\u0000${node.id ?? node.name}\u0000${url}`;
+}
+
+/** The URL of an endpoint as the service reads it back, or undefined when it cannot be read. */
+async function urlOf(transport: Transport, webhookId: string): Promise<string | undefined> {
+	const read = await settle(async () => await transport.request({ ...webhookRequest(WEBHOOK_ROUTES.get, webhookId) }));
+	if (!read.ok) return undefined;
+	const url = asRecord(read.value.data).url;
+	return typeof url === 'string' ? url : undefined;
+}
+
 const CHECK_ENDPOINTS =
 	"Before activating again, check the store's webhook endpoints in the merchant dashboard and delete any endpoint with this workflow's URL";
 
@@ -245,6 +273,14 @@ export async function create(ctx: IHookFunctions): Promise<boolean> {
 	// Credential problems surface here, before anything is sent: an error from the POST
 	// below is then about the request itself.
 	await transport.url('core', '/webhooks');
+	const unidentifiedAt = unidentified.get(registrationKey(ctx, s.url));
+	if (unidentifiedAt !== undefined && Date.now() - unidentifiedAt < UNIDENTIFIED_WAIT_MINUTES * 60_000) {
+		throw new NodeOperationError(
+			node,
+			`A registration of this workflow's URL was answered without an endpoint ID at ${new Date(unidentifiedAt).toISOString()}; the node does not register it again blindly. ${CHECK_ENDPOINTS}.`,
+			{ description: `This workflow's webhook URL: ${s.url}. Activate the workflow again ${UNIDENTIFIED_WAIT_MINUTES} minutes after that time, once the endpoint with this URL is deleted in the merchant dashboard.` },
+		);
+	}
 	const created = await settle(
 		async () => await transport.request({ ...WEBHOOK_ROUTES.create, body }),
 	);
@@ -267,10 +303,31 @@ export async function create(ctx: IHookFunctions): Promise<boolean> {
 		throw created.error;
 	}
 
-	const endpoint = (created.value.data ?? {}) as IDataObject;
+	const endpoint = asRecord(created.value.data);
 	const webhookId = typeof endpoint.id === 'string' ? endpoint.id : '';
 	if (webhookId === '') {
-		throw new NodeOperationError(node, 'The service did not return an ID for the new webhook endpoint');
+		// The service made an endpoint (or may have) that this node cannot name: it is not
+		// registered again blindly from this process; the user finds it by this workflow's URL.
+		if (unidentified.size >= 1000) unidentified.clear();
+		unidentified.set(registrationKey(ctx, s.url), Date.now());
+		throw new NodeOperationError(node, `The service registered the webhook endpoint without returning its ID. ${CHECK_ENDPOINTS}.`, {
+			description: `This workflow's webhook URL: ${s.url}. The node cannot update or delete an endpoint it cannot name, so it does not register another one for this URL from this n8n process for ${UNIDENTIFIED_WAIT_MINUTES} minutes: delete the endpoint with this URL in the merchant dashboard, then activate the workflow again after that.`,
+		});
+	}
+	// Only an endpoint that provably is the one asked for is kept: the answer must name this
+	// workflow's webhook URL. One naming another URL is someone else's: it is never kept,
+	// updated or deleted.
+	const answeredUrl = typeof endpoint.url === 'string' ? endpoint.url : await urlOf(transport, webhookId);
+	if (answeredUrl !== s.url) {
+		throw new NodeOperationError(
+			node,
+			answeredUrl === undefined
+				? `The service answered the registration with endpoint ${webhookId}, whose URL could not be read: the node does not keep an endpoint it cannot prove is this workflow's`
+				: `The service answered the registration with endpoint ${webhookId}, which points at ${answeredUrl}, not at this workflow's webhook URL: the node neither keeps nor changes it`,
+			{
+				description: `This workflow's webhook URL: ${s.url}. Check the store's webhook endpoints in the merchant dashboard: an endpoint with this URL may have been made and can be deleted there; endpoint ${webhookId} is left as it is.`,
+			},
+		);
 	}
 	const returned = [endpoint.secret, endpoint.signingSecret].find(
 		(value): value is string => typeof value === 'string' && value !== '',
