@@ -80,7 +80,7 @@ const perMb = (ms: number, size: number) => (ms * 1024 * 1024) / size;
 describe('the output gate costs time in proportion to the text, whatever the text', () => {
 	const rows = Object.keys(SCANS).flatMap((scan) => Object.keys(HOSTILE).map((kind) => [scan, kind] as const));
 
-	test.each(rows)('%s, %s: linear (per MB at 1 MB within 3x of 256 KB), within 20x of plain text, 1 MB under 400 ms', (scan, kind) => {
+	test.each(rows)('%s, %s: linear (per MB at 1 MB within 3x of 256 KB), within 20x of plain text, 1 MB under 1 s', (scan, kind) => {
 		const fn = SCANS[scan];
 		// Warm the code so that the first size does not pay for compiling it.
 		fn(HOSTILE[kind](SMALL));
@@ -91,7 +91,8 @@ describe('the output gate costs time in proportion to the text, whatever the tex
 		const floor = (ms: number) => Math.max(ms, 2);
 		expect(perMb(floor(large), LARGE)).toBeLessThan(3 * perMb(floor(small), SMALL) + 10);
 		expect(floor(large)).toBeLessThan(20 * floor(plainLarge) + 100);
-		expect(large).toBeLessThan(400);
+		// Wide: this runs beside the other test workers; a quadratic scanner takes minutes here.
+		expect(large).toBeLessThan(1000);
 	});
 
 	test('an error message of 2 MB is cut before it is scanned: its description keeps kilobytes, saying so', () => {
@@ -101,7 +102,7 @@ describe('the output gate costs time in proportion to the text, whatever the tex
 		const out = redactor.text(huge);
 		expect(out.length).toBeLessThan(10_000);
 		expect(out).toMatch(/\[cut: \d+ more characters\]$/);
-		expect(ms).toBeLessThan(50);
+		expect(ms).toBeLessThan(500);
 	});
 
 	test('control: the text scans still find what they look for in a hostile text', () => {
@@ -136,8 +137,9 @@ describe('through the node: a hostile error message does not stall n8n', () => {
 		const error = r.error() as { message?: string; description?: string } | undefined;
 		expect(error).toBeDefined();
 		expect(f.requests().length).toBeGreaterThan(0);
-		expect(took).toBeLessThan(3000);
-		expect(longestGap).toBeLessThan(500);
+		// Wide bounds (other test workers share the machine); before the fix the 88 KB case took ~40 s.
+		expect(took).toBeLessThan(5000);
+		expect(longestGap).toBeLessThan(2000);
 		const text = JSON.stringify(error);
 		expect(text.length).toBeLessThan(200_000);
 		expect(error?.description ?? '').toMatch(/\[cut: \d+ more characters\]/);
