@@ -365,6 +365,31 @@ describe('trigger lifecycle against the sandbox', () => {
 		expect(description).toContain(other.webhookUrl());
 	});
 
+	test('a registration answered in another version than asked: set back and read again; when the service does not set it back, the endpoint is removed and activation fails (never a silent downgrade)', async () => {
+		await t.activate();
+		const id = t.staticData().webhookId as string;
+		const endpoint = f.sb.state.webhooks.find((w) => w.id === id)!;
+		const answerV1 = () =>
+			f.sb.faults.add({ match: { method: 'POST', path: /\/webhooks$/ }, kind: 'reply', status: 201, reply: { body: { ok: true, data: { id, url: t.webhookUrl(), eventTypes: PARAMS.events, signatureVersion: 'V1' } } } });
+		// The service answers V1 (and has it as V1): the node sets it to V2 and confirms it.
+		for (const key of Object.keys(t.staticData())) delete t.staticData()[key];
+		endpoint.signatureVersion = 'V1';
+		answerV1();
+		expect(await t.create()).toBe(true);
+		f.sb.faults.clear();
+		expect(endpoint.signatureVersion).toBe('V2');
+		expect(t.staticData()).toMatchObject({ webhookId: id, chosenVersion: 'V2', signatureVersion: 'V2' });
+		// The service answers V1 and refuses to change it: removed, activation fails.
+		for (const key of Object.keys(t.staticData())) delete t.staticData()[key];
+		endpoint.signatureVersion = 'V1';
+		answerV1();
+		refuseUpdates();
+		await expect(t.create()).rejects.toThrow(/registered the webhook endpoint as V1 although Signature Version is V2/);
+		f.sb.faults.clear();
+		expect(f.sb.state.webhooks.some((w) => w.id === id)).toBe(false);
+		expect(t.staticData().webhookId).toBeUndefined();
+	});
+
 	test('at most 20 undeletable ids are kept: the oldest beyond that is dropped with a warning naming it (no secrets)', async () => {
 		const wrongKey = { ...f.credentials, vaultStoreStoreApi: { ...f.credentials.vaultStoreStoreApi, secretKey: 'sk_wrong_key_123456' } };
 		const other = await trigger(PARAMS, { credentials: wrongKey }); // every DELETE answers 401

@@ -75,6 +75,28 @@ describe('a V2 → V1 rollback in the merchant dashboard', () => {
 		expect((await deliver(t, endpoint)).started).toBe(true);
 	});
 
+	test('the node-advised switch to V2 followed by a rollback to V1 in the dashboard: V1 deliveries run (the endpoint is read again), forged ones are still 401', async () => {
+		const t = await v1Trigger();
+		const endpoint = endpointOf(t);
+		endpoint.signatureVersion = 'V2'; // the service migrated it; the node's log advises V2
+		t.setParameters({ ...t.node.parameters, signatureVersion: 'V2' }); // the user follows the advice
+		await t.activate();
+		expect(t.staticData()).toMatchObject({ chosenVersion: 'V2', signatureVersion: 'V2' });
+		expect((await deliver(t, endpoint)).started).toBe(true);
+		endpoint.signatureVersion = 'V1'; // the merchant rolls back in the dashboard
+		for (let i = 0; i < 3; i++) {
+			const asV1 = await deliver(t, endpoint);
+			expect(asV1.status).toBe(200);
+			expect(asV1.started).toBe(true);
+			expect(asV1.items[0].json.meta).toMatchObject({ signatureVersion: 'V1' });
+		}
+		expect((await deliver(t, endpoint, { secret: `whsec_${Buffer.alloc(32, 9).toString('base64')}` })).status).toBe(401);
+		// And back to V2 at the service: V2 deliveries run again once the endpoint is read again (at most once a minute).
+		endpoint.signatureVersion = 'V2';
+		await t.activate();
+		expect((await deliver(t, endpoint)).started).toBe(true);
+	});
+
 	test('a node set to V2 whose endpoint is V2 still refuses V1 deliveries (no downgrade the node did not ask for)', async () => {
 		const t = await createTrigger({ parameters: { events: ['PAYMENT_COMPLETED'], signatureVersion: 'V2', options: {} }, credentials: f.credentials });
 		await t.activate();

@@ -376,24 +376,34 @@ describe('V2 deliveries', () => {
 		const [toV2] = await receiver.waitFor(pathOf(v2), 1);
 		const [toV1] = await receiver.waitFor(pathOf(v1), 1);
 		expectRejected(await deliverTo(v2, toV1), /V1 format.*set to V2|signature version/);
-		const migrated = await deliverTo(v1, toV2);
+		// A V2 delivery to a V1 endpoint counts only once the endpoint is V2 at the service (migrated).
+		expectRejected(await deliverTo(v1, toV2), /endpoint is V1 at the service/);
+		const v1Endpoint = f.sb.state.webhooks.find((w) => w.id === v1.staticData().webhookId)!;
+		v1Endpoint.signatureVersion = 'V2';
+		const again = await activeTrigger({ events: ['PAYMENT_REFUNDED'], signatureVersion: 'V1' });
+		again.staticData().webhookId = v1.staticData().webhookId;
+		const migrated = await deliverTo(again, { ...toV2 });
 		expect(migrated.items).toHaveLength(1);
 		expect(migrated.items[0].json.meta).toMatchObject({ signatureVersion: 'V2' });
 		expect((await deliverTo(v2, toV2)).items).toHaveLength(1);
+		v1Endpoint.signatureVersion = 'V1';
 		expect((await deliverTo(v1, toV1)).items).toHaveLength(1);
 	});
 
-	test('after the service migrated a V1 endpoint to V2 and the node kept it at re-activation, deliveries are verified as V2, and as V1 (the node\'s setting) too, so a rollback at the service is received', async () => {
+	test('after the service migrated a V1 endpoint to V2 and the node kept it at re-activation, deliveries are verified as V2; after a rollback at the service, as V1 (the endpoint is read again)', async () => {
 		const t = await activeTrigger({ events: ['PAYMENT_REFUNDED'], signatureVersion: 'V1' });
-		f.sb.emit('PAYMENT_REFUNDED', { refund: 2 });
-		const [asV1] = await receiver.waitFor(pathOf(t), 1);
-		f.sb.state.webhooks.find((w) => w.id === t.staticData().webhookId)!.signatureVersion = 'V2';
+		const endpoint = f.sb.state.webhooks.find((w) => w.id === t.staticData().webhookId)!;
+		endpoint.signatureVersion = 'V2';
 		await t.activate(); // unchanged node: the endpoint stays V2
-		expect(f.sb.state.webhooks.find((w) => w.id === t.staticData().webhookId)!.signatureVersion).toBe('V2');
+		expect(endpoint.signatureVersion).toBe('V2');
 		f.sb.emit('PAYMENT_REFUNDED', { refund: 3 });
-		const [, asV2] = await receiver.waitFor(pathOf(t), 2);
+		const [asV2] = await receiver.waitFor(pathOf(t), 1);
 		expect(JSON.parse(asV2.rawBody.toString('utf8'))).toMatchObject({ event: 'PAYMENT_REFUNDED' });
 		expect((await deliverTo(t, asV2)).items).toHaveLength(1);
+		endpoint.signatureVersion = 'V1'; // rolled back in the merchant dashboard
+		f.sb.emit('PAYMENT_REFUNDED', { refund: 4 });
+		const [, asV1] = await receiver.waitFor(pathOf(t), 2);
+		expect(asV1.headers['webhook-signature']).toMatch(/^[0-9a-f]{64}$/);
 		expect((await deliverTo(t, asV1)).items).toHaveLength(1);
 	});
 
@@ -609,8 +619,9 @@ describe('V1 to V2 migration, V1 key forms, secret rotation and All Events', () 
 		expect(warnings).toHaveLength(1);
 		expect(warnings[0]).toContain('Set Signature Version to V2');
 
-		expectRejected(await deliverTo(t, c, { rawBody: flipped(c.rawBody) }), /V2 format.*V1.*no signature entry matched/);
-		expectRejected(await deliverTo(t, c, { headers: { ...c.headers, 'webhook-id': 'msg_forged000001' } }), /V2 format/);
+		// The endpoint is known to be V2 now: forged deliveries fail V2 verification.
+		expectRejected(await deliverTo(t, c, { rawBody: flipped(c.rawBody) }), /no signature entry matched/);
+		expectRejected(await deliverTo(t, c, { headers: { ...c.headers, 'webhook-id': 'msg_forged000001' } }), /no signature entry matched/);
 		const ts = c.headers['webhook-timestamp'];
 		const wrongKey = signV2(whsec(3), c.headers['webhook-id'], ts, c.rawBody.toString('utf8'));
 		expectRejected(await deliverTo(t, c, { headers: { ...c.headers, 'webhook-signature': wrongKey } }), /no signature entry matched/);
@@ -618,8 +629,11 @@ describe('V1 to V2 migration, V1 key forms, secret rotation and All Events', () 
 
 	test('a V2-configured trigger refuses valid V1 and legacy deliveries (no downgrade), also with Accept Body-Only Signature on', async () => {
 		const t = await activeTrigger({ events: ['PAYMENT_COMPLETED'], signatureVersion: 'V2', options: { acceptBodyOnlySignature: true } });
+		// A V1-signed delivery (the sandbox signs it while the endpoint is V1 for a moment); at the
+		// service the endpoint is V2, which the trigger reads again before any V1 delivery counts.
 		endpointOf(t).signatureVersion = 'V1';
 		const c = await emitFor(t, 'PAYMENT_COMPLETED');
+		endpointOf(t).signatureVersion = 'V2';
 		expect(c.headers['webhook-signature']).toMatch(/^[0-9a-f]{64}$/);
 		expect(c.headers['x-service-signature']).toMatch(/^[0-9a-f]{64}$/);
 		expectRejected(await deliverTo(t, c), /bare hex \(V1 format\) but this endpoint is set to V2/);
@@ -627,7 +641,6 @@ describe('V1 to V2 migration, V1 key forms, secret rotation and All Events', () 
 		expectRejected(await deliverTo(t, c, { headers: legacyOnly }), /missing webhook-id/);
 		expectRejected(await deliverTo(t, c, { headers: { ...legacyOnly, 'webhook-id': c.headers['webhook-id'] } }), /missing webhook-timestamp/);
 		// The same trigger takes the V2 delivery of the same event.
-		endpointOf(t).signatureVersion = 'V2';
 		expect((await deliverTo(t, await emitFor(t, 'PAYMENT_COMPLETED'))).items).toHaveLength(1);
 	});
 

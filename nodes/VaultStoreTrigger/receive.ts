@@ -4,6 +4,8 @@ import { STORE_CREDENTIAL } from '../shared/credentials';
 import type { DeliveryMeta } from '../shared/events';
 import { withDeliveryMeta } from '../shared/events';
 import { Redactor } from '../shared/redaction/secrets';
+import { DEFAULT_TRANSPORT_OPTIONS, Transport } from '../shared/transport/request';
+import { WEBHOOK_ROUTES, webhookRequest } from '../shared/webhookRoutes';
 import { readHeader } from '../shared/headers';
 import { readEvents, readTriggerOptions, readVersion } from './settings';
 import type { TriggerOptions } from './settings';
@@ -145,6 +147,30 @@ async function credentialSecrets(ctx: IWebhookFunctions): Promise<string[]> {
 	}
 }
 
+/** The last reading of each node's endpoint version (this process): at most one GET a minute per node. */
+const endpointReads = new Map<string, { at: number; version: SignatureVersion | undefined }>();
+const ENDPOINT_READ_EVERY_MS = 60_000;
+
+/** The signature version the endpoint has at the service now, or undefined when it cannot be read. */
+async function endpointVersionNow(ctx: IWebhookFunctions, webhookId: string): Promise<SignatureVersion | undefined> {
+	const node = ctx.getNode();
+	const key = `${ctx.getWorkflow().id ?? ''}\u0000${node.id ?? node.name}\u0000${webhookId}`;
+	const last = endpointReads.get(key);
+	if (last !== undefined && Date.now() - last.at < ENDPOINT_READ_EVERY_MS) return last.version;
+	let version: SignatureVersion | undefined;
+	try {
+		const transport = new Transport(ctx, STORE_CREDENTIAL, { ...DEFAULT_TRANSPORT_OPTIONS, maxRetries: 0, timeoutMs: 5000 });
+		const res = await transport.request({ ...webhookRequest(WEBHOOK_ROUTES.get, webhookId) });
+		const remote = (res.data as IDataObject | undefined)?.signatureVersion;
+		version = remote === 'V1' || remote === 'V2' ? remote : undefined;
+	} catch {
+		version = undefined;
+	}
+	if (endpointReads.size >= MAX_NODES) endpointReads.clear();
+	endpointReads.set(key, { at: Date.now(), version });
+	return version;
+}
+
 /** Nodes already warned that their V1 endpoint sends V2 deliveries (once per node and process). */
 const warnedMigrated = new Set<string>();
 
@@ -211,15 +237,39 @@ export async function receiveDelivery(ctx: IWebhookFunctions): Promise<IWebhookR
 				acceptBodyOnlySignature: options.acceptBodyOnlySignature,
 			});
 		let verdict = verifyAs(version, { current: secret, previous });
-		if (!verdict.ok && nodeVersion !== version) {
-			// Rolled back at the service (e.g. V2 to V1 in the merchant dashboard): the node's own version.
-			const keys = await signingSecrets(ctx, nodeVersion);
-			if (keys.current !== '') {
-				const rolledBack = verifyAs(nodeVersion, keys);
-				if (rolledBack.ok) verdict = rolledBack;
+		if (!verdict.ok) {
+			// Signed in the other version: the endpoint may have been changed at the service since
+			// (a migration, a rollback in the merchant dashboard). Only the version the endpoint has
+			// now is accepted: read it again (at most once a minute per node); without an endpoint
+			// to read (Manage Endpoint off), the node's own setting is what the user says it has.
+			const other: SignatureVersion = version === 'V1' ? 'V2' : 'V1';
+			const webhookId = ctx.getWorkflowStaticData('node').webhookId;
+			const now = typeof webhookId === 'string' && webhookId !== '' ? await endpointVersionNow(ctx, webhookId) : nodeVersion;
+			if (now === other) {
+				const keys = await signingSecrets(ctx, other);
+				if (keys.current !== '') {
+					const changed = verifyAs(other, keys);
+					if (changed.ok) {
+						verdict = changed;
+						ctx.getWorkflowStaticData('node').signatureVersion = other;
+						ctx.logger.info(`Vault Store Trigger: the endpoint is ${other} at the service now; deliveries are verified as ${other}`, where());
+					}
+				}
 			}
 		}
 		if (!verdict.ok) return reject(verdict.reason);
+		if (verdict.version !== version) {
+			// Accepted in the other version than the endpoint had (a V2-signed delivery to a V1
+			// endpoint: the service's migration): only when the endpoint has that version now.
+			const webhookId = ctx.getWorkflowStaticData('node').webhookId;
+			if (typeof webhookId === 'string' && webhookId !== '') {
+				const now = await endpointVersionNow(ctx, webhookId);
+				if (now !== verdict.version) {
+					return reject(`signed as ${verdict.version}, but the endpoint is ${now ?? 'not readable'} at the service: check its signature version`);
+				}
+				ctx.getWorkflowStaticData('node').signatureVersion = verdict.version;
+			}
+		}
 		verified = true;
 		if (verdict.version === 'V2' && version === 'V1') {
 			const node = ctx.getNode();

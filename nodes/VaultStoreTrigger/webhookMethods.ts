@@ -224,12 +224,31 @@ function registrationKey(ctx: IHookFunctions, url: string): string {
 	return `${ctx.getWorkflow().id ?? ''}\u0000${node.id ?? node.name}\u0000${url}`;
 }
 
-/** The URL of an endpoint as the service reads it back, or undefined when it cannot be read. */
-async function urlOf(transport: Transport, webhookId: string): Promise<string | undefined> {
+/** An endpoint as the service reads it back, or undefined when it cannot be read. */
+async function readEndpoint(transport: Transport, webhookId: string): Promise<IDataObject | undefined> {
 	const read = await settle(async () => await transport.request({ ...webhookRequest(WEBHOOK_ROUTES.get, webhookId) }));
-	if (!read.ok) return undefined;
-	const url = asRecord(read.value.data).url;
+	return read.ok ? asRecord(read.value.data) : undefined;
+}
+
+async function urlOf(transport: Transport, webhookId: string): Promise<string | undefined> {
+	const url = (await readEndpoint(transport, webhookId))?.url;
 	return typeof url === 'string' ? url : undefined;
+}
+
+/**
+ * A new endpoint comes out of registration in the version asked for: one the service answered in
+ * another version is set back (PATCH, then read again to confirm). True when confirmed.
+ */
+async function confirmVersion(ctx: IHookFunctions, transport: Transport, webhookId: string, answered: SignatureVersion, wanted: SignatureVersion): Promise<boolean> {
+	ctx.logger.warn(
+		`Vault Store Trigger: the service registered webhook endpoint ${webhookId} as ${answered} although ${wanted} was asked; setting it to ${wanted}`,
+		logContext(ctx),
+	);
+	const patched = await settle(
+		async () => await transport.request({ ...webhookRequest(WEBHOOK_ROUTES.update, webhookId), body: { signatureVersion: wanted } }),
+	);
+	if (!patched.ok) return false;
+	return (await readEndpoint(transport, webhookId))?.signatureVersion === wanted;
 }
 
 const CHECK_ENDPOINTS =
@@ -342,9 +361,20 @@ export async function create(ctx: IHookFunctions): Promise<boolean> {
 		throw usable.error;
 	}
 
-	data.webhookId = webhookId;
 	const answered = endpoint.signatureVersion;
-	rememberVersions(data, s.version, answered === 'V1' || answered === 'V2' ? answered : s.version);
+	if ((answered === 'V1' || answered === 'V2') && answered !== s.version && !(await confirmVersion(ctx, transport, webhookId, answered, s.version))) {
+		// Never a silent downgrade (or upgrade): an endpoint not confirmed in the version asked for
+		// is taken down again, and the activation fails (nothing is kept, so it stays unconfirmed).
+		await removeOrKeep(ctx, transport, data, webhookId);
+		throw new NodeOperationError(
+			node,
+			`The service registered the webhook endpoint as ${answered} although Signature Version is ${s.version}, and did not set it to ${s.version} when asked: the endpoint was removed again and nothing is verified as ${answered}`,
+			{ description: `This workflow's webhook URL: ${s.url}. Set Signature Version to ${answered} if the store only offers ${answered} endpoints, or try again later.` },
+		);
+	}
+	data.webhookId = webhookId;
+	// Confirmed in the version asked for (as answered, or set back and read again).
+	rememberVersions(data, s.version, s.version);
 	if (returned !== undefined) {
 		// Used only while the credential's secret stays what it is now (secrets.ts).
 		data.signingSecret = returned;
