@@ -5,6 +5,8 @@ module.exports = {
 	testMatch: ['**/*.test.ts'],
 	transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.dev.json' }] },
 	testTimeout: 120000,
+	// One worker per core (jest's default leaves one core idle): each worker starts its own sandboxes.
+	maxWorkers: '100%',
 	// n8n-core keeps process-wide handles (DI services) open after a run.
 	forceExit: true,
 	globalSetup: '<rootDir>/test/support/global-setup.js',

@@ -47,7 +47,17 @@ const EVERY_OPERATION: Record<string, (old: Record<string, unknown>) => Record<s
 	// node sends). An option inside a collection: saved workflows store it only once the user adds it.
 	options: (old) => {
 		const children = old.children as Record<string, Record<string, unknown>>;
-		return { ...old, children: { ...children, concurrency: { ...children.concurrency, default: 1000, maxValue: 1000 } } };
+		// Timeout and Return All Maximum gained the editor bounds the run-time check already had
+		// (300000 ms, 10,000,000 items): a value above them was refused at run time before, now in the editor.
+		return {
+			...old,
+			children: {
+				...children,
+				concurrency: { ...children.concurrency, default: 1000, maxValue: 1000 },
+				timeout: { ...children.timeout, maxValue: 300000 },
+				maxItems: { ...children.maxItems, maxValue: 10000000 },
+			},
+		};
 	},
 };
 

@@ -49,13 +49,13 @@ export const optionsProperty: INodeProperties = {
 			typeOptions: { minValue: 0, numberPrecision: 2 },
 			default: 0,
 			description:
-				'For refunds, payouts and checkout payments: the most one call may move, checked on the request as it will be sent (Additional Body Fields included). Calls above it, and calls whose amount is not known before sending (a full refund, a checkout payment), are refused before anything is sent. Required when an AI agent uses the node as a tool.',
+				'For refunds, payouts and checkout payments: the most one call may move, checked on the request as it will be sent (Additional Body Fields included). Calls above it, and calls whose amount is not known before sending (a full refund, a checkout payment), are refused before anything is sent; 0, the value when the option is added, refuses them all until you type the most one call may move. Required when an AI agent uses the node as a tool.',
 		},
 		{
 			displayName: 'Return All Maximum',
 			name: 'maxItems',
 			type: 'number',
-			typeOptions: { minValue: 1 },
+			typeOptions: { minValue: 1, maxValue: 10000000 },
 			default: 100000,
 			description:
 				'With Return All, the most items the node reads before it stops with an error, so a list that never ends cannot exhaust memory',
@@ -72,7 +72,7 @@ export const optionsProperty: INodeProperties = {
 			displayName: 'Timeout (Ms)',
 			name: 'timeout',
 			type: 'number',
-			typeOptions: { minValue: 100 },
+			typeOptions: { minValue: 100, maxValue: 300000 },
 			default: 30000,
 			description: 'Deadline for each attempt\'s whole response (headers and body, report files included), in milliseconds: 100 to 300000 (5 minutes). A response not complete by then is cut and retried by the retry rule.',
 		},
