@@ -129,7 +129,8 @@ describe('1. no credential is sent to another origin', () => {
 		expect(f.requests().map((q) => `${q.status} ${q.query.via ?? ''}`)).toEqual(['302 ', '200 redirect']);
 	});
 
-	test('list search (resource locator) inside n8n-core: redirect refused, nothing reaches the other host', async () => {
+	/** The Order field's resource locator as n8n-core runs its search (a LoadOptionsContext of a real workflow). */
+	async function orderLocatorContext(): Promise<LoadOptionsContext> {
 		await ensureBinaryData();
 		const loader = await loadPackage();
 		const node: INode = {
@@ -143,27 +144,18 @@ describe('1. no credential is sent to another origin', () => {
 		};
 		const workflow = new Workflow({ nodes: [node], connections: {}, active: false, nodeTypes: new PackageNodeTypes(loader) });
 		const additional = makeAdditionalData(new TestCredentialsHelper(loader, f.credentials), undefined as never, 'ls');
-		const ctx = new LoadOptionsContext(workflow, node, additional, 'orderId');
+		return new LoadOptionsContext(workflow, node, additional, 'orderId');
+	}
+
+	test('list search (resource locator) inside n8n-core: redirect refused, nothing reaches the other host', async () => {
+		const ctx = await orderLocatorContext();
 		f.sb.faults.add({ ...redirectTo(302), match: { path: /\/orders\/?$/ } });
 		await expect(listSearch.searchOrders.call(ctx)).rejects.toThrow(/redirect \(HTTP 302\) to another host/);
 		expect(other.hits).toHaveLength(0);
 	});
 
 	test('list search (resource locator) labels pass the output gate: no store key and no card number in the dropdown; ids and names unchanged', async () => {
-		await ensureBinaryData();
-		const loader = await loadPackage();
-		const node: INode = {
-			id: randomUUID(),
-			name: 'Vault Store',
-			type: NODE_TYPE,
-			typeVersion: 1,
-			position: [0, 0],
-			parameters: { resource: 'order', operation: 'get' },
-			credentials: credentialRefs(),
-		};
-		const workflow = new Workflow({ nodes: [node], connections: {}, active: false, nodeTypes: new PackageNodeTypes(loader) });
-		const additional = makeAdditionalData(new TestCredentialsHelper(loader, f.credentials), undefined as never, 'ls');
-		const ctx = new LoadOptionsContext(workflow, node, additional, 'orderId');
+		const ctx = await orderLocatorContext();
 		const key = String(f.credentials.vaultStoreStoreApi.secretKey);
 		const orders = [
 			{ id: 'ord_000000000001', orderNumber: 1001, amount: 10, currency: 'EUR', customer: { id: 'cus_000000000001', email: `leak ${key}`, firstName: 'Card', lastName: '4242 4242 4242 4242' } },

@@ -96,17 +96,17 @@ describe('a vault Custom API Call gets the vault policy (decided from the reques
 	});
 });
 
+/** Token → Reveal of a new card token, the service answering the reveal with `answer(tokenId)`. */
+async function revealAnswering(answer: (tokenId: string) => IDataObject) {
+	const created = await f.run({ resource: 'token', operation: 'create', tokenType: 'card', cardNumber: CARD, expMonth: '12', expYear: NEXT_YEAR, cvc: CVC });
+	const tokenId = String(jsonOf(created)[0].id);
+	f.sb.faults.add({ kind: 'reply', status: 200, match: { method: 'POST', path: /\/reveal$/ }, reply: { body: answer(tokenId) } });
+	return { tokenId, r: await f.run({ resource: 'token', operation: 'reveal', tokenId: rl(tokenId) }) };
+}
+
 describe('Token → Reveal keeps the data asked for and never a security code, under any name', () => {
 	test('an answer with card_cvc, securityCode and CVV2 beside the number: the number stays, none of the codes', async () => {
-		const created = await f.run({ resource: 'token', operation: 'create', tokenType: 'card', cardNumber: CARD, expMonth: '12', expYear: NEXT_YEAR, cvc: CVC });
-		const tokenId = String(jsonOf(created)[0].id);
-		f.sb.faults.add({
-			kind: 'reply',
-			status: 200,
-			match: { method: 'POST', path: /\/reveal$/ },
-			reply: { body: { object: 'token', id: tokenId, type: 'card', data: { number: CARD, exp_month: 12, card_cvc: CVC, securityCode: CVC, details: { CVV2: CVC } } } },
-		});
-		const r = await f.run({ resource: 'token', operation: 'reveal', tokenId: rl(tokenId) });
+		const { tokenId, r } = await revealAnswering((id) => ({ object: 'token', id, type: 'card', data: { number: CARD, exp_month: 12, card_cvc: CVC, securityCode: CVC, details: { CVV2: CVC } } }));
 		expect(r.error()).toBeUndefined();
 		// A card's data is what the spec defines for it (number, exp_month, exp_year): nothing else comes out.
 		expect(jsonOf(r)[0]).toEqual({ object: 'token', id: tokenId, type: 'card', data: { number: CARD, exp_month: 12 } });
@@ -115,15 +115,14 @@ describe('Token → Reveal keeps the data asked for and never a security code, u
 	test.each(['cvn', 'CVN2', 'cid', 'cvd', 'card_verification_value', 'cardVerificationCode', 'spc', 'csc', 'x_security_number', 'unheard_of_field'])(
 		'a card reveal whose data carries "%s": only number and expiry come out (an allow-list, not a list of names)',
 		async (name) => {
-			const created = await f.run({ resource: 'token', operation: 'create', tokenType: 'card', cardNumber: CARD, expMonth: '12', expYear: NEXT_YEAR, cvc: CVC });
-			const tokenId = String(jsonOf(created)[0].id);
-			f.sb.faults.add({
-				kind: 'reply',
-				status: 200,
-				match: { method: 'POST', path: /\/reveal$/ },
-				reply: { body: { object: 'token', id: tokenId, type: 'card', data: { number: CARD, exp_month: 12, exp_year: Number(NEXT_YEAR), [name]: CVC }, mask: { brand: 'visa', last4: '4242' }, created_at: '2026-11-27T10:00:00Z' } },
-			});
-			const r = await f.run({ resource: 'token', operation: 'reveal', tokenId: rl(tokenId) });
+			const { tokenId, r } = await revealAnswering((id) => ({
+				object: 'token',
+				id,
+				type: 'card',
+				data: { number: CARD, exp_month: 12, exp_year: Number(NEXT_YEAR), [name]: CVC },
+				mask: { brand: 'visa', last4: '4242' },
+				created_at: '2026-11-27T10:00:00Z',
+			}));
 			expect(r.error()).toBeUndefined();
 			expect(jsonOf(r)[0]).toEqual({
 				object: 'token',

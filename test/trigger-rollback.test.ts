@@ -37,6 +37,16 @@ async function v1Trigger(): Promise<TriggerInstance> {
 	return t;
 }
 
+/** Three V1 deliveries in a row: each answered 200, each starts the workflow, each marked V1. */
+async function expectV1DeliveriesRun(t: TriggerInstance, endpoint: WebhookEndpoint): Promise<void> {
+	for (let i = 0; i < 3; i++) {
+		const asV1 = await deliver(t, endpoint);
+		expect(asV1.status).toBe(200);
+		expect(asV1.started).toBe(true);
+		expect(asV1.items[0].json.meta).toMatchObject({ signatureVersion: 'V1' });
+	}
+}
+
 describe('a V2 → V1 rollback in the merchant dashboard', () => {
 	test('after the service migrated the endpoint to V2 and a restart kept V2, V1 deliveries after the rollback start the workflow; a forged one is still 401', async () => {
 		const t = await v1Trigger();
@@ -57,12 +67,7 @@ describe('a V2 → V1 rollback in the merchant dashboard', () => {
 		expect(asV2.started).toBe(true);
 
 		endpoint.signatureVersion = 'V1'; // the merchant rolls back in the dashboard
-		for (let i = 0; i < 3; i++) {
-			const asV1 = await deliver(t, endpoint);
-			expect(asV1.status).toBe(200);
-			expect(asV1.started).toBe(true);
-			expect(asV1.items[0].json.meta).toMatchObject({ signatureVersion: 'V1' });
-		}
+		await expectV1DeliveriesRun(t, endpoint);
 		const forged = await deliver(t, endpoint, { secret: `whsec_${Buffer.alloc(32, 7).toString('base64')}` });
 		expect(forged.status).toBe(401);
 		expect(forged.started).toBe(false);
@@ -84,12 +89,7 @@ describe('a V2 → V1 rollback in the merchant dashboard', () => {
 		expect(t.staticData()).toMatchObject({ chosenVersion: 'V2', signatureVersion: 'V2' });
 		expect((await deliver(t, endpoint)).started).toBe(true);
 		endpoint.signatureVersion = 'V1'; // the merchant rolls back in the dashboard
-		for (let i = 0; i < 3; i++) {
-			const asV1 = await deliver(t, endpoint);
-			expect(asV1.status).toBe(200);
-			expect(asV1.started).toBe(true);
-			expect(asV1.items[0].json.meta).toMatchObject({ signatureVersion: 'V1' });
-		}
+		await expectV1DeliveriesRun(t, endpoint);
 		expect((await deliver(t, endpoint, { secret: `whsec_${Buffer.alloc(32, 9).toString('base64')}` })).status).toBe(401);
 		// And back to V2 at the service: V2 deliveries run again once the endpoint is read again (at most once a minute).
 		endpoint.signatureVersion = 'V2';
