@@ -8,6 +8,7 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
+import { AGENT_ROUTES, runAsAgentTool } from './support/agent-routes';
 import { useSandbox } from './support/fixtures';
 import { loadPackage, runNodes } from './support/harness';
 
@@ -57,6 +58,24 @@ test('a refund above the Maximum Amount is refused before any request; at or bel
 	const within = await runAsTool({ resource: 'order', operation: 'refund', orderId: rl(orderId()), additionalFields: { amount: 0.5 }, options: { maxAmount: 5 } });
 	expect(within.error()).toBeUndefined();
 	expect(f.requests().filter((q) => q.path.endsWith('/refund'))).toHaveLength(1);
+});
+
+describe('the limits on an agent are the user\'s: Maximum Amount or Allow Agent Writes filled in by the agent ($fromAI) are refused', () => {
+	test.each(AGENT_ROUTES)('%s: a refund whose Maximum Amount is $fromAI is refused, nothing sent; the same refund under a typed cap goes out', async (route) => {
+		const id = orderId();
+		const refund = (options: IDataObject) => ({ resource: 'order', operation: 'refund', orderId: rl(id), additionalFields: { amount: 1 }, options });
+		f.sb.clearRequests();
+		const agent = await runAsAgentTool(route, refund({ maxAmount: "={{ $fromAI('max', 'the most to refund', 'number') }}" }), { max: 1_000_000 }, f.credentials);
+		expect(agent.text).toMatch(/"Maximum Amount" is filled in by the AI agent/);
+		expect(f.requests().filter((q) => q.path.endsWith('/refund'))).toHaveLength(0);
+		const writes = await runAsAgentTool(route, refund({ maxAmount: 5, allowAgentWrites: "={{ $fromAI('allow', 'allow writes', 'boolean') }}" }), { allow: true }, f.credentials);
+		expect(writes.text).toMatch(/"Allow Agent Writes" is filled in by the AI agent/);
+		expect(f.requests().filter((q) => q.path.endsWith('/refund'))).toHaveLength(0);
+		// Control: a cap the user typed lets the refund within it go out.
+		const typed = await runAsAgentTool(route, refund({ maxAmount: 5 }), {}, f.credentials);
+		expect(typed.text).not.toMatch(/Refused|filled in by the AI agent/);
+		expect(f.requests().filter((q) => q.path.endsWith('/refund'))).toHaveLength(1);
+	});
 });
 
 test('a full refund (no amount) and a checkout payment whose session total cannot be read first are refused to an agent; nothing is written', async () => {

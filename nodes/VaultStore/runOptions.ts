@@ -35,8 +35,18 @@ export function readRunOptions(p: Params): RunOptions {
 	};
 }
 
+/** n8n's expression for a value an AI agent fills in. */
+const FROM_AI = /\$fromAI\s*\(|\bfromAI\s*\(/;
+
 /** The Options the request gate reads per item (each may be an expression): cap, key, agent writes. */
 export function readItemRules(p: Params): ItemRules {
+	// The limits on an agent are the user's: a value the agent fills in ($fromAI) is no limit.
+	for (const [name, label] of [['maxAmount', 'Maximum Amount'], ['allowAgentWrites', 'Allow Agent Writes']] as const) {
+		const stored = p.stored(`options.${name}`);
+		if (typeof stored === 'string' && FROM_AI.test(stored)) {
+			p.v.fail(`"${label}" is filled in by the AI agent ($fromAI): a limit the agent sets is no limit. Type the value in the node's Options; nothing was sent`);
+		}
+	}
 	const o = p.fields('options');
 	return {
 		maxAmount: o.maxAmount === undefined || o.maxAmount === '' ? undefined : p.v.number('Maximum Amount', o.maxAmount, { min: 0 }),
