@@ -180,3 +180,21 @@ describe('custom API call with the vault credential', () => {
 	});
 });
 
+
+describe('routes as the service reads them: any case, a format suffix or trailing dots reach the same route', () => {
+	const refundable = () => f.sb.state.orders.find((o) => o.payment.status === 'COMPLETED')!.id;
+	test.each(['/Refund', '/REFUND', '/refund.json', '/Refund.JSON', '/refund.', '/refund..'])(
+		'a Custom API Call to …/orders/{id}%s above the Maximum Amount is refused before anything is sent',
+		async (suffix) => {
+			const r = await call({ api: 'store', method: 'POST', path: stores(`/orders/${refundable()}${suffix}`), body: '{"amount": 50}', options: { maxAmount: 5 } });
+			expect(r.error()?.message).toMatch(/Refused: the amount 50 is above the maximum of 5/);
+			expect(f.requests()).toHaveLength(0);
+		},
+	);
+
+	test('control: within the Maximum Amount the same call goes out once', async () => {
+		const r = await call({ api: 'store', method: 'POST', path: stores(`/orders/${refundable()}/refund`), body: '{"amount": 1}', options: { maxAmount: 5 } });
+		expect(r.error()).toBeUndefined();
+		expect(f.requests().filter((q) => q.method === 'POST')).toHaveLength(1);
+	});
+});

@@ -82,10 +82,24 @@ export function routeOf(family: Family, path: string): Route | { refused: string
 	return { api, root, segments: below.split('/').filter((s) => s !== '') };
 }
 
-/** The last segment when it names a route (an id last means the call is about an existing record). */
+/**
+ * A segment as a service's router reads a route word: in any case, with a format suffix
+ * (`.json`, `.xml`) or trailing dots taken off (`/Refund.json`, `/refund.` reach `/refund`).
+ */
+export function asRouteWord(segment: string): string {
+	let word = segment.toLowerCase();
+	if (word.endsWith('.json')) word = word.slice(0, -5);
+	else if (word.endsWith('.xml')) word = word.slice(0, -4);
+	while (word.endsWith('.')) word = word.slice(0, -1);
+	return word;
+}
+
+/** The last segment when it names a route (an id last means the call is about an existing record), as the service reads it. */
 function lastWord(route: Route): string | undefined {
 	const last = route.segments[route.segments.length - 1];
-	return last !== undefined && isRouteWord(last) ? last : undefined;
+	if (last === undefined) return undefined;
+	const word = asRouteWord(last);
+	return isRouteWord(word) ? word : undefined;
 }
 
 /** Route words that move money when written to, whoever sends the write. */
@@ -175,7 +189,7 @@ export class MoneyRoutes {
 			const fits = pattern.every((part, i) => {
 				const placeholder = /^\{(\w+)\}$/.exec(part);
 				if (placeholder) ids[placeholder[1]] = route.segments[i];
-				return placeholder !== null || part === route.segments[i];
+				return placeholder !== null || part === asRouteWord(route.segments[i]);
 			});
 			if (fits) return { name: entry.name, label: entry.label, spec: entry.spec, ids, identity, root: route.root };
 		}
