@@ -198,3 +198,17 @@ describe('routes as the service reads them: any case, a format suffix or trailin
 		expect(f.requests().filter((q) => q.method === 'POST')).toHaveLength(1);
 	});
 });
+
+describe('amount names as the service reads them: bracket forms and lists count', () => {
+	const refundable = () => f.sb.state.orders.find((o) => o.payment.status === 'COMPLETED')!.id;
+	test.each([
+		['a query name order[amount]', { queryParameters: { parameters: [{ name: 'order[amount]', value: '50' }] }, body: '{"amount": 1}' }],
+		['a query name amount[]', { queryParameters: { parameters: [{ name: 'amount[]', value: '50' }] }, body: '{"amount": 1}' }],
+		['a body amount given as a list', { body: '{"amount": [50]}' }],
+		['an amount nested deeper than the gate reads', { body: `{"amount": 1, "x": ${'{"y": '.repeat(25)}{"amount": 50}${'}'.repeat(25)}}` }],
+	])('%s above the Maximum Amount is refused before anything is sent', async (_name, params) => {
+		const r = await call({ api: 'store', method: 'POST', path: stores(`/orders/${refundable()}/refund`), ...params, options: { maxAmount: 5 } });
+		expect(r.error()?.message).toMatch(/^Refused: /);
+		expect(f.requests()).toHaveLength(0);
+	});
+});

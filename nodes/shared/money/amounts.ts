@@ -30,14 +30,35 @@ export interface FoundAmount {
 	topLevel: boolean;
 }
 
-function walk(value: unknown, prefix: string, out: FoundAmount[], depth: number): void {
-	if (depth > 20 || value === null || typeof value !== 'object') return;
+/** How deep amounts are looked for; a value nested deeper is reported as unread (refused under a cap). */
+const MAX_AMOUNT_DEPTH = 20;
+
+/**
+ * The name a key gives its value as a service reads form and query names: `order[amount]` is
+ * `amount`, `amount[]` and `amount[0]` are `amount`.
+ */
+export function amountKey(key: string): string {
+	const bracket = /^([^[\]]*)((?:\[[^[\]]*\])+)$/.exec(key);
+	if (bracket === null) return key;
+	const parts = bracket[2].slice(1, -1).split('][').filter((part) => part !== '' && !/^\d+$/.test(part));
+	return parts.length > 0 ? parts[parts.length - 1] : bracket[1];
+}
+
+function walk(value: unknown, prefix: string, out: FoundAmount[], depth: number, listName?: string): void {
+	if (value === null || typeof value !== 'object') return;
+	if (depth > MAX_AMOUNT_DEPTH) {
+		// Never passed unread: under a Maximum Amount an unread value is refused (not a number).
+		out.push({ path: `${prefix} (nested deeper than ${MAX_AMOUNT_DEPTH} levels)`, name: '', value: undefined, topLevel: false });
+		return;
+	}
 	const isList = Array.isArray(value);
 	const entries = isList ? (value as unknown[]).map((v, i) => [String(i), v] as const) : Object.entries(value as IDataObject);
 	for (const [key, inner] of entries) {
 		const path = prefix === '' ? key : `${prefix}.${key}`;
-		if (inner !== null && typeof inner === 'object') walk(inner, path, out, depth + 1);
-		else if (!isList && isAmountName(key)) out.push({ path, name: key, value: inner, topLevel: depth === 0 });
+		// A list's entries are under the list's name (`amount: [50]`, a query's `amount[]=50`).
+		const name = isList ? listName : amountKey(key);
+		if (inner !== null && typeof inner === 'object') walk(inner, path, out, depth + 1, name);
+		else if (name !== undefined && isAmountName(name)) out.push({ path, name, value: inner, topLevel: depth === 0 });
 	}
 }
 
