@@ -91,7 +91,7 @@ describe('a V2 → V1 rollback in the merchant dashboard', () => {
 		endpoint.signatureVersion = 'V1'; // the merchant rolls back in the dashboard
 		await expectV1DeliveriesRun(t, endpoint);
 		expect((await deliver(t, endpoint, { secret: `whsec_${Buffer.alloc(32, 9).toString('base64')}` })).status).toBe(401);
-		// And back to V2 at the service: V2 deliveries run again once the endpoint is read again (at most once a minute).
+		// And back to V2 at the service: V2 deliveries run again once the endpoint is read again (a few reads at once, then one every 10 s).
 		endpoint.signatureVersion = 'V2';
 		await t.activate();
 		expect((await deliver(t, endpoint)).started).toBe(true);

@@ -147,28 +147,39 @@ async function credentialSecrets(ctx: IWebhookFunctions): Promise<string[]> {
 	}
 }
 
-/** The last reading of each node's endpoint version (this process): at most one GET a minute per node. */
-const endpointReads = new Map<string, { at: number; version: SignatureVersion | undefined }>();
-const ENDPOINT_READ_EVERY_MS = 60_000;
+/**
+ * Reads of an endpoint's version, per node (this process): a bucket of READ_BURST reads that
+ * refills one every READ_REFILL_MS. A change at the service (a rollback seconds after a read) is
+ * read at once; deliveries that never verify (forged ones) cost at most one GET every 10 s.
+ */
+const endpointReads = new Map<string, { tokens: number; at: number }>();
+const READ_BURST = 3;
+const READ_REFILL_MS = 10_000;
 
-/** The signature version the endpoint has at the service now, or undefined when it cannot be read. */
+/** The signature version the endpoint has at the service now, or undefined when it cannot be read (or reads are spent). */
 async function endpointVersionNow(ctx: IWebhookFunctions, webhookId: string): Promise<SignatureVersion | undefined> {
 	const node = ctx.getNode();
 	const key = `${ctx.getWorkflow().id ?? ''}\u0000${node.id ?? node.name}\u0000${webhookId}`;
-	const last = endpointReads.get(key);
-	if (last !== undefined && Date.now() - last.at < ENDPOINT_READ_EVERY_MS) return last.version;
-	let version: SignatureVersion | undefined;
+	const now = Date.now();
+	const bucket = endpointReads.get(key) ?? { tokens: READ_BURST, at: now };
+	bucket.tokens = Math.min(READ_BURST, bucket.tokens + (now - bucket.at) / READ_REFILL_MS);
+	bucket.at = now;
+	if (endpointReads.size >= MAX_NODES) endpointReads.clear();
+	endpointReads.set(key, bucket);
+	if (bucket.tokens < 1) return undefined;
+	bucket.tokens -= 1;
 	try {
 		const transport = new Transport(ctx, STORE_CREDENTIAL, { ...DEFAULT_TRANSPORT_OPTIONS, maxRetries: 0, timeoutMs: 5000 });
 		const res = await transport.request({ ...webhookRequest(WEBHOOK_ROUTES.get, webhookId) });
 		const remote = (res.data as IDataObject | undefined)?.signatureVersion;
-		version = remote === 'V1' || remote === 'V2' ? remote : undefined;
-	} catch {
-		version = undefined;
+		return remote === 'V1' || remote === 'V2' ? remote : undefined;
+	} catch (error) {
+		ctx.logger.warn(
+			`Vault Store Trigger: could not read webhook endpoint ${webhookId} to check its signature version (${error instanceof Error ? error.message : 'unknown error'}); the node's Signature Version is used`,
+			{ workflowId: ctx.getWorkflow().id, node: ctx.getNode().name },
+		);
+		return undefined;
 	}
-	if (endpointReads.size >= MAX_NODES) endpointReads.clear();
-	endpointReads.set(key, { at: Date.now(), version });
-	return version;
 }
 
 /** Nodes already warned that their V1 endpoint sends V2 deliveries (once per node and process). */
@@ -240,11 +251,13 @@ export async function receiveDelivery(ctx: IWebhookFunctions): Promise<IWebhookR
 		if (!verdict.ok) {
 			// Signed in the other version: the endpoint may have been changed at the service since
 			// (a migration, a rollback in the merchant dashboard). Only the version the endpoint has
-			// now is accepted: read it again (at most once a minute per node); without an endpoint
+			// now is accepted: read it again (a few reads per node, then one every 10 s); without an endpoint
 			// to read (Manage Endpoint off), the node's own setting is what the user says it has.
 			const other: SignatureVersion = version === 'V1' ? 'V2' : 'V1';
 			const webhookId = ctx.getWorkflowStaticData('node').webhookId;
-			const now = typeof webhookId === 'string' && webhookId !== '' ? await endpointVersionNow(ctx, webhookId) : nodeVersion;
+			// An endpoint that cannot be read leaves the node's own setting as the word on it (as before reads).
+			const read = typeof webhookId === 'string' && webhookId !== '' ? await endpointVersionNow(ctx, webhookId) : undefined;
+			const now = read ?? nodeVersion;
 			if (now === other) {
 				const keys = await signingSecrets(ctx, other);
 				if (keys.current !== '') {
@@ -264,7 +277,8 @@ export async function receiveDelivery(ctx: IWebhookFunctions): Promise<IWebhookR
 			const webhookId = ctx.getWorkflowStaticData('node').webhookId;
 			if (typeof webhookId === 'string' && webhookId !== '') {
 				const now = await endpointVersionNow(ctx, webhookId);
-				if (now !== verdict.version) {
+				// Unreadable: the service's migration (V1 to V2) is what the V1 scheme accepts, as before reads.
+				if (now !== undefined && now !== verdict.version) {
 					return reject(`signed as ${verdict.version}, but the endpoint is ${now ?? 'not readable'} at the service: check its signature version`);
 				}
 				ctx.getWorkflowStaticData('node').signatureVersion = verdict.version;
