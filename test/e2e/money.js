@@ -271,8 +271,10 @@ async function moneyChecks({ inst, sb, t, rest, example }) {
 		await inst.stop();
 		await inst.start({ port });
 		t.equal('money (migration): after n8n restarted, the workflow URL is routed again', await routedStatus(wf.url, 401, 60_000), 401);
-		// Activation reads the endpoint (GET); newer n8n lines activate after the server is up.
-		const checked = await waitUntil(() => sb.requests.slice(before).some((/** @type {any} */ r) => r.method === 'GET' && r.path.endsWith(`/webhooks/${wf.ep.id}`)), 60_000);
+		// Activation reads the endpoint (GET) and says what it found; newer n8n lines activate after the
+		// server is up. A GET alone is no sign of activation: the trigger also reads its endpoint when a
+		// delivery comes signed in the other version (another scenario's PAYMENT_REFUNDED, now V2).
+		const checked = await waitUntil(() => /is set to V2 at the service/.test(inst.server.stdout + inst.server.stderr), 60_000);
 		if (!checked && lib.N8N_VERSION !== N8N_DEFAULT) {
 			// Newer n8n lines keep published webhooks registered across a restart without calling the
 			// node's activation again; there is nothing to re-check the endpoint on, so nothing to keep.
