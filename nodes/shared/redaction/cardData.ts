@@ -93,10 +93,6 @@ export function isSecurityCodeField(name: string, value: unknown): boolean {
 	return isSecurityCodeName(name) && codeShaped(value);
 }
 
-export function isCardNumberName(name: string): boolean {
-	return kindOf(name).cardNumber !== undefined;
-}
-
 /** True when the text holds a card number standing alone. */
 export function hasCardNumber(text: string): boolean {
 	return text.length >= 12 && cardNumberSpans(text, { mode: 'text' }).length > 0;

@@ -14,8 +14,6 @@ export const SEPARATOR = /[\s.;,|"'`\\[\]{}()<>/:-]/;
 /** A word that may be an encoded echo: base64(url), hex, JSON \u escapes, %-escapes. */
 export const ENCODED_WORD = /(?:[A-Za-z0-9+/=_-]|\\u[0-9a-fA-F]{4}|%[0-9a-fA-F]{2}){12,}/g;
 
-const SEPARATORS = new RegExp(SEPARATOR.source, 'g');
-
 /** Separator characters by byte value (latin1), for scans that work on bytes. */
 const SEPARATOR_BYTE = (() => {
 	const out = new Uint8Array(256);
@@ -52,11 +50,6 @@ const BASE64_VALUE = (() => {
 	return out;
 })();
 const BASE64_WORD = /^[A-Za-z0-9+/_-]+={0,2}$/;
-
-/** The text without separators (compact's text, without the index). */
-export function withoutSeparators(text: string): string {
-	return text.replace(SEPARATORS, '');
-}
 
 /**
  * Math.imul, read once: a global read in a hot loop is slow where the code runs in a vm context
