@@ -11,7 +11,9 @@
  *                       an idempotent retry arriving meanwhile gets 409, after it a replay
  *
  * Hostile mode (a service that misbehaves on purpose):
- *   'commit-then-500'   run the handler and commit, then answer 500 as if it had failed
+ *   'commit-then-500'   run the handler and commit, then answer 500 as if it had failed (the
+ *                       500 is not stored under the Idempotency-Key, as the spec says: a repeat
+ *                       under the same key runs again)
  *   'redirect'          answer `status` (default 302) with Location `location` (e.g. another origin)
  *   'echo'              answer `status` (default 400) with an error body that echoes the request:
  *                       every header as received (Authorization included) and the raw body

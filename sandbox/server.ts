@@ -240,11 +240,14 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
 			commit: (kind, fields) => ledger.push({ kind, key: idemKey, at: clock.iso(), ...fields }),
 		};
 		const slow = fault?.kind === 'slow' ? () => timers.sleep(fault.delayMs ?? 1000) : async () => {};
+		// Committed, then answered 500: as the spec says, a 5xx is not stored under the key (a repeat runs again).
+		const after = (reply: Reply): Reply =>
+			fault?.kind === 'commit-then-500' ? errorReply(new HttpError(500, 'internal_error', 'Internal server error (injected after commit)'), style) : reply;
 		if (!idemKey) {
 			const reply = await runHandler(route.handler, ctx, style);
 			entry.effect = reply.status < 300;
 			await slow();
-			return reply;
+			return after(reply);
 		}
 		const begun = idempotency.begin(`${auth?.keyId ?? 'anonymous'} ${method} ${path}`, idemKey, body);
 		if (!begun.run) return begun.reply;
@@ -253,6 +256,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
 			reply = await runHandler(route.handler, ctx, style);
 			entry.effect = reply.status < 300;
 			await slow();
+			reply = after(reply);
 		} finally {
 			begun.finish(reply);
 		}
@@ -283,7 +287,6 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
 			checkRateLimit(req, entry.path);
 			const hostile = fault ? hostileReply(fault, req, raw, entry) : undefined;
 			reply = hostile ?? (await dispatch(req, entry, raw, fault));
-			if (fault?.kind === 'commit-then-500') reply = errorReply(new HttpError(500, 'internal_error', 'Internal server error (injected after commit)'), style);
 			if (fault?.kind === 'echo-success' && reply.status >= 200 && reply.status < 300) reply = { ...reply, body: echoIntoSuccess(reply.body, entry.body, req) };
 			if (fault?.kind === 'digit-ids' && reply.status >= 200 && reply.status < 300) reply = { ...reply, body: everyRecord(reply.body, digitIdRecord) };
 			if (fault?.kind === 'echo-secrets' && reply.status >= 200 && reply.status < 300) {

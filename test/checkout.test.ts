@@ -271,15 +271,15 @@ describe('checkout pay', () => {
 		expect(f.sb.ledger.slice(before).filter((e) => e.kind === 'checkoutPay')).toHaveLength(1);
 	});
 
-	test('a 500 is retried with the same Idempotency-Key and pays once', async () => {
+	test('a 503 (the service did nothing) is retried with the same Idempotency-Key and pays once', async () => {
 		const sessionId = await openSession();
 		const before = f.sb.ledger.length;
-		f.sb.faults.add({ kind: '500', count: 1, match: { path: /\/pay$/ } });
+		f.sb.faults.add({ kind: 'reply', status: 503, count: 1, match: { path: /\/pay$/ }, reply: { body: { ok: false, error: { code: 'unavailable', message: 'down (injected)' } } } });
 		const r = await f.run({ resource: 'checkout', operation: 'pay', sessionId: rl(sessionId) });
 		expect(r.error()).toBeUndefined();
 		const reqs = f.requests();
-		expect(reqs.map((q) => q.status)).toEqual([500, 200]);
-		expect(new Set(reqs.map((q) => q.headers['idempotency-key'])).size).toBe(1);
+		expect(reqs.filter((q) => q.method === 'POST').map((q) => q.status)).toEqual([503, 200]);
+		expect(new Set(reqs.filter((q) => q.method === 'POST').map((q) => q.headers['idempotency-key'])).size).toBe(1);
 		expect(f.sb.ledger.length - before).toBe(1);
 	});
 

@@ -36,9 +36,9 @@ describe('custom API call against the sandbox', () => {
 		expect(out.items).toHaveLength(5);
 	});
 
-	test('POST sends the JSON body and, when asked, an Idempotency-Key stable over retries', async () => {
+	test('POST sends the JSON body and, when asked, an Idempotency-Key stable over retries (a 503: the service did nothing)', async () => {
 		const before = f.sb.ledger.filter((e) => e.kind === 'payout').length;
-		f.sb.faults.add({ kind: '500', count: 1 });
+		f.sb.faults.add({ kind: 'reply', status: 503, count: 1, reply: { body: { ok: false, error: { code: 'unavailable', message: 'down (injected)' } } } });
 		const r = await call({
 			method: 'POST',
 			path: '/v2/stores/{storeId}/payouts',
@@ -48,7 +48,7 @@ describe('custom API call against the sandbox', () => {
 		expect(r.error()).toBeUndefined();
 		const reqs = f.requests();
 		expect(reqs.map((q) => [q.method, q.path, q.status])).toEqual([
-			['POST', stores('/payouts'), 500],
+			['POST', stores('/payouts'), 503],
 			['POST', stores('/payouts'), 201],
 		]);
 		expect(reqs[1].body).toEqual({ amount: 12.5 });

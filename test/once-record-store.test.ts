@@ -39,7 +39,7 @@ test('with the store there: the claim is in the store before the refund goes out
 	f.sb.clearRequests();
 	const first = await wf.run([delivery('msg_store_1', order.id)]);
 	expect(first.error('Refund')).toBeUndefined();
-	expect(store.calls).toEqual(['count', 'check', 'check', 'check']); // count once per run, claim, confirm's add and its check after the pause
+	expect(store.calls).toEqual(['count', 'check', 'check', 'check', 'remove']); // count once per run, claim (with its time mark), confirm's add and its check after the pause, the time mark taken back
 	expect(store.has(wf.id, storedKey(order.id))).toBe(true);
 	expect(Object.keys(wf.details())).toHaveLength(1);
 	await f.sb.app.clock.advance(25 * HOUR);
@@ -72,11 +72,11 @@ test('overlapping executions of one workflow (static data saved whole, last wins
 	expect([a, b, c].map((o, i) => refundsOf(o.id).length - before[i])).toEqual([1, 1, 1]);
 });
 
-test('a refund the service refused is released from the store: the event re-delivered later is refunded then, once', async () => {
+test('a refund the service refused (503 on every attempt: it did nothing) is released from the store: the event re-delivered later is refunded then, once', async () => {
 	const wf = workflow();
 	const order = completed()[4];
 	const before = refundsOf(order.id).length;
-	f.sb.faults.add({ match: { method: 'POST', path: /\/refund$/ }, kind: '500', count: 10 });
+	f.sb.faults.add({ match: { method: 'POST', path: /\/refund$/ }, kind: 'reply', status: 503, count: 10, reply: { body: { ok: false, error: { code: 'unavailable', message: 'down (injected)' } } } });
 	const outage = await wf.run([delivery('msg_store_outage', order.id)]);
 	f.sb.faults.clear();
 	expect(outage.error('Refund')).toBeDefined();
@@ -154,5 +154,7 @@ test(`store full: ${RECORD_CAPACITY.toLocaleString('en')} claims within 84 h are
 	// 84 h later the old entries are removed from the store too, oldest first, and there is room again.
 	const later = onceRecord(ctx, () => at + 85 * HOUR);
 	expect(await later.claim('n8n_evt_full_more')).toEqual({ status: 'new' });
+	expect(store.count('wf_store_full')).toBe(2); // the claim and its time mark (taken back when the write is confirmed)
+	await later.confirm({ key: 'n8n_evt_full_more', recordId: 'rfd_more', at: at + 85 * HOUR });
 	expect(store.count('wf_store_full')).toBe(1);
 }, 60_000);

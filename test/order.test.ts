@@ -71,10 +71,10 @@ describe('store and order operations against the sandbox', () => {
 		expect(f.requests().map((q) => q.status)).toEqual([429, 200]);
 	});
 
-	test('a 500 on refund is retried with the same Idempotency-Key, one refund is made', async () => {
+	test('a 503 on refund (the service did nothing) is retried with the same Idempotency-Key, one refund is made; a 500 is not repeated', async () => {
 		const order = f.sb.state.orders.find((o) => o.status === 'COMPLETED')!;
 		const before = f.sb.ledger.length;
-		f.sb.faults.add({ kind: '500', count: 2 });
+		f.sb.faults.add({ kind: 'reply', status: 503, count: 2, reply: { body: { ok: false, error: { code: 'unavailable', message: 'down (injected)' } } } });
 		const r = await f.run({
 			resource: 'order',
 			operation: 'refund',
@@ -83,12 +83,18 @@ describe('store and order operations against the sandbox', () => {
 		});
 		expect(r.error()).toBeUndefined();
 		const reqs = f.requests();
-		expect(reqs.map((q) => q.status)).toEqual([500, 500, 201]);
+		expect(reqs.map((q) => q.status)).toEqual([503, 503, 201]);
 		const keys = new Set(reqs.map((q) => q.headers['idempotency-key']));
 		expect(keys.size).toBe(1);
 		expect([...keys][0]).toMatch(/^[A-Za-z0-9_-]{1,255}$/);
 		expect(f.sb.ledger.length - before).toBe(1);
 		expect(reqs[2].body).toEqual({ amount: 1, reason: 'test' });
+		// A 500 may follow a commit, and the service does not store a 5xx: the refund is not repeated.
+		f.sb.clearRequests();
+		f.sb.faults.add({ kind: '500', count: 2 });
+		const again = await f.run({ resource: 'order', operation: 'refund', orderId: { __rl: true, mode: 'id', value: order.id }, additionalFields: { amount: 1, reason: 'test 500' } });
+		expect(again.error()?.message).toMatch(/^The outcome of "Refund an order" is unknown: the service may have applied it \(The service failed \(HTTP 500\)\)/);
+		expect(f.requests().map((q) => q.status)).toEqual([500]);
 	});
 
 	test('refund: a reason of 2000 characters is sent and kept (the spec gives no reason length)', async () => {

@@ -85,15 +85,21 @@ describe('payout operations against the sandbox', () => {
 		expect(quote.foreign_exchange_fee).toBeGreaterThan(0);
 	});
 
-	test('a 500 twice is retried with the same key: one payout in the ledger', async () => {
+	test('a 503 twice (the service did nothing) is retried with the same key: one payout in the ledger; a 500 is not repeated', async () => {
 		const before = payoutLedger().length;
-		f.sb.faults.add({ kind: '500', count: 2 });
+		f.sb.faults.add({ kind: 'reply', status: 503, count: 2, reply: { body: { ok: false, error: { code: 'unavailable', message: 'down (injected)' } } } });
 		const r = await f.run({ resource: 'payout', operation: 'create', amount: 5 });
 		expect(r.error()).toBeUndefined();
 		const reqs = f.requests();
-		expect(reqs.map((q) => q.status)).toEqual([500, 500, 201]);
+		expect(reqs.map((q) => q.status)).toEqual([503, 503, 201]);
 		expect(new Set(reqs.map((q) => q.headers['idempotency-key'])).size).toBe(1);
 		expect(payoutLedger().length - before).toBe(1);
+		// A 500 may follow a commit, and the service does not store a 5xx: the payout is not repeated.
+		f.sb.clearRequests();
+		f.sb.faults.add({ kind: '500', count: 2 });
+		const again = await f.run({ resource: 'payout', operation: 'create', amount: 6 });
+		expect(again.error()?.message).toMatch(/is unknown: the service may have applied it/);
+		expect(f.requests().map((q) => q.status)).toEqual([500]);
 	});
 
 	test('the same Idempotency Key option twice makes one payout; the second output is a replay', async () => {

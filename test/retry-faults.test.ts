@@ -4,6 +4,11 @@
  * Idempotency-Key each); the fault hits the first request of every key. The
  * sandbox's ledger must show exactly one effect per execution, and the node
  * must output the original result (marked when it is a replay).
+ *
+ * Money writes (rows that declare `money`) are repeated only where the service
+ * says it did nothing (429, 503): after a 500, a dropped connection or a
+ * timeout each run sends once and fails saying the outcome is unknown (a repeat
+ * after a committed 5xx would be applied again: the service does not store a 5xx).
  */
 import type { IDataObject } from 'n8n-workflow';
 
@@ -11,6 +16,7 @@ import type { FaultSpec } from '../sandbox/faults';
 import { mapLimit } from '../nodes/shared/transport/concurrency';
 import { runNode } from './support/harness';
 import { useSandbox } from './support/fixtures';
+import { movesMoney } from './support/write-operations';
 
 const RUNS = Number(process.env.VS_FAULT_RUNS ?? 200);
 const PARALLEL_RUNS = 20;
@@ -19,6 +25,8 @@ const f = useSandbox({ orders: 400 });
 
 interface IdempotentOperation {
 	name: string;
+	/** resource:operation, to read the row's declarations. */
+	key: string;
 	ledgerKind: string;
 	pathPattern: RegExp;
 	/** Node parameters for run number n (may prepare state at the sandbox first). */
@@ -35,6 +43,7 @@ function completedOrders(): string[] {
 const operations: IdempotentOperation[] = [
 	{
 		name: 'order refund',
+		key: 'order:refund',
 		ledgerKind: 'refund',
 		pathPattern: /\/orders\/[^/]+\/refund$/,
 		parameters: (n) => {
@@ -51,6 +60,7 @@ const operations: IdempotentOperation[] = [
 	},
 	{
 		name: 'token create',
+		key: 'token:create',
 		ledgerKind: 'tokenCreate',
 		pathPattern: /\/vaults\/[^/]+\/tokens$/,
 		parameters: (n) => ({
@@ -64,6 +74,7 @@ const operations: IdempotentOperation[] = [
 	},
 	{
 		name: 'payout create',
+		key: 'payout:create',
 		ledgerKind: 'payout',
 		pathPattern: /\/payouts$/,
 		parameters: () => ({ resource: 'payout', operation: 'create', amount: 0.01 }),
@@ -72,6 +83,7 @@ const operations: IdempotentOperation[] = [
 	},
 	{
 		name: 'checkout pay',
+		key: 'checkout:pay',
 		ledgerKind: 'checkoutPay',
 		pathPattern: /\/checkouts\/[^/]+\/pay$/,
 		parameters: async () => {
@@ -99,24 +111,36 @@ interface FaultCell {
 	replay: boolean;
 	/** A status the sandbox must have answered at least once in this cell. */
 	seenStatus?: number;
+	/** For a money write: the service may have applied it and the node does not repeat it (effects per run: 0 or 1). */
+	/** `effects` per run: 0, 1, or 'at most 1' (a timeout may end a run before the service ran it). */
+	unknownForMoney?: { effects: 0 | 1 | 'at most 1'; seenStatus?: number };
 }
 
 const cells: FaultCell[] = [
-	{ name: '500 before commit', fault: { kind: '500' }, options: {}, replay: false, seenStatus: 500 },
-	{ name: 'connection dropped after commit', fault: { kind: 'drop-after-commit' }, options: {}, replay: true },
+	{ name: '500 before commit', fault: { kind: '500' }, options: {}, replay: false, seenStatus: 500, unknownForMoney: { effects: 0, seenStatus: 500 } },
+	{ name: 'connection dropped after commit', fault: { kind: 'drop-after-commit' }, options: {}, replay: true, unknownForMoney: { effects: 1 } },
 	{ name: '429 with Retry-After', fault: { kind: '429', retryAfter: 0 }, options: {}, replay: false, seenStatus: 429 },
+	{
+		name: '503 (the service did nothing)',
+		fault: { kind: 'reply', status: 503, reply: { body: { ok: false, error: { code: 'unavailable', message: 'Service unavailable (injected)' } } } },
+		options: {},
+		replay: false,
+		seenStatus: 503,
+	},
 	{
 		name: '409 while the original runs',
 		fault: { kind: 'slow', delayMs: 400 },
 		options: { timeout: 100, maxRetries: 8 },
 		replay: true,
 		seenStatus: 409,
+		unknownForMoney: { effects: 'at most 1' },
 	},
 	{
 		name: 'slow response past the timeout',
 		fault: { kind: 'slow', delayMs: 250 },
 		options: { timeout: 100, maxRetries: 8 },
 		replay: true,
+		unknownForMoney: { effects: 'at most 1' },
 	},
 ];
 
@@ -128,6 +152,7 @@ afterAll(() => {
 
 describe.each(operations)('$name', (op) => {
 	test.each(cells)('$name: exactly one effect per run, original result returned', async (cell) => {
+		const unknown = movesMoney(op.key) ? cell.unknownForMoney : undefined;
 		f.sb.faults.add({ ...cell.fault, match: { path: op.pathPattern }, count: RUNS, oncePerKey: true });
 		const ledgerBefore = f.sb.ledger.length;
 		const requestsBefore = f.sb.requests.length;
@@ -139,16 +164,35 @@ describe.each(operations)('$name', (op) => {
 				const parameters = await op.parameters(n);
 				const run = await runNode({ ...parameters, options: cell.options }, f.credentials);
 				const error = run.error();
+				if (unknown) {
+					// Sent once, not repeated: the item says the service may have applied it.
+					expect(error?.message).toMatch(/^The outcome of ".+" is unknown: the service may have applied it/);
+					return {};
+				}
 				if (error) throw new Error(`run ${n}: ${error.message} ${error.description ?? ''}`);
 				const out = run.output();
 				expect(out).toHaveLength(1);
 				return out[0].json;
 			},
 		);
+		// Let held answers finish before counting.
+		if (unknown && cell.fault.kind === 'slow') await new Promise((resolve) => setTimeout(resolve, (cell.fault.delayMs ?? 0) + 200));
 
 		const effects = f.sb.ledger.slice(ledgerBefore).filter((e) => e.kind === op.ledgerKind);
 		const requests = f.sb.requests.slice(requestsBefore).filter((r) => op.pathPattern.test(r.path));
 		const keys = new Set(effects.map((e) => e.key));
+		if (unknown) {
+			if (unknown.effects === 'at most 1') expect(effects.length).toBeLessThanOrEqual(RUNS);
+			else expect(effects).toHaveLength(RUNS * unknown.effects);
+			expect(keys.size).toBe(effects.length); // never two effects under one key
+			// One request per run, never a second: a run whose timeout ended it before the service read it shows none.
+			if (unknown.effects === 'at most 1') expect(requests.length).toBeLessThanOrEqual(RUNS);
+			else expect(requests).toHaveLength(RUNS);
+			expect(new Set(requests.map((r) => r.headers['idempotency-key'])).size).toBe(requests.length);
+			if (unknown.seenStatus) expect(requests.some((r) => r.status === unknown.seenStatus)).toBe(true);
+			summary.push(`  ${op.name} × ${cell.name}: ${RUNS} runs, ${requests.length} requests, ${effects.length} effects, each run failed: outcome unknown (money write, not repeated)`);
+			return;
+		}
 		expect(effects).toHaveLength(RUNS);
 		expect(keys.size).toBe(RUNS);
 		// Each run's output is the effect the sandbox committed for it.

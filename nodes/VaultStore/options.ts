@@ -40,7 +40,7 @@ export const optionsProperty: INodeProperties = {
 			typeOptions: { minValue: 0, maxValue: 10 },
 			default: 3,
 			description:
-				'Retries after a rate limit (429), and after a server error (5xx), a dropped connection or a timeout for reads, deletes and requests with an Idempotency-Key. Other writes are never repeated, so they cannot apply twice.',
+				'Retries after a rate limit (429), and after a server error (5xx), a dropped connection or a timeout for reads, deletes and requests with an Idempotency-Key. Money writes are repeated only after a 429, a 503 or a refused connection; other writes are never repeated, so they cannot apply twice.',
 		},
 		{
 			displayName: 'Maximum Amount',

@@ -131,17 +131,43 @@ async function moneyChecks({ inst, sb, t, rest, example }) {
 		await rest.request('POST', `/api/v1/workflows/${wf.id}/deactivate`, undefined, H);
 	}
 
-	// ------------------------------------------------------------ outage, then a later retry
+	// ------------------------------------------------------------ an unknown outcome (500 after commit), then re-deliveries
+	{
+		const [order] = refundable();
+		const wf = await workflow('unknown outcome');
+		// The service commits the refund and answers 500: the spec's service does not store a 5xx under the key.
+		sb.faults.add({ match: { method: 'POST', path: new RegExp(`/orders/${order.id}/refund$`) }, kind: 'commit-then-500', count: 1 });
+		const messageId = sb.app.deliver(wf.ep.id, 'PAYMENT_COMPLETED', { orderId: order.id, amount: 1, currency: 'USD' });
+		const delivery = await firstDelivery(messageId);
+		const [first] = await finished(wf.id, 1);
+		const firstError = String((await rest.api(`/executions/${first.id}?includeData=true`))?.data?.resultData?.error?.message ?? '');
+		t.equal('money (unknown): the refund committed and answered 500: sent once, not repeated, the execution failed', { status: first.status, posts: postsFor(order.id), ledger: ledgerFor(order.id) }, { status: 'error', posts: 1, ledger: 1 });
+		t.check('money (unknown): the error says the outcome is unknown and the service may have applied it', /is unknown: the service may have applied it/.test(firstError), firstError.slice(0, 200));
+		// The service re-delivers (at once, and after it forgot its keys): the node never writes blindly.
+		await redeliver(delivery, wf.url);
+		const [, second] = await finished(wf.id, 2);
+		sb.app.clock.advance(25 * HOUR);
+		await redeliver(delivery, wf.url);
+		const [, , third] = await finished(wf.id, 3);
+		const errors = [];
+		for (const e of [second, third]) errors.push(String((await rest.api(`/executions/${e?.id}?includeData=true`))?.data?.resultData?.error?.message ?? ''));
+		log(`money (unknown): event ${messageId}: ${postsFor(order.id)} refund request(s), ${ledgerFor(order.id)} refund(s) in the ledger; re-deliveries: ${[second, third].map((e) => e?.status).join(', ')}; ${errors[1].slice(0, 160)}`);
+		t.equal('money (unknown): two re-deliveries (at once, 25 h later) sent no refund; the ledger keeps ONE', { posts: postsFor(order.id), ledger: ledgerFor(order.id), statuses: [second?.status, third?.status] }, { posts: 1, ledger: 1, statuses: ['error', 'error'] });
+		t.check('money (unknown): each re-delivery fails naming the event and the unclear attempt', errors.every((m) => m.includes(`for event ${messageId} is unknown: an earlier execution sent it at `)), JSON.stringify(errors.map((m) => m.slice(0, 160))));
+		await rest.request('POST', `/api/v1/workflows/${wf.id}/deactivate`, undefined, H);
+	}
+
+	// ------------------------------------------------------------ 503 outage (the service did nothing), then a later retry
 	{
 		const [order] = refundable();
 		const wf = await workflow('outage');
 		const { DEFAULT_TRANSPORT_OPTIONS } = require(path.join(ROOT, 'dist', 'nodes', 'shared', 'transport', 'request.js'));
 		const attempts = 1 + DEFAULT_TRANSPORT_OPTIONS.maxRetries;
-		sb.faults.add({ match: { method: 'POST', path: new RegExp(`/orders/${order.id}/refund$`) }, kind: '500', count: attempts });
+		sb.faults.add({ match: { method: 'POST', path: new RegExp(`/orders/${order.id}/refund$`) }, kind: 'reply', status: 503, count: attempts, reply: { body: { ok: false, error: { code: 'unavailable', message: 'down (e2e)' } } } });
 		const messageId = sb.app.deliver(wf.ep.id, 'PAYMENT_COMPLETED', { orderId: order.id, amount: 1, currency: 'USD' });
 		const delivery = await firstDelivery(messageId);
 		const [first] = await finished(wf.id, 1);
-		t.equal('money (outage): every attempt answered 500, nothing committed, the execution failed', { status: first.status, posts: postsFor(order.id), ledger: ledgerFor(order.id) }, { status: 'error', posts: attempts, ledger: 0 });
+		t.equal('money (outage): every attempt answered 503, nothing committed, the execution failed', { status: first.status, posts: postsFor(order.id), ledger: ledgerFor(order.id) }, { status: 'error', posts: attempts, ledger: 0 });
 		sb.app.clock.advance(25 * HOUR);
 		await redeliver(delivery, wf.url);
 		const [, second] = await finished(wf.id, 2);

@@ -75,6 +75,13 @@ export function writeOperationKeys(): string[] {
 	return keys;
 }
 
+/** Whether the row "resource:operation" declares that it moves money (the request gate's money rules apply). */
+export function movesMoney(key: string): boolean {
+	const [resourceValue, operationValue] = key.split(':');
+	const op = resources.find((r) => r.value === resourceValue)?.operations.find((o) => o.value === operationValue);
+	return op?.money !== undefined;
+}
+
 // ------------------------------------------------------------------ helpers
 
 const DAY = 86_400_000;

@@ -2,18 +2,19 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import type { ApiRequest, ApiResponse } from '../transport/request';
+import { isUnknownOutcome } from '../transport/request';
 import { numberOf } from './amounts';
 import { checkAmounts } from './cap';
 import type { EventOrigin, KeySource } from './keys';
-import { fieldDigests, IdempotencyKeys, writeFingerprint } from './keys';
+import { digest, fieldDigests, IdempotencyKeys, writeFingerprint } from './keys';
 import { legacyEntry } from './legacy';
 import { Occurrences } from './occurrences';
 import type { Origins } from './origins';
 import { eventOrigins } from './origins';
 import type { Asked } from './readBack';
 import { firstAt, readBack } from './readBack';
-import type { OnceRecord, RecordEntry } from './record';
-import { onceRecord } from './record';
+import type { OnceRecord, RecordEntry, Unclear } from './record';
+import { onceRecord, RESEND_WINDOW_MS } from './record';
 import type { MoneyRoute, MoneyRoutes, Route } from './routes';
 import { isRevealRoute, routeOf } from './routes';
 
@@ -54,6 +55,10 @@ export interface Ticket {
 	/** The record key this execution claimed (once per event). */
 	claimed?: string;
 	fields?: string;
+	/** An earlier attempt's outcome is unknown: this one is sent again under its key. */
+	resend?: { kind: Unclear; at?: number };
+	/** What the key stands for, for messages: the event id, or the Idempotency Key option. */
+	keyOf: string;
 }
 
 export interface Admission {
@@ -63,7 +68,7 @@ export interface Admission {
 }
 
 const ONCE_HINT =
-	"n8n's Retry does not read or keep this node's once-per-event record; the Idempotency-Key still makes the service apply a repeated write once within 24 hours.";
+	"n8n's Retry does not read or keep this node's once-per-event record here (n8n's deduplication store is not there, and a Retry must not write static data); the Idempotency-Key still makes the service apply a repeated write once within 24 hours.";
 
 /**
  * The request gate: every request the node sends passes `admit` exactly as it will be sent,
@@ -79,7 +84,10 @@ export class RequestGate {
 	private readonly sources = new Map<number, KeySource>();
 	private origins?: Origins;
 	private record?: OnceRecord;
+	private recordMade = false;
 	private occurrences?: Occurrences;
+	/** Idempotency Key options used in this run: which item first sent each. */
+	private readonly optionKeys = new Map<string, number>();
 	private readonly retryMode: boolean;
 	private readonly now: () => number;
 
@@ -167,27 +175,43 @@ export class RequestGate {
 			throw this.refuse(itemIndex, verdict.refusal, 'Nothing was sent. Use an amount above 0 and at or below the maximum, or ask a person to do it.');
 		}
 		const asked: Asked = { amount: this.askedAmount(money, req, known?.amount), currency: this.askedCurrency(money, req) ?? known?.currency, max: rules.maxAmount };
-		const ticket: Ticket = { route: money, asked, itemIndex };
+		// The transport repeats it only where the service says it did nothing, and reports an unknown outcome.
+		req.money = true;
+		const ticket: Ticket = { route: money, asked, itemIndex, keyOf: '' };
 
 		// The key names the money movement: event, workflow, node, method, route with its ids, amount, currency.
 		const identity = `money|${req.method}|${money.identity}|${asked.amount ?? ''}|${(asked.currency ?? '').toUpperCase()}`;
-		const chosen = req.idempotencyKey !== undefined ? { source: 'option' as const } : this.chooseKey(req, itemIndex, () => identity);
+		const chosen = this.chooseKey(req, itemIndex, () => identity);
 		const source = chosen.source;
-		if (source !== 'event') {
-			if (source === 'execution' && this.origins !== undefined && this.origins.triggers.length > 0) this.lostPairing(itemIndex);
+		if (source === 'execution') {
+			if (this.origins !== undefined && this.origins.triggers.length > 0) this.lostPairing(itemIndex);
 			return { ticket };
 		}
-		if (this.retryMode) {
+		ticket.keyOf = source === 'event' ? `event ${chosen.event?.origin.eventId ?? ''}` : `Idempotency Key "${req.idempotencyKey ?? ''}"`;
+		const key = source === 'event' ? (req.idempotencyKey as string) : `option|${req.idempotencyKey ?? ''}`;
+		ticket.fields = fieldDigests(req.body, req.query, [money.spec.amount, money.spec.currency]);
+		// A key the user set names one write: the same key on another route or order is another write.
+		if (source === 'option') ticket.fields = `${ticket.fields}${ticket.fields ? '&' : ''}path=${digest(identity)}`;
+		// n8n's Retry: n8n's store only (its static data is a stored copy's, saved over the workflow's).
+		if (!this.recordMade) {
+			this.record = onceRecord(this.ctx, this.now, this.retryMode);
+			this.recordMade = true;
+		}
+		if (this.record === undefined) {
 			this.setup.hint('retry', ONCE_HINT, 'warning');
 			return { ticket };
 		}
-		const key = req.idempotencyKey as string;
-		ticket.fields = fieldDigests(req.body, req.query, [money.spec.amount, money.spec.currency]);
-		this.record ??= onceRecord(this.ctx, this.now);
 		// A write version 0.1.0 recorded for this event (before an upgrade) is not made again either.
-		const before = chosen.event && legacyEntry(this.ctx, this.keys, chosen.event.origin, req, chosen.event.occurrence, this.now());
+		const before = !this.retryMode && chosen.event && legacyEntry(this.ctx, this.keys, chosen.event.origin, req, chosen.event.occurrence, this.now());
 		if (before) return { skip: this.skipped(money, ticket, before) };
 		const claim = await this.record.claim(key);
+		if (this.record.storeFailure !== undefined) {
+			this.setup.hint('store', `n8n's deduplication store failed (${this.record.storeFailure}); this run's money writes are recorded in the node's static data instead, which queue-mode workers do not share.`, 'warning');
+		}
+		if (claim.status === 'unavailable') {
+			this.setup.hint('retry', ONCE_HINT, 'warning');
+			return { ticket };
+		}
 		if (claim.status === 'untracked') {
 			this.setup.hint('untracked', `This money write is not in the node's once-per-event record (${claim.reason}); it was sent under the event's Idempotency-Key, which the service honours for 24 hours.`, 'warning');
 			return { ticket };
@@ -196,7 +220,33 @@ export class RequestGate {
 			ticket.claimed = key;
 			return { ticket };
 		}
+		if (claim.status === 'unclear') {
+			if (claim.entry?.fields !== undefined && claim.entry.fields !== ticket.fields) this.skipped(money, ticket, claim.entry);
+			if (!claim.resend) throw this.unresolved(money, ticket, claim.kind, claim.at);
+			ticket.claimed = key;
+			ticket.resend = { kind: claim.kind, at: claim.at };
+			this.setup.hint(
+				'resend',
+				`An earlier execution sent "${money.name}" for this ${source === 'event' ? 'event' : 'key'} without learning its outcome; it was sent again under the same Idempotency-Key, which the service answers with what it did then (or does it now, once).`,
+				'warning',
+			);
+			return { ticket };
+		}
 		return { skip: this.skipped(money, ticket, claim.entry) };
+	}
+
+	/** An earlier execution sent the write and its outcome cannot be learnt by sending it again. */
+	private unresolved(money: MoneyRoute, ticket: Ticket, kind: Unclear, at: number | undefined): NodeOperationError {
+		const when = at !== undefined ? ` at ${new Date(at).toISOString()}` : '';
+		const why =
+			kind === 'failed'
+				? 'the service answered with an error it does not remember, so sending it again could apply it twice'
+				: `the service keeps a key's result for 24 hours and it was sent more than ${RESEND_WINDOW_MS / 3_600_000} hours ago`;
+		return this.refuse(
+			ticket.itemIndex,
+			`The outcome of "${money.name}" for ${ticket.keyOf} is unknown: an earlier execution sent it${when} and the service may have applied it; nothing was sent`,
+			`Not sent again because ${why}. Check in the Vault Store dashboard whether it was made. If it was not, set Options → Idempotency Key to a new value for this item (for example {{ $json.id }}-2) and run again: the node then makes it once under that key.`,
+		);
 	}
 
 	/** The answer of a write an earlier execution of the event made, or its failure again. */
@@ -232,6 +282,15 @@ export class RequestGate {
 		let source: KeySource;
 		let event: { origin: EventOrigin; occurrence: number } | undefined;
 		if (rules.idempotencyKey !== undefined) {
+			const first = this.optionKeys.get(rules.idempotencyKey);
+			if (first !== undefined && first !== itemIndex) {
+				throw this.refuse(
+					itemIndex,
+					`Item ${itemIndex} has the same Idempotency Key as item ${first} ("${rules.idempotencyKey}"); nothing was sent for it`,
+					"The service answers a repeated key with the first request's result, so this item would report another item's write as its own. Give each item its own key in Options → Idempotency Key, e.g. {{ $json.id }}, or leave it empty: the node then derives one per item (and per event).",
+				);
+			}
+			this.optionKeys.set(rules.idempotencyKey, itemIndex);
 			req.idempotencyKey = rules.idempotencyKey;
 			source = 'option';
 		} else {
@@ -302,6 +361,9 @@ export class RequestGate {
 	 */
 	async settle(ticket: Ticket | undefined, res: ApiResponse): Promise<void> {
 		if (ticket === undefined) return;
+		if (res.unreadable !== undefined) {
+			this.setup.hint('unreadable', `The service answered "${ticket.route.name}" with success (HTTP ${res.status}) but with ${res.unreadable}: the write was made and recorded, and what it made is not known. Check it in the Vault Store dashboard.`, 'warning');
+		}
 		const answer = res.data;
 		const verdict = readBack(ticket.route.spec, ticket.asked, answer);
 		const id = firstAt(answer, ['id'])?.value;
@@ -325,9 +387,36 @@ export class RequestGate {
 		if (mismatch !== undefined) throw this.refuse(ticket.itemIndex, mismatch, 'The write was made once; running again with the same Idempotency-Key replays it.');
 	}
 
-	/** The write failed: a claim is released, so a later execution of the event may make it. */
-	async abandon(ticket: Ticket | undefined): Promise<void> {
-		if (ticket?.claimed !== undefined && this.record !== undefined) await this.record.release(ticket.claimed);
+	/**
+	 * The write failed. Provably not applied (a 4xx other than 408 and 409, a 503, a connection
+	 * that failed before it was written): the claim is released, so a later execution may make it.
+	 * Any other failure leaves the outcome unknown: the claim stays, remembered as unclear, and the
+	 * item fails saying the service may have applied it. Returns what the item fails with.
+	 */
+	async abandon(ticket: Ticket | undefined, error: unknown): Promise<unknown> {
+		if (ticket === undefined) return error;
+		const unknown = isUnknownOutcome(error) || ticket.resend !== undefined;
+		if (ticket.claimed !== undefined && this.record !== undefined) {
+			if (unknown) {
+				const status = Number((error as { httpCode?: string }).httpCode);
+				const kind: Unclear = ticket.resend?.kind === 'failed' || (status > 0 && status !== 409) ? 'failed' : 'unanswered';
+				await this.record.unclear({ key: ticket.claimed, at: ticket.resend?.at ?? this.now(), unclear: kind, ...(ticket.fields !== undefined ? { fields: ticket.fields } : {}) });
+			} else {
+				await this.record.release(ticket.claimed);
+			}
+		}
+		if (!unknown) return error;
+		const cause = error instanceof Error ? error : new Error(String(error));
+		const what = (cause as { description?: string }).description;
+		const later =
+			ticket.claimed !== undefined
+				? ` The node remembers it for ${ticket.keyOf}: a later execution sends it again under the same Idempotency-Key within ${RESEND_WINDOW_MS / 3_600_000} hours when it went unanswered (the service then answers with what it did), and otherwise sends nothing and fails naming it.`
+				: ' Running again with the same Idempotency-Key within 24 hours gets the service\'s stored result when it has one.';
+		return this.refuse(
+			ticket.itemIndex,
+			`The outcome of "${ticket.route.name}" is unknown: the service may have applied it (${cause.message})`,
+			`Check in the Vault Store dashboard whether it was made before running again.${later}${what ? ` ${what}` : ''}`,
+		);
 	}
 
 	/** The run finished: its writes count for the node's later runs in this execution. */

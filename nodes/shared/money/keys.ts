@@ -104,6 +104,7 @@ export function fieldDigests(body: unknown, query: unknown, skip: Array<string |
 	return pairs.sort().join('&');
 }
 
-function digest(text: string): string {
+/** A 6-character digest of a text (field values in `fieldDigests`). */
+export function digest(text: string): string {
 	return createHash('sha256').update(text).digest('base64url').slice(0, 6);
 }

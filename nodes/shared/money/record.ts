@@ -70,6 +70,23 @@ const VERIFY_ROUNDS = 4;
 const MISMATCH_MAX_CHARS = 400;
 /** Longest record id kept. */
 const ID_MAX_CHARS = 64;
+/**
+ * A write whose outcome is unknown is sent again (same Idempotency-Key) only this long after its
+ * first attempt: the service keeps a key's stored result 24 hours; 2 hours spare for clocks.
+ */
+export const RESEND_WINDOW_MS = 22 * 3_600_000;
+/** Width of the time marks a claim leaves in n8n's store (two of them span at most RESEND_WINDOW_MS). */
+const MARK_MS = 11 * 3_600_000;
+/** Marks that cover the horizon. */
+const MARKS = Math.ceil(RECORD_HORIZON_MS / MARK_MS) + 1;
+
+/**
+ * Why an outcome is unknown: 'unanswered' (no answer: a timeout, a dropped connection, 409 "still
+ * running" on every try, a process that stopped between the claim and the answer: the service may
+ * hold a stored result under the key) or 'failed' (a 500/502/504 or 408: the service does not
+ * store these, so a repeat under the same key is applied again if the first was).
+ */
+export type Unclear = 'unanswered' | 'failed';
 
 /** About 100 B serialised: key, record id, amount, currency, time (+ mismatch text when the read-back found one, + the other fields' digests). */
 export interface RecordEntry {
@@ -81,23 +98,36 @@ export interface RecordEntry {
 	mismatch?: string;
 	/** Short digests of the other request fields, to name the ones a later execution changed. */
 	fields?: string;
+	/** The write was sent and its outcome is not known (`at` is its first attempt). */
+	unclear?: Unclear;
 }
 export type Claim =
 	| { status: 'new' } // claimed for this execution: make the write, then confirm() or release()
 	| { status: 'done'; entry?: RecordEntry } // an earlier execution made it (entry when this process can read its details)
-	| { status: 'untracked'; reason: string }; // cannot be recorded: the write goes out under the event's Idempotency-Key
+	/**
+	 * An earlier execution sent it and its outcome is not known. `resend`: it was unanswered within
+	 * RESEND_WINDOW_MS, so the same key gets the service's stored result (claimed for this execution:
+	 * confirm(), release() or unclear() after); else nothing may be sent.
+	 */
+	| { status: 'unclear'; kind: Unclear; at?: number; resend: boolean; entry?: RecordEntry }
+	| { status: 'untracked'; reason: string } // cannot be recorded: the write goes out under the event's Idempotency-Key
+	| { status: 'unavailable'; reason: string }; // n8n's Retry without n8n's store: the record cannot be read
 export interface OnceRecord {
 	/** Which store backs it, for hints and tests. */
 	readonly backend: 'deduplication' | 'staticData';
+	/** Why n8n's deduplication store failed in this run, when it did (the record then uses static data). */
+	readonly storeFailure?: string;
 	claim(key: string): Promise<Claim>;
 	/** The write succeeded (or was replayed). */
 	confirm(entry: RecordEntry): Promise<void>;
 	/** The write did not happen (refused before sending, or failed in a way that cannot have applied it). */
 	release(key: string): Promise<void>;
+	/** The write was sent and its outcome is not known: the claim stays, remembered as unclear. */
+	unclear(entry: RecordEntry & { unclear: Unclear }): Promise<void>;
 }
 
-/** Stored detail: [at, recordId, amount, currency, mismatch, fields], trailing empties dropped. */
-type Detail = [number, (string | null)?, (number | null)?, (string | null)?, (string | null)?, string?];
+/** Stored detail: [at, recordId, amount, currency, mismatch, fields, unclear (1 unanswered, 2 failed)], trailing empties dropped. */
+type Detail = [number, (string | null)?, (number | null)?, (string | null)?, (string | null)?, (string | null)?, number?];
 type Details = Record<string, Detail>;
 
 /** The key as the stores hold it: 22 characters whatever the key's length. */
@@ -115,6 +145,7 @@ function toDetail(entry: RecordEntry): Detail {
 	d.push(entry.mismatch ? entry.mismatch.slice(0, MISMATCH_MAX_CHARS) : null);
 	// Kept whole (about 14 B a field): the gate compares it with the next execution's, a cut one would differ.
 	d.push(typeof entry.fields === 'string' ? entry.fields : null);
+	if (entry.unclear !== undefined) d.push(entry.unclear === 'failed' ? 2 : 1);
 	while (d.length > 1 && (d[d.length - 1] === null || d[d.length - 1] === undefined)) d.pop();
 	return d;
 }
@@ -126,6 +157,7 @@ function fromDetail(key: string, d: Detail): RecordEntry {
 	if (typeof d[3] === 'string') entry.currency = d[3];
 	if (typeof d[4] === 'string') entry.mismatch = d[4];
 	if (typeof d[5] === 'string') entry.fields = d[5];
+	if (d[6] === 1 || d[6] === 2) entry.unclear = d[6] === 2 ? 'failed' : 'unanswered';
 	return entry;
 }
 
@@ -138,11 +170,35 @@ function notInitialised(error: unknown): boolean {
 	return /needs to (be )?initiali[sz]ed/i.test(error instanceof Error ? error.message : String(error));
 }
 
+/** What a claim finds in an entry it can read: made, or sent with an unknown outcome. */
+function found(entry: RecordEntry, now: number): Claim {
+	if (entry.unclear === undefined) return { status: 'done', entry };
+	return { status: 'unclear', kind: entry.unclear, at: entry.at, resend: entry.unclear === 'unanswered' && now - entry.at < RESEND_WINDOW_MS, entry };
+}
+
+/** The store's time mark of a claim made in period `period` (MARK_MS wide). */
+function timeMark(digest: string, period: number): string {
+	return `${digest}@${period}`;
+}
+
+/** The store's mark of a claim whose write failed with an answer the service does not store. */
+function failedMark(digest: string): string {
+	return `${digest}!`;
+}
+
+/** Every mark a claim made up to `now` may have left (the failed mark first, then time marks newest first). */
+function marksOf(digest: string, now: number): string[] {
+	const period = Math.floor(now / MARK_MS);
+	return [failedMark(digest), ...Array.from({ length: MARKS }, (_, i) => timeMark(digest, period - i))];
+}
+
 function describe(error: unknown): string {
 	return (error instanceof Error ? error.message : String(error)).slice(0, 200);
 }
 
-const DEDUP: ICheckProcessedOptions = { mode: 'entries', maxEntries: RECORD_CAPACITY };
+/** Room in n8n's store beside the claims for the marks of writes in flight or of unknown outcome. */
+const MARK_ROOM = 1_000;
+const DEDUP: ICheckProcessedOptions = { mode: 'entries', maxEntries: RECORD_CAPACITY + MARK_ROOM };
 
 /** Per node row (workflow id and node id): the tail of this process's calls to it, one at a time. */
 const rowQueues = new Map<string, Promise<unknown>>();
@@ -174,10 +230,16 @@ class Record_ implements OnceRecord {
 	private readonly confirmed: string[] = [];
 	/** Entries in the deduplication row, when read this run. */
 	private storeCount?: number;
+	/** Marks of unclear writes pruned from the details, to take out of the store. */
+	private readonly staleMarks: string[] = [];
+	/** Why n8n's store failed in this run (the record fell back to static data). */
+	storeFailure?: string;
 
 	constructor(
 		private readonly ctx: IExecuteFunctions,
 		private readonly now: () => number,
+		/** Static data is read, never written (n8n's Retry saves a stored copy's static data over the workflow's). */
+		private readonly readOnly = false,
 	) {
 		const h = ctx.helpers as Partial<IExecuteFunctions['helpers']>;
 		this.helpers =
@@ -218,7 +280,9 @@ class Record_ implements OnceRecord {
 		let d = store[RECORD_FIELD] as unknown as Details | undefined;
 		if (d === undefined || d === null || typeof d !== 'object' || Array.isArray(d)) {
 			d = {};
-			store[RECORD_FIELD] = d as unknown as IDataObject;
+			if (!this.readOnly) store[RECORD_FIELD] = d as unknown as IDataObject;
+		} else if (this.readOnly) {
+			d = { ...d };
 		}
 		this.details = d;
 		this.size = Object.keys(d).length;
@@ -227,7 +291,7 @@ class Record_ implements OnceRecord {
 
 	/** Marks the static data changed (n8n saves it only then). */
 	private touch(): void {
-		this.store()[RECORD_FIELD] = this.entries() as unknown as IDataObject;
+		if (!this.readOnly) this.store()[RECORD_FIELD] = this.entries() as unknown as IDataObject;
 	}
 
 	/** Drops details past the horizon, oldest first; returns the digests dropped. */
@@ -240,7 +304,12 @@ class Record_ implements OnceRecord {
 			else if (detail[0] < oldest) gone.push([digest, detail[0]]);
 		}
 		gone.sort((a, b) => a[1] - b[1]);
-		for (const [digest] of gone) delete d[digest];
+		for (const [digest] of gone) {
+			// An unclear write's marks go with it.
+			const detail = d[digest];
+			if (isDetail(detail) && detail[6] !== undefined) this.staleMarks.push(failedMark(digest), timeMark(digest, Math.floor(detail[0] / MARK_MS)));
+			delete d[digest];
+		}
 		this.size -= gone.length;
 		if (gone.length > 0) this.touch();
 		return gone.map(([digest]) => digest);
@@ -272,10 +341,10 @@ class Record_ implements OnceRecord {
 			try {
 				return await this.claimInStore(key, digest);
 			} catch (error) {
-				if (!notInitialised(error)) {
-					return { status: 'untracked', reason: `This node's once-per-event record could not be read (${describe(error)}): the write went out under the event's Idempotency-Key alone, which the service honours for 24 hours.` };
-				}
-				this.helpers = false; // n8n-core alone: static data for the rest of the run
+				// n8n-core alone, or a store that failed: static data for the rest of the run (never untracked).
+				if (!notInitialised(error)) this.storeFailure = describe(error);
+				if (this.readOnly) return { status: 'unavailable', reason: this.storeFailure ?? 'not there' };
+				this.helpers = false;
 			}
 		}
 		return this.claimInStaticData(key, digest);
@@ -287,7 +356,11 @@ class Record_ implements OnceRecord {
 			this.pruned = true;
 		}
 		const entry = this.detailOf(key, digest);
-		if (entry) return { status: 'done', entry };
+		if (entry) {
+			const claim = found(entry, this.now());
+			if (claim.status === 'unclear' && claim.resend) this.pending.add(digest);
+			return claim;
+		}
 		if (this.pending.has(digest)) return { status: 'done' };
 		if (this.live() + this.pending.size >= RECORD_CAPACITY) {
 			this.prune();
@@ -306,14 +379,16 @@ class Record_ implements OnceRecord {
 			this.pruned = true;
 			const expired = this.prune();
 			if (expired.length > 0) {
-				await this.remove(expired);
+				await this.remove([...expired, ...this.staleMarks.splice(0)]);
 				this.storeCount = Math.max(0, this.storeCount - expired.length);
 			}
 		}
 		const known = this.detailOf(key, digest);
 		if (known) {
 			// Its details are here: the store holds it too (or held it until a concurrent write dropped it).
-			return { status: 'done', entry: known };
+			const claim = found(known, this.now());
+			if (claim.status === 'unclear' && claim.resend) this.pending.add(digest);
+			return claim;
 		}
 		if (this.storeCount >= RECORD_CAPACITY && this.live() + this.pending.size >= RECORD_CAPACITY) {
 			// n8n would drop the oldest entry on this add, and that entry is within the horizon.
@@ -321,19 +396,55 @@ class Record_ implements OnceRecord {
 			if (this.live() + this.pending.size >= RECORD_CAPACITY) return this.full(`holds ${RECORD_CAPACITY} writes of the last 84 hours and is full`);
 		}
 		const repair = this.confirmed.slice(-REPAIR_WINDOW);
+		// The claim and its time mark: a process that finds the claim without details reads when it was made.
+		const mark = timeMark(digest, Math.floor(this.now() / MARK_MS));
 		let out: IDeduplicationOutput;
 		try {
-			out = await this.add([digest, ...repair]);
+			out = await this.add([digest, mark, ...repair]);
 		} catch {
 			// Once more after a pause: two processes' first-ever adds race on the row's primary key.
 			await sleep(VERIFY_DELAY_MS);
-			out = await this.add([digest, ...repair]);
+			out = await this.add([digest, mark, ...repair]);
 		}
 		const added = new Set(out.new.map(String));
-		this.storeCount = Math.min(RECORD_CAPACITY, this.storeCount + added.size);
-		if (!added.has(digest)) return { status: 'done', ...(this.detailOf(key, digest) ? { entry: this.detailOf(key, digest) } : {}) };
+		this.storeCount = Math.min(RECORD_CAPACITY, this.storeCount + added.size - (added.has(mark) ? 1 : 0));
+		if (!added.has(digest)) {
+			try {
+				if (added.has(mark)) await this.remove([mark]);
+				return await this.readMarks(digest);
+			} catch {
+				// The store holds the claim and cannot say more: nothing may be sent.
+				return { status: 'unclear', kind: 'unanswered', resend: false };
+			}
+		}
 		this.pending.add(digest);
 		return { status: 'new' };
+	}
+
+	/**
+	 * A claim held in the store whose details this process cannot read: made (no marks), or made
+	 * and never answered (its time mark: sent again within RESEND_WINDOW_MS), or failed with an
+	 * answer the service does not store. The marks are read by adding them and taking back the ones
+	 * that were not there.
+	 */
+	private async readMarks(digest: string): Promise<Claim> {
+		const period = Math.floor(this.now() / MARK_MS);
+		const marks = marksOf(digest, this.now());
+		const out = await this.add(marks);
+		const absent = new Set(out.new.map(String));
+		if (absent.size > 0) await this.remove([...absent]);
+		if (!absent.has(marks[0])) return { status: 'unclear', kind: 'failed', resend: false };
+		const newest = marks.slice(1).findIndex((m) => !absent.has(m));
+		if (newest < 0) return { status: 'done' };
+		// The mark's period began at most this long ago: two periods span at most RESEND_WINDOW_MS.
+		const resend = newest <= 1;
+		if (resend) this.pending.add(digest);
+		return { status: 'unclear', kind: 'unanswered', at: (period - newest) * MARK_MS, resend };
+	}
+
+	/** Takes back the marks of a claim (its outcome is known now, or it is past the horizon). */
+	private async clearMarks(digest: string, also: string[] = []): Promise<void> {
+		await this.remove([...also, ...marksOf(digest, this.now())]);
 	}
 
 	async confirm(entry: RecordEntry): Promise<void> {
@@ -355,8 +466,26 @@ class Record_ implements OnceRecord {
 				if (round > 0 && out.new.length === 0) break;
 				if (round < VERIFY_ROUNDS - 1) await sleep(VERIFY_DELAY_MS);
 			}
+			await this.clearMarks(digest);
 		} catch {
 			// The claim was in the store; the details are kept above.
+		}
+	}
+
+	async unclear(entry: RecordEntry & { unclear: Unclear }): Promise<void> {
+		const digest = recordDigest(entry.key);
+		this.pending.delete(digest);
+		const d = this.entries();
+		const before = isDetail(d[digest]) ? fromDetail(entry.key, d[digest]) : undefined;
+		if (d[digest] === undefined) this.size++;
+		// The first unclear attempt's time is kept: the service's 24 hours run from it.
+		d[digest] = toDetail({ ...entry, at: before?.unclear !== undefined ? before.at : entry.at, unclear: before?.unclear === 'failed' ? 'failed' : entry.unclear });
+		this.touch();
+		if (!this.helpers || entry.unclear !== 'failed') return;
+		try {
+			await this.add([failedMark(digest)]);
+		} catch {
+			// The static data above still says so; the time mark stays in the store.
 		}
 	}
 
@@ -365,7 +494,7 @@ class Record_ implements OnceRecord {
 		if (!this.pending.delete(digest)) return;
 		if (!this.helpers) return;
 		try {
-			await this.remove([digest]);
+			await this.clearMarks(digest, [digest]);
 			if (this.storeCount !== undefined) this.storeCount = Math.max(0, this.storeCount - 1);
 		} catch {
 			// Left claimed: a re-delivery finds it 'done' without details and sends nothing (see above).
@@ -373,7 +502,14 @@ class Record_ implements OnceRecord {
 	}
 }
 
-/** The once-per-event record of the node running in `ctx`; one per run. */
-export function onceRecord(ctx: IExecuteFunctions, now: () => number = () => Date.now()): OnceRecord {
-	return new Record_(ctx, now);
+/**
+ * The once-per-event record of the node running in `ctx`; one per run. `storeOnly`: n8n's Retry,
+ * whose static data must not be written: the record is n8n's deduplication store alone, with the
+ * details read from static data; undefined where that store is not there.
+ */
+export function onceRecord(ctx: IExecuteFunctions, now?: () => number): OnceRecord;
+export function onceRecord(ctx: IExecuteFunctions, now: () => number, storeOnly: boolean): OnceRecord | undefined;
+export function onceRecord(ctx: IExecuteFunctions, now: () => number = () => Date.now(), storeOnly = false): OnceRecord | undefined {
+	const record = new Record_(ctx, now, storeOnly);
+	return storeOnly && record.backend !== 'deduplication' ? undefined : record;
 }

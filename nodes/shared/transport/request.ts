@@ -74,6 +74,13 @@ export interface ApiRequest {
 	maxRetryAfterMs?: number;
 	/** A bare JSON array is a valid answer (a vault list, whose wrapper is not shown). */
 	acceptArray?: boolean;
+	/**
+	 * A money write (set by the request gate): repeated only after answers that say the service
+	 * did nothing (429, 503, a connection that failed before the request was written); any other
+	 * failure leaves its outcome unknown (`isUnknownOutcome`), and a 2xx whose body cannot be read
+	 * is a success.
+	 */
+	money?: boolean;
 	itemIndex?: number;
 }
 
@@ -83,6 +90,21 @@ export interface ApiResponse {
 	headers: Record<string, string>;
 	/** The service answered from its idempotency store (`Idempotent-Replay: true`). */
 	replay: boolean;
+	/** A money write answered 2xx with a body that is not the API's (it was applied; what it made is not known). */
+	unreadable?: string;
+}
+
+/** Errors after which a money write may or may not have been applied (see ApiRequest.money). */
+const unknownOutcomes = new WeakSet<object>();
+
+/** The request failed in a way that does not tell whether the service applied it. */
+export function isUnknownOutcome(error: unknown): boolean {
+	return typeof error === 'object' && error !== null && unknownOutcomes.has(error);
+}
+
+function unknownOutcome<E extends Error>(error: E): E {
+	unknownOutcomes.add(error);
+	return error;
 }
 
 /**
@@ -92,7 +114,8 @@ export interface ApiResponse {
 export interface Gate<T = unknown> {
 	admit(req: ApiRequest, send: (req: ApiRequest) => Promise<ApiResponse>): Promise<{ skip?: ApiResponse; ticket?: T }>;
 	settle(ticket: T | undefined, res: ApiResponse): Promise<void>;
-	abandon(ticket: T | undefined): Promise<void>;
+	/** The write failed: `error` is what the transport threw; returns what the item fails with. */
+	abandon(ticket: T | undefined, error: unknown): Promise<unknown>;
 }
 
 export interface TransportOptions {
@@ -212,11 +235,11 @@ export class Transport {
 			return admission.skip;
 		}
 		const ticket = admission.ticket;
-		let res: ApiResponse | undefined;
+		let res: ApiResponse;
 		try {
 			res = await this.send(req, permit);
-		} finally {
-			if (res === undefined) await gate.abandon(ticket);
+		} catch (error) {
+			throw await gate.abandon(ticket, error);
 		}
 		await gate.settle(ticket, res);
 		return res;
@@ -285,12 +308,14 @@ export class Transport {
 				const code = deadline?.timedOut === true ? 'ETIMEDOUT' : networkCode(error);
 				const notSent = code !== undefined && NOT_SENT_CODES.has(code);
 				const maybeSent = !notSent && (code === undefined || MAYBE_SENT_CODES.has(code));
-				if (retriesLeft && code !== undefined && (notSent || (maybeSent && repeatable))) {
+				// A money write is repeated only when it provably was not written (see ApiRequest.money).
+				if (retriesLeft && code !== undefined && (notSent || (maybeSent && repeatable && !req.money))) {
 					mayHaveReached ||= maybeSent;
 					await sleep(backoffMs(attempt));
 					continue;
 				}
-				throw await this.finish(networkError(this.ctx.getNode(), req, code, outcome, maybeSent && !repeatable, this.options.timeoutMs));
+				const failure = await this.finish(networkError(this.ctx.getNode(), req, code, outcome, maybeSent && !repeatable, this.options.timeoutMs));
+				throw req.money && (!notSent || mayHaveReached) ? unknownOutcome(failure) : failure;
 			}
 
 			const status = response.statusCode;
@@ -315,12 +340,14 @@ export class Transport {
 			}
 
 			if (status >= 200 && status < 300) {
-				return {
-					data: await this.successData(req, status, resHeaders, body),
-					status,
-					headers: resHeaders,
-					replay: readHeader(resHeaders, 'idempotent-replay') === 'true',
-				};
+				const replay = readHeader(resHeaders, 'idempotent-replay') === 'true';
+				if (req.money) {
+					// Applied, whatever the body: what it made is not known when the body is not the API's.
+					const kind = status === 204 ? undefined : describeBody(body, readHeader(resHeaders, 'content-type'));
+					const envelope = req.family === 'vault' || (typeof body === 'object' && body !== null && (body as IDataObject).ok === true && 'data' in (body as IDataObject));
+					if (kind !== undefined || !envelope) return { data: undefined, status, headers: resHeaders, replay, unreadable: kind ?? 'a body without {ok: true, data}' };
+				}
+				return { data: await this.successData(req, status, resHeaders, body), status, headers: resHeaders, replay };
 			}
 
 			if (status === 404 && req.method === 'DELETE' && mayHaveReached) {
@@ -337,9 +364,15 @@ export class Transport {
 					// The pool is paused already (see verdict); the next attempt waits for it.
 					continue;
 				}
+			} else if (status === 503 && req.money) {
+				// The service says it did nothing: repeated, as a 429.
+				if (retriesLeft) {
+					await sleep(backoffMs(attempt));
+					continue;
+				}
 			} else if (status >= 500) {
 				if (!repeatable) outcome.notRepeated = true;
-				else if (retriesLeft) {
+				else if (retriesLeft && !req.money) {
 					mayHaveReached = true;
 					await sleep(backoffMs(attempt));
 					continue;
@@ -348,7 +381,10 @@ export class Transport {
 				await sleep(backoffMs(attempt));
 				continue;
 			}
-			throw await this.finish(apiError(this.ctx.getNode(), req, status, body, outcome, this.options.maxRetryAfterMs));
+			const failure = await this.finish(apiError(this.ctx.getNode(), req, status, body, outcome, this.options.maxRetryAfterMs));
+			// 500/502/504 (the spec's service does not store a 5xx: a repeat re-executes), 408, 409 on every try.
+			const unknown = req.money && ((status >= 500 && status !== 503) || status === 408 || (status === 409 && req.idempotencyKey !== undefined) || mayHaveReached);
+			throw unknown ? unknownOutcome(failure) : failure;
 		}
 	}
 

@@ -36,8 +36,8 @@
  *      The same crash in a Vault Store Trigger -> Refund workflow (event sent by the sandbox): the
  *      event sent again with a fresh signature is dropped by the webhook process that took it
  *      (its duplicate memory), accepted by webhook-2, and that execution finds the killed one's
- *      claim in n8n's deduplication store: it sends nothing (writeSkipped without details, a
- *      warning), the ledger keeps one refund
+ *      claim and its time mark in n8n's deduplication store: it sends the refund again under the
+ *      same key (within the service's 24 h) and gets the replay, the ledger keeps one refund
  *   5a. late re-delivery on another worker: the event refunded on one worker; that worker stopped, the
  *      sandbox's clock moved 25 h (its keys forgotten), the event sent again to webhook-2: it runs on
  *      the other worker, which reads the record the first saved with the workflow: no refund sent
@@ -642,9 +642,10 @@ async function main() {
 		const execsE = (await executions(EVENT_REFUND.id)).filter((e) => !newIds.includes(String(e.id)));
 		log(`trigger-fed refund (key from the event ${messageE}): executions ${execsE.length} (killed ${idE}, resent ${idE2}; n8n Retry ${newIds[2]} ran no node), refund requests ${postsE.length} (${postsE.map((/** @type {any} */ r) => r.status).join(', ')}), same key ${new Set(keysE).size === 1}, ledger refunds ${refundsOf(orderE.id).length}`);
 		// The killed execution had claimed the write in n8n's deduplication store before sending it and
-		// never confirmed or released it: the resent event finds the claim, sends nothing, and says so
-		// (writeSkipped without the refund's details, a warning to check the dashboard). The ledger: one.
-		t.check('refund (Vault Store Trigger, default key): the new execution finds the killed one\'s claim in n8n\'s store and sends nothing (writeSkipped without details, idempotencyKeySource "event")', postsE.length === 1 && keysE.every((k) => k === keyE) && outE.writeSkipped === true && outE.idempotencyKeySource === 'event' && outE.id === undefined, JSON.stringify({ keysE, outE }));
+		// never confirmed or released it: the resent event finds the claim and its time mark (no details:
+		// the killed worker never saved its static data). Within the service's 24 hours it sends the refund
+		// again under the same key and gets the service's replay. The ledger: one.
+		t.check('refund (Vault Store Trigger, default key): the new execution finds the killed one\'s claim in n8n\'s store, sends the refund again under the same key and gets the original back (idempotentReplay, idempotencyKeySource "event")', postsE.length === 2 && keysE.every((k) => k === keyE) && outE.idempotentReplay === true && outE.idempotencyKeySource === 'event' && outE.orderId === orderE.id, JSON.stringify({ keysE, outE }));
 		t.equal('refund (Vault Store Trigger, default key): exactly ONE refund in the sandbox ledger for 2 executions of the event (plus n8n\'s Retry, which ran nothing)', [execsE.length, refundsOf(orderE.id).length], [2, 1]);
 		report.refund = {
 			killed: victims,

@@ -1,0 +1,214 @@
+/**
+ * Unclear outcomes of money writes, as a matrix: outcome kind × re-execution × key source × path.
+ * The first execution's money write meets one outcome at the sandbox; the same write is then
+ * executed again at once (within the service's 24 h key memory) or after both clocks moved 25 h
+ * (the service forgot its keys, and the node knows it). Each row states what the second execution
+ * must do: nothing sent (skipped or refused naming the event or key), sent again under the same
+ * key, or sent as a new write. The record runs on n8n's deduplication store (an in-memory one that
+ * behaves as n8n 2.8.4's), so a process that died between claim and answer (its static data never
+ * saved) is a row too. Every row has its control: the legitimate write reaches the service once.
+ */
+import { DataDeduplicationService } from 'n8n-core';
+import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
+
+import type { FaultSpec } from '../sandbox/faults';
+import type { CheckoutSession } from '../sandbox/resources/checkout';
+import { useSandbox } from './support/fixtures';
+import type { NodeSpec, RunResult } from './support/harness';
+import { runNodes, TRIGGER_TYPE } from './support/harness';
+import { HOUR, MemoryDeduplicator } from './support/once-record-support';
+
+const f = useSandbox({ orders: 200 });
+const store = new MemoryDeduplicator();
+beforeAll(async () => {
+	await DataDeduplicationService.init(store);
+});
+
+const rl = (value: string) => ({ __rl: true, mode: 'id', value });
+const TRIGGER: NodeSpec = { name: 'Vault Store Trigger', type: TRIGGER_TYPE, parameters: { events: ['PAYMENT_COMPLETED'], signatureVersion: 'V2', options: {} } };
+const MONEY = /\/(orders\/[^/]+\/refund|checkouts\/[^/]+\/pay)$/;
+
+/** What the first execution meets. */
+interface Kind {
+	name: string;
+	fault?: Omit<FaultSpec, 'match'>;
+	options?: IDataObject;
+	/** The first execution: succeeds, or fails saying the outcome is unknown, or fails plainly (provably not applied). */
+	first: 'success' | 'unknown' | 'failed';
+	/** The process stopped before it saved its static data (a worker killed between claim and answer). */
+	crash?: boolean;
+	/** Requests the first execution sends (default 1: a money write is repeated only where the service did nothing). */
+	attempts?: number;
+	/** What the second execution does, at once and after 25 h. */
+	again: Record<'at once' | 'after 25 h', 'skipped' | 'refused' | 'resent' | 'sent'>;
+}
+
+const KINDS: Kind[] = [
+	{ name: '2xx with an unreadable body', fault: { kind: 'empty' }, first: 'success', again: { 'at once': 'skipped', 'after 25 h': 'skipped' } },
+	{ name: 'timeout on the only attempt', fault: { kind: 'slow', delayMs: 700 }, options: { timeout: 200 }, first: 'unknown', again: { 'at once': 'resent', 'after 25 h': 'refused' } },
+	{ name: '409 on every retry', fault: { kind: 'reply', status: 409, count: 10, reply: { body: { ok: false, error: { code: 'idempotency_conflict', message: 'still running (injected)' } } } }, options: { maxRetries: 2 }, attempts: 3, first: 'unknown', again: { 'at once': 'resent', 'after 25 h': 'refused' } },
+	{ name: '500 after commit', fault: { kind: 'commit-then-500' }, first: 'unknown', again: { 'at once': 'refused', 'after 25 h': 'refused' } },
+	{ name: '502 before anything', fault: { kind: 'reply', status: 502, reply: { body: '<html>bad gateway</html>' } }, first: 'unknown', again: { 'at once': 'refused', 'after 25 h': 'refused' } },
+	{ name: '400 (provably not applied)', fault: { kind: 'reply', status: 400, reply: { body: { ok: false, error: { code: 'bad_request', message: 'no (injected)' } } } }, first: 'failed', again: { 'at once': 'sent', 'after 25 h': 'sent' } },
+	{ name: '503 on every attempt (provably not applied)', fault: { kind: 'reply', status: 503, count: 10, reply: { body: { ok: false, error: { code: 'unavailable', message: 'down (injected)' } } } }, options: { maxRetries: 1 }, attempts: 2, first: 'failed', again: { 'at once': 'sent', 'after 25 h': 'sent' } },
+	{ name: 'process killed between claim and answer', fault: { kind: 'drop-after-commit' }, crash: true, first: 'unknown', again: { 'at once': 'resent', 'after 25 h': 'refused' } },
+];
+
+type Source = 'event' | 'option';
+type PathName = 'row' | 'Custom API Call (store)' | 'Pay (run hatch)';
+const SOURCES: Source[] = ['event', 'option'];
+const PATHS: PathName[] = ['row', 'Custom API Call (store)', 'Pay (run hatch)'];
+
+let serial = 0;
+function completedOrder(): string {
+	const orders = f.sb.state.orders.filter((o) => o.payment.status === 'COMPLETED' && o.amount >= 10);
+	return orders[serial % orders.length].id;
+}
+
+function openSession(): string {
+	const id = `cks_outcome${String(serial).padStart(9, '0')}`;
+	const session: CheckoutSession = {
+		id,
+		object: 'checkout_session',
+		status: 'OPEN',
+		paylinkId: null,
+		url: `https://checkout.vault-store.invalid/c/${id}`,
+		amount: 2,
+		currency: 'USD',
+		items: [],
+		expiresAt: '2099-01-01T00:00:00.000Z',
+		paidAt: null,
+		payment: null,
+		createdAt: new Date().toISOString(),
+	};
+	f.sb.app.collection<CheckoutSession>('checkoutSessions').push(session);
+	return id;
+}
+
+function parameters(path: PathName, source: Source, kind: Kind): IDataObject {
+	const options = { ...(kind.options ?? {}), ...(source === 'option' ? { idempotencyKey: `outcome-${serial}` } : {}) };
+	if (path === 'Pay (run hatch)') return { resource: 'checkout', operation: 'pay', sessionId: rl(openSession()), options };
+	const order = completedOrder();
+	if (path === 'row') return { resource: 'order', operation: 'refund', orderId: rl(order), additionalFields: { amount: 1 }, options };
+	return { resource: 'custom', operation: 'request', method: 'POST', path: `/v2/stores/{storeId}/orders/${order}/refund`, body: JSON.stringify({ amount: 1 }), options };
+}
+
+/** Shifts the node's clock (Date.now) and with it the sandbox's, which reads it too. */
+let shift = 0;
+const realNow = Date.now.bind(Date);
+beforeAll(() => {
+	jest.spyOn(Date, 'now').mockImplementation(() => realNow() + shift);
+});
+afterAll(() => {
+	jest.restoreAllMocks();
+});
+
+const moneyWrites = () => f.requests().filter((q) => q.method === 'POST' && MONEY.test(q.path));
+
+const CELLS = KINDS.flatMap((kind) =>
+	(['at once', 'after 25 h'] as const).flatMap((when) => SOURCES.flatMap((source) => PATHS.map((path) => ({ kind, when, source, path, label: `${kind.name} × ${when} × key from ${source} × ${path}` })))),
+);
+
+test.each(CELLS)('$label', async ({ kind, when, source, path }) => {
+	serial++;
+	const params = parameters(path, source, kind);
+	const eventId = `msg_outcome_${serial}`;
+	const input: INodeExecutionData[] = [{ json: source === 'event' ? { event: 'PAYMENT_COMPLETED', id: eventId, meta: { deliveryId: eventId, signatureVersion: 'V2' } } : {} }];
+	const nodes: NodeSpec[] = source === 'event' ? [TRIGGER, { name: 'Vault Store', id: `node-${serial}`, parameters: params }] : [{ name: 'Vault Store', id: `node-${serial}`, parameters: params }];
+	const workflow = { id: `wf_outcome_${serial}`, staticData: {} as IDataObject };
+	const execute = async (): Promise<RunResult> => {
+		f.sb.clearRequests();
+		const r = await runNodes(nodes, f.credentials, input, { workflowId: workflow.id, staticData: workflow.staticData });
+		workflow.staticData = r.staticData;
+		return r;
+	};
+
+	if (kind.fault) f.sb.faults.add({ ...kind.fault, match: { method: 'POST', path: MONEY } });
+	const saved = workflow.staticData;
+	const first = await execute();
+	f.sb.faults.clear();
+	await new Promise((resolve) => setTimeout(resolve, kind.fault?.kind === 'slow' ? 800 : 0));
+	if (kind.crash) workflow.staticData = saved; // never saved: the process died
+	const firstError = first.error()?.message;
+	if (kind.first === 'success') expect(firstError).toBeUndefined();
+	else if (kind.first === 'unknown') {
+		if (!kind.crash) expect(firstError).toMatch(/^The outcome of ".+" is unknown: the service may have applied it/);
+	} else {
+		expect(firstError).toBeDefined();
+		expect(firstError).not.toMatch(/is unknown/);
+	}
+	const firstKey = moneyWrites()[0]?.headers['idempotency-key'];
+	expect(moneyWrites()).toHaveLength(kind.attempts ?? 1); // repeated only where the service did nothing
+	const effectsBefore = f.sb.ledger.length;
+
+	if (when === 'after 25 h') shift += 25 * HOUR;
+	try {
+		const again = await execute();
+		const sent = moneyWrites();
+		const error = again.error()?.message;
+		const expected = kind.again[when];
+		if (expected === 'skipped') {
+			expect(sent).toHaveLength(0);
+			expect(error).toBeUndefined();
+			expect(again.output()[0].json.writeSkipped).toBe(true);
+		} else if (expected === 'refused') {
+			expect(sent).toHaveLength(0);
+			expect(error).toMatch(new RegExp(`^The outcome of ".+" for ${source === 'event' ? `event ${eventId}` : 'Idempotency Key "outcome-\\d+"'} is unknown: an earlier execution sent it`));
+			expect(again.error()?.description).toMatch(/set Options → Idempotency Key to a new value/);
+		} else {
+			// Sent once: under the same key when resent (the service answers with what it did), else as a new write.
+			expect(error).toBeUndefined();
+			expect(sent).toHaveLength(1);
+			expect(sent[0].headers['idempotency-key']).toBe(firstKey);
+			expect(f.sb.ledger.length - effectsBefore).toBeLessThanOrEqual(1);
+		}
+		// Control: whatever happened, a third execution never makes a second write.
+		const third = await execute();
+		expect(moneyWrites()).toHaveLength(0);
+		if (expected !== 'refused') expect(third.error()).toBeUndefined();
+	} finally {
+		shift = 0;
+	}
+});
+
+test('the way out that the refusal names: a new Idempotency Key makes the write once', async () => {
+	serial++;
+	const order = completedOrder();
+	const eventId = `msg_outcome_way_out_${serial}`;
+	const input = [{ json: { event: 'PAYMENT_COMPLETED', id: eventId, meta: { deliveryId: eventId, signatureVersion: 'V2' } } }];
+	const refund = (options: IDataObject): NodeSpec => ({ name: 'Vault Store', id: 'node-way-out', parameters: { resource: 'order', operation: 'refund', orderId: rl(order), additionalFields: { amount: 1 }, options } });
+	let staticData: IDataObject = {};
+	const run = async (options: IDataObject) => {
+		f.sb.clearRequests();
+		const r = await runNodes([TRIGGER, refund(options)], f.credentials, input, { workflowId: 'wf_way_out', staticData });
+		staticData = r.staticData;
+		return r;
+	};
+	f.sb.faults.add({ kind: 'reply', status: 500, match: { method: 'POST', path: MONEY }, reply: { body: { ok: false, error: { code: 'internal', message: 'failed (injected)' } } } });
+	expect((await run({})).error()?.message).toMatch(/is unknown: the service may have applied it/);
+	f.sb.faults.clear();
+	expect((await run({})).error()?.message).toMatch(/is unknown: an earlier execution sent it/);
+	expect(moneyWrites()).toHaveLength(0);
+	// Checked in the dashboard: not made. A new key for it.
+	const fixed = await run({ idempotencyKey: `${eventId}-2` });
+	expect(fixed.error()).toBeUndefined();
+	expect(moneyWrites()).toHaveLength(1);
+	expect((await run({ idempotencyKey: `${eventId}-2` })).output()[0].json.writeSkipped).toBe(true);
+	expect(moneyWrites()).toHaveLength(0);
+});
+
+test('one Idempotency Key typed as a constant for two items: the second is refused before anything is sent, the first goes out', async () => {
+	serial++;
+	const [a, b] = f.sb.state.orders.filter((o) => o.payment.status === 'COMPLETED' && o.amount >= 10).slice(50, 52);
+	f.sb.clearRequests();
+	const r = await f.run(
+		{ resource: 'order', operation: 'refund', orderId: rl('={{ $json.order }}'), additionalFields: { amount: 1 }, options: { idempotencyKey: 'one-key-for-all' } },
+		[{ json: { order: a.id } }, { json: { order: b.id } }],
+		{ continueOnFail: true },
+	);
+	const out = r.output().map((i) => i.json);
+	expect(out[0]).toMatchObject({ orderId: a.id });
+	expect(String(out[1].error)).toMatch(/Item 1 has the same Idempotency Key as item 0/);
+	expect(moneyWrites()).toHaveLength(1);
+	expect(moneyWrites()[0].path).toContain(a.id);
+});
