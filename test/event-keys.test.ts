@@ -251,3 +251,36 @@ test("n8n's Retry (mode retry) runs on the workflow as the execution stored it: 
 	expect(again.output('Refund')[0].json.idempotentReplay).toBe(true);
 	expect(refundsOf(order.id).length - before).toBe(1);
 });
+
+describe('an item that carries its delivery (the trigger\'s own shape) keeps its event identity where no Vault Store Trigger is upstream', () => {
+	/** The item a Vault Store Trigger emits, as an Execute Workflow call hands it to a sub-workflow. */
+	const carried = (eventId: string, orderId: string, meta: IDataObject = { deliveryId: eventId, timestamp: 1795800000, signatureVersion: 'V2', legacy: false }) => ({
+		json: { event: 'PAYMENT_COMPLETED', id: eventId, data: { orderId }, meta },
+	});
+	const subWorkflow = (staticData: IDataObject, items: INodeExecutionData[]) => runNodes([refundNode()], f.credentials, items, { workflowId: 'wf_sub_refund', staticData });
+
+	test('a sub-workflow run twice for one event refunds once; the second run is skipped with the recorded refund', async () => {
+		const order = completed()[40];
+		const before = refundsOf(order.id).length;
+		const first = await subWorkflow({}, [carried('msg_sub_1', order.id)]);
+		expect(first.error('Refund')).toBeUndefined();
+		expect(first.output('Refund')[0].json.idempotencyKeySource).toBe('event');
+		// The same event handled again (a re-delivery of the parent's trigger), after the service forgot its key.
+		await f.sb.app.clock.advance(DAY + 3_600_000);
+		const again = await subWorkflow(first.staticData, [carried('msg_sub_1', order.id)]);
+		expect(again.output('Refund')[0].json).toMatchObject({ writeSkipped: true, idempotencyKeySource: 'event', id: first.output('Refund')[0].json.id });
+		expect(refundsOf(order.id).length - before).toBe(1);
+	});
+
+	test('control: another event carried the same way refunds again; an item whose meta is not a delivery keeps the per-execution key', async () => {
+		const order = completed()[41];
+		const before = refundsOf(order.id).length;
+		const a = await subWorkflow({}, [carried('msg_sub_a', order.id)]);
+		const b = await subWorkflow(a.staticData, [carried('msg_sub_b', order.id)]);
+		expect([a, b].map((r) => r.output('Refund')[0].json.idempotencyKeySource)).toEqual(['event', 'event']);
+		expect(refundsOf(order.id).length - before).toBe(2);
+		// A user's own `id` and `meta` (no delivery id, signature version and timestamp) are not a delivery.
+		const own = await subWorkflow({}, [carried('user_record_1', order.id, { deliveryId: 'x', source: 'crm' })]);
+		expect(own.output('Refund')[0].json.idempotencyKeySource).toBe('execution');
+	});
+});

@@ -73,6 +73,27 @@ export function deliveryIdOf(json: Record<string, unknown> | undefined): string 
 }
 
 /**
+ * The delivery id an item carries in the trigger's own shape, wherever the item is now (a
+ * sub-workflow called with Execute Workflow, a node that kept the delivery's fields but not the
+ * pairing): `meta` (or `vaultStoreDelivery`) holds a DeliveryMeta (a delivery id, a signature
+ * version and a numeric timestamp). Any other `id` or `meta` is not read as a delivery.
+ */
+export function carriedDeliveryId(json: Record<string, unknown> | undefined): string | undefined {
+	if (!json) return undefined;
+	for (const field of [DELIVERY_META_FALLBACK, 'meta']) {
+		const meta = json[field] as Partial<DeliveryMeta> | undefined;
+		if (meta === null || typeof meta !== 'object' || Array.isArray(meta)) continue;
+		const shaped =
+			typeof meta.deliveryId === 'string' &&
+			meta.deliveryId !== '' &&
+			typeof meta.timestamp === 'number' &&
+			(SIGNATURE_VERSIONS as readonly unknown[]).includes(meta.signatureVersion);
+		if (shaped) return deliveryIdOf(json);
+	}
+	return undefined;
+}
+
+/**
  * Where the trigger's delivery details go when the event carries a `meta` field of its own: the
  * service's field stays as it came, the details go beside it under this name.
  */

@@ -1,6 +1,6 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
-import { deliveryIdOf, isTriggerType } from '../events';
+import { carriedDeliveryId, deliveryIdOf, isTriggerType } from '../events';
 import type { EventOrigin } from './keys';
 
 type NodeProxy = { $: (node: string) => { item?: INodeExecutionData; all?: () => INodeExecutionData[] } };
@@ -14,10 +14,28 @@ export interface Origins {
 
 /**
  * For each input item, the Vault Store Trigger delivery it descends from (through n8n's paired
- * items, else the one delivery the trigger output in this execution); undefined for items that do
- * not descend from one, or whose pairing was lost where the trigger output several (see `triggers`).
+ * items, else the one delivery the trigger output in this execution, else the delivery the item
+ * itself carries in the trigger's shape: a sub-workflow, a node that kept the fields); undefined
+ * for items that do not descend from one, or whose pairing was lost where the trigger output
+ * several and the item does not carry it (see `triggers`).
  */
 export function eventOrigins(ctx: IExecuteFunctions, count: number): Origins {
+	const origins = triggerOrigins(ctx, count);
+	let input: Array<{ json?: IDataObject }> = [];
+	try {
+		input = ctx.getInputData();
+	} catch {
+		input = [];
+	}
+	for (let i = 0; i < count; i++) {
+		if (origins.of[i] !== undefined) continue;
+		const carried = carriedDeliveryId(input[i]?.json);
+		if (carried !== undefined) origins.of[i] = { eventId: carried };
+	}
+	return origins;
+}
+
+function triggerOrigins(ctx: IExecuteFunctions, count: number): Origins {
 	const of: (EventOrigin | undefined)[] = new Array(count).fill(undefined);
 	let triggers: string[] = [];
 	try {
