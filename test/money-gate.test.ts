@@ -288,9 +288,7 @@ describe('single rules beside the matrix', () => {
 		expect(writes()).toBe(1);
 	});
 
-	test('Custom API Call: a paylink edit under a cap is not a money route; dot segments and encoded slashes are refused', async () => {
-		const edit = await f.run({ resource: 'custom', operation: 'request', method: 'PATCH', path: '/v2/stores/{storeId}/paylinks/pl_aaaaaaaaaaaa', body: '{"title":"x"}', options: { maxAmount: 5 } });
-		expect(edit.error()?.message ?? '').not.toMatch(/Refused/);
+	test('Custom API Call: dot segments and encoded slashes are refused', async () => {
 		const dots = await f.run({ resource: 'custom', operation: 'request', method: 'POST', path: '/v2/stores/{storeId}/orders/%2e%2e/refund', body: '{"amount":1}' });
 		expect(dots.error()?.message).toMatch(/\.\.|segments/);
 		expect(writes()).toBe(0);
@@ -375,3 +373,93 @@ const NEW_ITEMS = {
 		return [[{ json: { made: 1 } }, { json: { made: 2 } }, { json: { made: 3 } }]];
 	},
 } as never;
+
+/**
+ * Fail closed: under a Maximum Amount or for an AI agent, a write to a route no operation declares
+ * is refused (the node cannot tell whether it moves money), and an operation whose charge the
+ * request does not state (Subscription → Change, → Resume) is refused under a Maximum Amount. Each
+ * row has its control: the same call outside the rule, or a declared route that moves no money,
+ * reaches the service. Rows are data.
+ */
+describe('fail closed: what the declarations cannot classify is refused under a cap and for agents', () => {
+	const activeSubscription = () => f.sb.app.collection<{ id: string; status: string; endsAt?: string | null }>('subscriptions').filter((s) => s.status === 'ACTIVE' && !s.endsAt)[nextOrder++ % 5].id;
+	const category = () => ({ name: `Fail closed ${++nextSession}`, slug: `fail-closed-${nextSession}-${Date.now()}` });
+	interface Row {
+		name: string;
+		parameters: () => IDataObject;
+		agent?: AgentRoute;
+		refused: RegExp;
+		/** The same call where the rule does not apply (no cap, or a declared route). */
+		control: () => IDataObject;
+	}
+	const custom = (api: 'store' | 'vault', method: string, path: string, body: IDataObject, options: IDataObject): IDataObject => ({
+		resource: 'custom',
+		operation: 'request',
+		...(api === 'vault' ? { api: 'vault' } : {}),
+		method,
+		path,
+		body: JSON.stringify(body),
+		additionalFields: { sendIdempotencyKey: true },
+		options,
+	});
+	const UNKNOWN = /is not a route of this node's operations, so it cannot tell whether it moves money/;
+	const ROWS: Row[] = [
+		{
+			name: 'Custom API Call (store) to an undeclared route, under a cap',
+			parameters: () => custom('store', 'PATCH', '/v2/stores/{storeId}/paylinks/pl_aaaaaaaaaaaa', { title: 'x' }, { maxAmount: 5 }),
+			refused: UNKNOWN,
+			control: () => custom('store', 'POST', '/v2/core/stores/{storeId}/categories', category(), { maxAmount: 5 }),
+		},
+		{
+			name: 'Custom API Call (vault) to a proxy route, under a cap',
+			parameters: () => custom('vault', 'POST', '/proxy', { url: 'https://payments.example/charge', token: 'tok_aaaaaaaaaaaaaaaa' }, { maxAmount: 5 }),
+			refused: UNKNOWN,
+			control: () => custom('vault', 'POST', '/tokens', { type: 'custom', data: { reference: `fc-${Date.now()}` } }, { maxAmount: 5 }),
+		},
+		{
+			name: 'Custom API Call (store) to a route that names money but no operation declares, within the cap',
+			parameters: () => custom('store', 'POST', '/v2/stores/{storeId}/charges', { amount: 1 }, { maxAmount: 5 }),
+			refused: UNKNOWN,
+			control: () => custom('store', 'POST', `/v2/stores/{storeId}/orders/${target('refund', 1).orderId}/refund`, { amount: 1 }, { maxAmount: 5 }),
+		},
+		{
+			name: 'Subscription → Change (charge not stated), under a cap',
+			parameters: () => ({ resource: 'subscription', operation: 'change', subscriptionId: rl(activeSubscription()), prorationBehavior: 'END_OF_PERIOD', updateFields: { quantity: 2 }, options: { maxAmount: 5 } }),
+			refused: /"Change the plan of a subscription" may charge the customer a prorated difference now, an amount the request does not state/,
+			control: () => ({ resource: 'subscription', operation: 'change', subscriptionId: rl(activeSubscription()), prorationBehavior: 'END_OF_PERIOD', updateFields: { quantity: 2 } }),
+		},
+		...(['tool call', 'engine request'] as AgentRoute[]).flatMap((agent): Row[] => [
+			{
+				name: `agent (${agent}): Custom API Call (store) to an undeclared route, writes allowed`,
+				agent,
+				parameters: () => custom('store', 'PATCH', '/v2/stores/{storeId}/paylinks/pl_aaaaaaaaaaaa', { title: 'x' }, { allowAgentWrites: true }),
+				refused: UNKNOWN,
+				control: () => custom('store', 'POST', '/v2/core/stores/{storeId}/categories', category(), { allowAgentWrites: true }),
+			},
+			{
+				name: `agent (${agent}): Custom API Call (vault) to a proxy route, writes allowed`,
+				agent,
+				parameters: () => custom('vault', 'POST', '/proxy', { url: 'https://payments.example/charge', token: 'tok_aaaaaaaaaaaaaaaa' }, { allowAgentWrites: true }),
+				refused: UNKNOWN,
+				control: () => custom('vault', 'POST', '/tokens', { type: 'custom', data: { reference: `fc-${Date.now()}` } }, { allowAgentWrites: true }),
+			},
+		]),
+	];
+	const run = async (row: Row, parameters: IDataObject): Promise<{ error?: string; sent: number }> => {
+		f.sb.clearRequests();
+		if (row.agent) {
+			const r = await runAsAgentTool(row.agent, parameters, {}, f.credentials);
+			return { error: /Refused|not available/.test(r.text) ? r.text : undefined, sent: f.requests().filter((q) => q.method !== 'GET').length };
+		}
+		const r = await f.run(parameters);
+		return { error: r.error()?.message, sent: f.requests().filter((q) => q.method !== 'GET').length };
+	};
+	test.each(ROWS)('$name', async (row) => {
+		const refused = await run(row, row.parameters());
+		expect(refused.error).toMatch(row.refused);
+		expect(refused.sent).toBe(0);
+		const control = await run(row, row.control());
+		expect(control.error).toBeUndefined();
+		expect(control.sent).toBe(1);
+	});
+});

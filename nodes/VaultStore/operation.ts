@@ -193,6 +193,13 @@ export interface Operation {
 	 */
 	agent?: { refuse?: string; confirm?: string };
 	/**
+	 * The operation can charge an amount its request does not state (the text says how): under a
+	 * Maximum Amount it is refused before anything is sent, as the node cannot hold it to the cap.
+	 */
+	charges?: string;
+	/** The row sends to any route the user gives (Custom API Call): it declares none. */
+	anyRoute?: true;
+	/**
 	 * The operation moves money. From this one declaration the executor derives
 	 * the Maximum Amount check on the request as it will be sent, the read-back
 	 * of what the service recorded, and the once-per-event record.

@@ -160,7 +160,9 @@ export class RequestGate {
 		if (this.setup.tool && isRevealRoute(route)) {
 			throw this.refuse(itemIndex, 'Refused: this call reveals card data, which is never given to AI agents', 'Run Token → Reveal in a normal workflow step instead.');
 		}
-		const money = this.setup.routes.match(req.method, route);
+		const write = this.setup.routes.classify(req.method, route);
+		if (write.kind === 'unknown' || write.kind === 'declared') this.failClosed(req, route, write, itemIndex);
+		const money = write.kind === 'money' ? write.route : undefined;
 		if (money === undefined) {
 			if (req.idempotent && req.idempotencyKey === undefined) this.chooseKey(req, itemIndex, () => writeFingerprint({ method: req.method, route: `${route.api}:/${route.segments.join('/')}`, query: req.query, body: req.body }));
 			return {};
@@ -174,6 +176,8 @@ export class RequestGate {
 		if (verdict.refusal !== undefined) {
 			throw this.refuse(itemIndex, verdict.refusal, 'Nothing was sent. Use an amount above 0 and at or below the maximum, or ask a person to do it.');
 		}
+		// A route that names money but that no operation declares: what it moves is a guess.
+		if (money.undeclared) this.failClosed(req, route, { kind: 'unknown' }, itemIndex);
 		const asked: Asked = { amount: this.askedAmount(money, req, known?.amount), currency: this.askedCurrency(money, req) ?? known?.currency, max: rules.maxAmount };
 		// The transport repeats it only where the service says it did nothing, and reports an unknown outcome.
 		req.money = true;
@@ -233,6 +237,30 @@ export class RequestGate {
 			return { ticket };
 		}
 		return { skip: this.skipped(money, ticket, claim.entry) };
+	}
+
+	/**
+	 * Under a Maximum Amount or for an AI agent, what the gate cannot classify from the rows'
+	 * declarations is refused (it may move money), and so is a declared operation whose charge the
+	 * request does not state (Subscription → Change) under a Maximum Amount.
+	 */
+	private failClosed(req: ApiRequest, route: Route, write: { kind: 'unknown' } | { kind: 'declared'; name: string; charges?: string }, itemIndex: number): void {
+		const capped = this.itemRules(itemIndex).maxAmount !== undefined;
+		if (write.kind === 'unknown' && (capped || this.setup.tool)) {
+			const who = this.setup.tool ? 'an AI agent runs this node' : 'the node has a "Maximum Amount"';
+			throw this.refuse(
+				itemIndex,
+				`Refused: ${req.method} /${route.segments.join('/')} is not a route of this node's operations, so it cannot tell whether it moves money, and ${who}`,
+				'Nothing was sent. Use the operation for it (its route is known), or make this call in a normal workflow step without "Maximum Amount".',
+			);
+		}
+		if (write.kind === 'declared' && write.charges !== undefined && capped) {
+			throw this.refuse(
+				itemIndex,
+				`Refused: "${write.name}" ${write.charges}, an amount the request does not state, so it cannot be held to the "Maximum Amount"`,
+				'Nothing was sent. Run it in a step without "Maximum Amount" that a person reviews.',
+			);
+		}
 	}
 
 	/** An earlier execution sent the write and its outcome cannot be learnt by sending it again. */

@@ -140,6 +140,8 @@ export interface MoneyRoute {
 	identity: string;
 	/** The root the request's path started with ('' when the family gives it). */
 	root: string;
+	/** Found by its route word only: no operation declares it (refused under a cap and for agents). */
+	undeclared?: true;
 }
 
 /** An operation row's money declaration: method, API, and path pattern below the root. */
@@ -155,6 +157,20 @@ export interface DeclaredMoneyRoute {
 	spec: MoneySpec;
 }
 
+/** A row's route that moves no money (declared by its method and path), for the fail-closed rule. */
+export interface DeclaredRoute {
+	/** The operation's action ("Create a category"). */
+	name: string;
+	method: IHttpRequestMethods;
+	family: Family;
+	path: string;
+	/** The operation can charge an amount its request does not state: why (refused under a Maximum Amount). */
+	charges?: string;
+}
+
+/** What a write is, from the declarations: a money route, a declared route that moves no money, or unknown. */
+export type WriteClass = { kind: 'money'; route: MoneyRoute } | { kind: 'declared'; name: string; charges?: string } | { kind: 'unknown' } | { kind: 'read' };
+
 /** What a route found only by its route word declares: `amount` is its own amount; every other amount-like field counts too. */
 const UNDECLARED: MoneySpec = {
 	amount: 'amount',
@@ -169,13 +185,36 @@ const UNDECLARED: MoneySpec = {
 export class MoneyRoutes {
 	private readonly declared: Array<{ method: string; api: Api; pattern: string[]; entry: DeclaredMoneyRoute }>;
 
-	constructor(declared: readonly DeclaredMoneyRoute[]) {
+	private readonly others: Array<{ method: string; api: Api; pattern: string[]; entry: DeclaredRoute }>;
+
+	constructor(declared: readonly DeclaredMoneyRoute[], others: readonly DeclaredRoute[] = []) {
 		this.declared = declared.map((entry) => ({
 			method: entry.method,
 			api: FAMILY_API[entry.family] ?? 'other',
 			pattern: entry.path.split('/').filter((s) => s !== ''),
 			entry,
 		}));
+		this.others = others.map((entry) => ({
+			method: entry.method,
+			api: FAMILY_API[entry.family] ?? 'other',
+			pattern: entry.path.split('/').filter((s) => s !== ''),
+			entry,
+		}));
+	}
+
+	/** A write as the declarations classify it (a read is a read). */
+	classify(method: string, route: Route): WriteClass {
+		const upper = method.toUpperCase();
+		if (READS.includes(upper)) return { kind: 'read' };
+		const money = this.match(upper, route);
+		if (money !== undefined) return { kind: 'money', route: money };
+		for (const { method: m, api, pattern, entry } of this.others) {
+			if (m !== upper || api !== route.api || pattern.length !== route.segments.length) continue;
+			if (pattern.every((part, i) => /^\{\w+\}$/.test(part) || part === asRouteWord(route.segments[i]))) {
+				return { kind: 'declared', name: entry.name, ...(entry.charges !== undefined ? { charges: entry.charges } : {}) };
+			}
+		}
+		return { kind: 'unknown' };
 	}
 
 	/** The money route a request reaches, or undefined when it moves no money. */
@@ -195,7 +234,7 @@ export class MoneyRoutes {
 		}
 		const word = lastWord(route);
 		if (word !== undefined && (MONEY_WORDS as readonly string[]).includes(word)) {
-			return { name: `${upper} /${route.segments.join('/')}`, label: 'write', spec: UNDECLARED, ids: {}, identity, root: route.root };
+			return { name: `${upper} /${route.segments.join('/')}`, label: 'write', spec: UNDECLARED, ids: {}, identity, root: route.root, undeclared: true };
 		}
 		return undefined;
 	}

@@ -153,6 +153,7 @@ const request: Operation = {
 	method: 'GET',
 	family: 'base',
 	path: '',
+	anyRoute: true,
 	run: customRequest,
 	noExtra: {
 		query: 'its own Query Parameters are the whole query',

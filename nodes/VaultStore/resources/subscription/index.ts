@@ -68,6 +68,7 @@ const change: Operation = {
 	name: 'Change Plan',
 	action: 'Change the plan of a subscription',
 	agent: { confirm: 'it may charge the customer now (an immediate prorated upgrade)' },
+	charges: 'may charge the customer a prorated difference now',
 	description:
 		'Change the product or variant, the billing interval or the quantity of a subscription. Proration: Immediately charges a prorated difference on upgrade and resets the billing date; End of Period applies the change at the next renewal without a charge now.',
 	method: 'POST',
@@ -218,6 +219,7 @@ const reactivate: Operation = {
 	name: 'Reactivate',
 	action: 'Reactivate a subscription',
 	agent: { confirm: 'it restarts billing the customer' },
+	charges: 'restarts billing the customer',
 	description:
 		'Clear a scheduled cancellation so the subscription renews again. Only possible while the current period has not ended; the service rejects it afterwards.',
 	method: 'POST',
@@ -232,6 +234,7 @@ const resume: Operation = {
 	name: 'Resume',
 	action: 'Resume a subscription',
 	agent: { confirm: 'it restarts billing the customer' },
+	charges: 'restarts billing the customer',
 	description: 'Resume a paused subscription: status becomes ACTIVE and billing continues',
 	method: 'POST',
 	family: 'stores',
