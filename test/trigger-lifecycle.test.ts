@@ -194,8 +194,9 @@ describe('trigger lifecycle against the sandbox', () => {
 		const id = t.staticData().webhookId as string;
 		f.sb.clearRequests();
 		expect(await t.delete()).toBe(true);
-		const [del] = webhookRequests(f);
-		expect(del.method).toBe('DELETE');
+		// Read first (is it still this workflow's?), then deleted.
+		const [read, del] = webhookRequests(f);
+		expect([read.method, del.method]).toEqual(['GET', 'DELETE']);
 		expect(del.path).toBe(`/v2/core/stores/${f.sb.store.storeId}/webhooks/${id}`);
 		expect(f.sb.state.webhooks.some((w) => w.id === id)).toBe(false);
 		expect(t.staticData()).toEqual({});
@@ -322,8 +323,26 @@ describe('trigger lifecycle against the sandbox', () => {
 		t.staticData().staleWebhookIds = [...stale];
 		f.sb.clearRequests();
 		await t.delete();
-		const deleted = webhookRequests(f).filter((r) => r.method === 'DELETE').map((r) => r.path.split('/').pop());
-		expect(deleted).toEqual(stale.slice(10));
+		const tried = [...new Set(webhookRequests(f).map((r) => r.path.split('/').pop()))];
+		expect(tried).toEqual(stale.slice(10));
+	});
+
+	test('an endpoint repointed in the dashboard after activation (another URL) is never deleted: deactivation forgets it, with a warning; control: this workflow\'s own endpoint is deleted', async () => {
+		await t.activate();
+		const id = t.staticData().webhookId as string;
+		const endpoint = f.sb.state.webhooks.find((w) => w.id === id)!;
+		endpoint.url = 'https://other-integration.example.test/repointed';
+		f.sb.clearRequests();
+		expect(await t.delete()).toBe(true);
+		expect(webhookRequests(f).filter((r) => r.method !== 'GET')).toHaveLength(0);
+		expect(f.sb.state.webhooks.find((w) => w.id === id)).toMatchObject({ url: 'https://other-integration.example.test/repointed' });
+		expect(t.staticData()).toEqual({});
+		// Control: activated again, its own endpoint is deleted at deactivation.
+		await t.activate();
+		const own = t.staticData().webhookId as string;
+		expect(own).not.toBe(id);
+		expect(await t.delete()).toBe(true);
+		expect(f.sb.state.webhooks.some((w) => w.id === own)).toBe(false);
 	});
 
 	test('a registration answered with another endpoint (another id and URL): activation fails naming this workflow\'s URL, nothing is kept; that endpoint is never changed or deleted', async () => {

@@ -53,6 +53,24 @@ export function rememberVersions(data: IDataObject, chosen: SignatureVersion, en
 /** Deletes one endpoint; a 404 counts as deleted. Other failures are logged and reported as false. */
 async function removeEndpoint(ctx: IHookFunctions, transport: Transport, webhookId: string): Promise<boolean> {
 	try {
+		// Only an endpoint provably this workflow's is deleted: read first, compare its URL.
+		const own = ctx.getNodeWebhookUrl('default') ?? '';
+		let endpoint: IDataObject | undefined;
+		try {
+			const read = await transport.request({ ...webhookRequest(WEBHOOK_ROUTES.get, webhookId) });
+			const data = read.data;
+			endpoint = data !== null && typeof data === 'object' && !Array.isArray(data) ? (data as IDataObject) : undefined;
+		} catch (error) {
+			if (httpCodeOf(error) === '404') return true;
+			throw error;
+		}
+		if (typeof endpoint?.url === 'string' && endpoint.url !== own) {
+			ctx.logger.warn(
+				`Vault Store Trigger: webhook endpoint ${webhookId} points at ${endpoint.url}, not at this workflow's webhook URL ${own}: the node does not delete it and forgets it. Delete it in the merchant dashboard if nothing uses it.`,
+				logContext(ctx),
+			);
+			return true;
+		}
 		await transport.request({ ...webhookRequest(WEBHOOK_ROUTES.delete, webhookId) });
 		return true;
 	} catch (error) {

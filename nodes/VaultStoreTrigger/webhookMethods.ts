@@ -341,8 +341,8 @@ export async function create(ctx: IHookFunctions): Promise<boolean> {
 		throw new NodeOperationError(
 			node,
 			answeredUrl === undefined
-				? `The service answered the registration with endpoint ${webhookId}, whose URL could not be read: the node does not keep an endpoint it cannot prove is this workflow's`
-				: `The service answered the registration with endpoint ${webhookId}, which points at ${answeredUrl}, not at this workflow's webhook URL: the node neither keeps nor changes it`,
+				? `The service answered the registration with endpoint ${webhookId}, whose URL could not be read: the node does not keep an endpoint it cannot prove is this workflow's (${s.url})`
+				: `The service answered the registration with endpoint ${webhookId}, which points at ${answeredUrl}, not at this workflow's webhook URL ${s.url}: the node neither keeps nor changes it`,
 			{
 				description: `This workflow's webhook URL: ${s.url}. Check the store's webhook endpoints in the merchant dashboard: an endpoint with this URL may have been made and can be deleted there; endpoint ${webhookId} is left as it is.`,
 			},

@@ -247,6 +247,46 @@ async function triggerChecks({ inst, sb, t, rest, example }) {
 
 	await eventKeyChecks({ inst, sb, t, rest, node, executions });
 	await rotationChecks({ inst, sb, t, rest, node, executions });
+	await foreignEndpointChecks({ inst, sb, t, rest, node });
+}
+
+/**
+ * The trigger acts only on endpoints it can prove are its own, in real n8n: the service answers
+ * the registration with another integration's endpoint (its id and URL). Activation fails naming
+ * this workflow's URL and keeps nothing; deactivating touches nothing; that endpoint still exists
+ * and still points where it did. Control: the same workflow activates and deactivates normally once
+ * the service answers truly.
+ * @param {{inst: any, sb: any, t: import('./runner/results').Results, rest: any, node: any}} ctx
+ */
+async function foreignEndpointChecks({ inst, sb, t, rest, node }) {
+	const H = { 'X-N8N-API-KEY': rest.apiKey };
+	const now = new Date().toISOString();
+	const foreign = { id: `whk_foreign${crypto.randomBytes(6).toString('hex')}`, storeId: sb.store.storeId, url: 'https://other-integration.example.test/hook', eventTypes: ['PAYMENT_COMPLETED'], signatureVersion: 'V2', note: 'another integration', createdAt: now, updatedAt: now };
+	sb.state.webhooks.push({ ...foreign });
+	const trigger = { ...JSON.parse(JSON.stringify(node)), id: crypto.randomUUID(), webhookId: crypto.randomUUID(), parameters: { events: ['PAYMENT_COMPLETED'], signatureVersion: 'V2', options: {} } };
+	const url = webhookUrl(inst.url, trigger);
+	const created = /** @type {any} */ (await rest.request('POST', '/api/v1/workflows', { name: 'e2e: registration answered with another endpoint', nodes: [trigger], connections: {}, settings: { executionOrder: 'v1' } }, H));
+	t.must('foreign endpoint: workflow created over the public API', created.status === 200 && created.body?.id, JSON.stringify(created).slice(0, 300));
+	const wfId = created.body.id;
+	const writesTo = (/** @type {string} */ id) => sb.requests.filter((/** @type {any} */ r) => r.method !== 'GET' && r.path.endsWith(`/webhooks/${id}`)).length;
+	sb.faults.add({ match: { method: 'POST', path: /\/webhooks\/?$/ }, kind: 'reply', status: 201, count: 5, reply: { body: { ok: true, data: foreign } } });
+	const act = /** @type {any} */ (await rest.request('POST', `/api/v1/workflows/${wfId}/activate`, undefined, H));
+	sb.faults.clear();
+	const said = JSON.stringify(act.body ?? '').slice(0, 400);
+	log(`foreign endpoint: activation answered HTTP ${act.status}: ${said}`);
+	t.check('foreign endpoint: activation fails, naming the foreign URL and this workflow\'s webhook URL', act.status >= 400 && said.includes(foreign.url) && said.includes(url), `${act.status} ${said}`);
+	await rest.request('POST', `/api/v1/workflows/${wfId}/deactivate`, undefined, H);
+	await sleep(1000);
+	const after = sb.state.webhooks.find((/** @type {any} */ w) => w.id === foreign.id);
+	t.check('foreign endpoint: after activation and deactivation it still exists, pointing where it did, and got no update or delete', after?.url === foreign.url && writesTo(foreign.id) === 0, JSON.stringify({ after, writes: writesTo(foreign.id) }));
+	// Control: the service answers truly; the same workflow registers and removes its own endpoint.
+	const again = /** @type {any} */ (await rest.request('POST', `/api/v1/workflows/${wfId}/activate`, undefined, H));
+	const own = /** @type {any} */ (await waitUntil(() => sb.state.webhooks.find((/** @type {any} */ w) => w.url === url), 30_000));
+	t.check('foreign endpoint (control): activated again, its own endpoint is registered', again.status === 200 && own !== undefined, JSON.stringify(again).slice(0, 200));
+	const deact = /** @type {any} */ (await rest.request('POST', `/api/v1/workflows/${wfId}/deactivate`, undefined, H));
+	t.check('foreign endpoint (control): deactivated, its own endpoint deleted, the other one still there', deact.status === 200 && (await waitUntil(() => !sb.state.webhooks.some((/** @type {any} */ w) => w.url === url), 30_000)) && sb.state.webhooks.some((/** @type {any} */ w) => w.id === foreign.id && w.url === foreign.url), JSON.stringify(deact).slice(0, 200));
+	// The other integration's endpoint is the test's own: removed, so later phases count only n8n's.
+	sb.state.webhooks.splice(sb.state.webhooks.findIndex((/** @type {any} */ w) => w.id === foreign.id), 1);
 }
 
 /**
