@@ -463,3 +463,41 @@ describe('fail closed: what the declarations cannot classify is refused under a 
 		expect(control.sent).toBe(1);
 	});
 });
+
+describe('amounts as the service states them', () => {
+	const session = (fields: IDataObject) => {
+		const id = `cks_stated${String(++nextSession).padStart(9, '0')}`;
+		f.sb.faults.add({ kind: 'reply', match: { method: 'GET', path: new RegExp(`/checkouts/${id}$`) }, reply: { body: { ok: true, data: { id, object: 'checkout_session', status: 'OPEN', currency: 'USD', ...fields } } } });
+		return id;
+	};
+	const pay = async (id: string, max: number) => {
+		f.sb.clearRequests();
+		const r = await f.run({ resource: 'checkout', operation: 'pay', sessionId: rl(id), options: { maxAmount: max } });
+		f.sb.faults.clear();
+		return { error: r.error()?.message, posts: f.requests().filter((q) => q.method === 'POST').length };
+	};
+
+	test('Pay holds the largest amount the session states (a total with tax over its amount) to the cap; control: both within it go out', async () => {
+		expect(await pay(session({ amount: 10, total: 30 }), 20)).toEqual({ error: expect.stringMatching(/Refused: the amount 30 is above the maximum of 20/), posts: 0 });
+		const within = await pay(session({ amount: 10, total: 12 }), 20);
+		expect(within.error ?? '').not.toMatch(/Refused/);
+		expect(within.posts).toBe(1);
+	});
+
+	test('Pay: a session that states an amount of 0 is refused under a cap (what would it charge?)', async () => {
+		expect(await pay(session({ amount: 0 }), 20)).toEqual({ error: expect.stringMatching(/states an amount of 0/), posts: 0 });
+	});
+
+	test('Refund: an answer that is the order (ord_…), not the refund, is not compared (a warning says so); control: a refund record above the cap fails', async () => {
+		const [order, other] = f.sb.state.orders.filter((o) => o.payment.status === 'COMPLETED' && o.amount >= 10).slice(60, 62);
+		f.sb.faults.add({ kind: 'reply', status: 200, match: { method: 'POST', path: /\/refund$/ }, reply: { body: { ok: true, data: { id: order.id, amount: 999, amountRefunded: 999, currency: 'USD' } } } });
+		const r = await f.run({ resource: 'order', operation: 'refund', orderId: rl(order.id), additionalFields: { amount: 2 }, options: { maxAmount: 20 } });
+		f.sb.faults.clear();
+		expect(r.error()).toBeUndefined();
+		expect(r.hints('Vault Store').map((h) => h.message).join(' ')).toMatch(new RegExp(`is the order ${order.id}, not the write's own record`));
+		f.sb.faults.add({ kind: 'reply', status: 200, match: { method: 'POST', path: /\/refund$/ }, reply: { body: { ok: true, data: { id: 'rfd_stated0000000001', amount: 999, currency: 'USD' } } } });
+		const control = await f.run({ resource: 'order', operation: 'refund', orderId: rl(other.id), additionalFields: { amount: 2 }, options: { maxAmount: 20 } });
+		f.sb.faults.clear();
+		expect(control.error()?.message).toMatch(/recorded amount 999, above the maximum of 20/);
+	});
+});

@@ -55,15 +55,10 @@ async function removeEndpoint(ctx: IHookFunctions, transport: Transport, webhook
 	try {
 		// Only an endpoint provably this workflow's is deleted: read first, compare its URL.
 		const own = ctx.getNodeWebhookUrl('default') ?? '';
-		let endpoint: IDataObject | undefined;
-		try {
-			const read = await transport.request({ ...webhookRequest(WEBHOOK_ROUTES.get, webhookId) });
-			const data = read.data;
-			endpoint = data !== null && typeof data === 'object' && !Array.isArray(data) ? (data as IDataObject) : undefined;
-		} catch (error) {
-			if (httpCodeOf(error) === '404') return true;
-			throw error;
-		}
+		// A read that fails (404 included) is handled below, as a failed delete is.
+		const read = await transport.request({ ...webhookRequest(WEBHOOK_ROUTES.get, webhookId) });
+		const data = read.data;
+		const endpoint = data !== null && typeof data === 'object' && !Array.isArray(data) ? (data as IDataObject) : undefined;
 		if (typeof endpoint?.url === 'string' && endpoint.url !== own) {
 			ctx.logger.warn(
 				`Vault Store Trigger: webhook endpoint ${webhookId} points at ${endpoint.url}, not at this workflow's webhook URL ${own}: the node does not delete it and forgets it. Delete it in the merchant dashboard if nothing uses it.`,

@@ -60,6 +60,8 @@ export function checkAmounts({ route, body, query, max, known }: CapInput): CapV
 		highest = highest === undefined ? n : Math.max(highest, n);
 	}
 	if (known !== undefined && max !== undefined && known > max) return { refusal: aboveMax(known, max) };
+	// A read-first amount of 0 or less is not a payment the node can hold to a cap: what would it charge?
+	if (known !== undefined && max !== undefined && known <= 0) return { refusal: `Refused: "${name}" states an amount of ${known}, so what it will charge is not known; it must be more than 0 and at most ${max} ("Maximum Amount")` };
 	const amount = ownAmount ?? known ?? (own === undefined && spec.readFirst === undefined ? highest : undefined);
 	if (max !== undefined) {
 		const needsOwn = own !== undefined ? !ownGiven : spec.readFirst !== undefined ? known === undefined : highest === undefined;

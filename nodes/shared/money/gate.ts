@@ -12,7 +12,7 @@ import { Occurrences } from './occurrences';
 import type { Origins } from './origins';
 import { eventOrigins } from './origins';
 import type { Asked } from './readBack';
-import { firstAt, readBack } from './readBack';
+import { firstAt, largestAt, readBack } from './readBack';
 import type { OnceRecord, RecordEntry, Unclear } from './record';
 import { onceRecord, RESEND_WINDOW_MS } from './record';
 import type { MoneyRoute, MoneyRoutes, Route } from './routes';
@@ -279,7 +279,8 @@ export class RequestGate {
 
 	/** The answer of a write an earlier execution of the event made, or its failure again. */
 	private skipped(money: MoneyRoute, ticket: Ticket, entry: RecordEntry | undefined): ApiResponse {
-		if (entry?.mismatch) throw this.refuse(ticket.itemIndex, entry.mismatch, 'The write was made once by an earlier execution of this event and is not repeated.');
+		// The earlier execution failed on it; later ones go on (the write is made, once), saying so.
+		if (entry?.mismatch) this.setup.hint('mismatch', `An earlier execution of this event made this write and failed on what the service recorded: ${entry.mismatch} It is not made again; the output shows the write as skipped.`, 'warning');
 		if (entry?.fields !== undefined && ticket.fields !== undefined && entry.fields !== ticket.fields) {
 			const changed = changedFields(entry.fields, ticket.fields);
 			throw this.refuse(
@@ -377,7 +378,8 @@ export class RequestGate {
 				`Nothing was sent. Reading ${path} failed: ${(error as Error).message}`,
 			);
 		}
-		const amount = numberOf(firstAt(answer, read.amount)?.value);
+		// The largest amount the service states for it (a total with tax over an amount).
+		const amount = largestAt(answer, read.amount);
 		const currency = firstAt(answer, read.currency ?? [])?.value;
 		return { amount, currency: typeof currency === 'string' ? currency : undefined };
 	}
@@ -398,6 +400,8 @@ export class RequestGate {
 		let mismatch: string | undefined;
 		if (verdict.status === 'mismatch') {
 			mismatch = `${verdict.message} (${ticket.route.label} ${typeof id === 'string' ? id : 'without an id'}). The write was made and is not repeated: check it in the Vault Store dashboard.`;
+		} else if (verdict.status === 'unchecked' && verdict.other !== undefined) {
+			this.setup.hint('unchecked', `The answer to "${ticket.route.name}" is ${verdict.other}, not the write's own record: its amount was not checked against what was asked.`, 'warning');
 		} else if (verdict.status === 'unchecked') {
 			this.setup.hint('unchecked', `The answer to "${ticket.route.name}" does not show the ${verdict.missing.join(' and ')} the service recorded, so it could not be compared with what was asked.`, 'warning');
 		}

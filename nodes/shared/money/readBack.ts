@@ -2,6 +2,16 @@ import { valueAt } from '../paths';
 import { numberOf } from './amounts';
 import type { MoneySpec } from './spec';
 
+/** The largest number found at any of `paths` (a total with tax over a net amount), or undefined. */
+export function largestAt(record: unknown, paths: readonly string[]): number | undefined {
+	let largest: number | undefined;
+	for (const path of paths) {
+		const n = numberOf(valueAt(record, path));
+		if (n !== undefined && (largest === undefined || n > largest)) largest = n;
+	}
+	return largest;
+}
+
 export function firstAt(record: unknown, paths: readonly string[]): { path: string; value: unknown } | undefined {
 	for (const path of paths) {
 		const value = valueAt(record, path);
@@ -13,7 +23,7 @@ export function firstAt(record: unknown, paths: readonly string[]): { path: stri
 export type ReadBack =
 	| { status: 'match'; recorded?: number; currency?: string }
 	/** The answer carries neither field the request set: nothing could be compared. */
-	| { status: 'unchecked'; missing: string[]; recorded?: number; currency?: string }
+	| { status: 'unchecked'; missing: string[]; recorded?: number; currency?: string; other?: string }
 	| { status: 'mismatch'; message: string };
 
 export interface Asked {
@@ -30,8 +40,12 @@ export interface Asked {
  */
 export function readBack(spec: MoneySpec, asked: Asked, answer: unknown): ReadBack {
 	const missing: string[] = [];
+	// The answer is another record (the order, not the refund): its amounts are not this write's.
+	const id = firstAt(answer, ['id'])?.value;
+	const other = typeof id === 'string' ? Object.entries(spec.otherRecords ?? {}).find(([prefix]) => id.startsWith(prefix)) : undefined;
+	if (other !== undefined) return { status: 'unchecked', missing: ['amount', 'currency'], other: `${other[1]} ${String(id)}` };
 	const recordedAt = firstAt(answer, spec.answerAmount);
-	const recorded = numberOf(recordedAt?.value);
+	const recorded = spec.largest ? largestAt(answer, spec.answerAmount) : numberOf(recordedAt?.value);
 	const currencyAt = firstAt(answer, spec.answerCurrency);
 	const currency = typeof currencyAt?.value === 'string' ? currencyAt.value : undefined;
 	if (recorded !== undefined && asked.max !== undefined && recorded > asked.max) {
@@ -40,7 +54,7 @@ export function readBack(spec: MoneySpec, asked: Asked, answer: unknown): ReadBa
 	if (asked.amount !== undefined) {
 		if (recorded === undefined) missing.push('amount');
 		else if (Math.round(recorded * 100) !== Math.round(asked.amount * 100)) {
-			return { status: 'mismatch', message: `The service recorded amount ${String(recordedAt?.value)} where ${asked.amount} was asked` };
+			return { status: 'mismatch', message: `The service recorded amount ${String(recorded)} where ${asked.amount} was asked` };
 		}
 	} else if (asked.max !== undefined && recorded === undefined) {
 		missing.push('amount');

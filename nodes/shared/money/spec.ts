@@ -11,6 +11,10 @@ export interface MoneySpec {
 	/** Where the answer carries the amount / currency the service recorded (dot paths, first found wins). */
 	answerAmount: string[];
 	answerCurrency: string[];
+	/** The amount is the largest number at the declared places (a total with tax over an amount), not the first found. */
+	largest?: true;
+	/** Id prefixes of records the answer may be instead of this write's own (the spec's `ord_`: the order): not compared. */
+	otherRecords?: Record<string, string>;
 	/** What the request means without an amount, for messages ("a full refund"). */
 	withoutAmount?: string;
 	/**

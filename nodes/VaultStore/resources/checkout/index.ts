@@ -317,6 +317,8 @@ const pay: Operation = {
 	money: {
 		answerAmount: ['payment.amount', 'payment.totalAmount', 'amount', 'totalAmount'],
 		answerCurrency: ['payment.currency', 'currency'],
+		// The charge is the largest amount the service states for it (a total with tax over an amount).
+		largest: true,
 		withoutAmount: 'the whole session total',
 		// Under a Maximum Amount the session's total is read before paying (the read route is inferred).
 		readFirst: { path: '/checkouts/{sessionId}', amount: ['amount', 'total', 'totalAmount'], currency: ['currency'] },

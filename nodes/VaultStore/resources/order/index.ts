@@ -88,8 +88,10 @@ const refund: Operation = {
 	money: {
 		amount: 'amount',
 		amountParameter: 'additionalFields.amount',
-		answerAmount: ['amount', 'refund.amount', 'amountRefunded', 'refundedAmount'],
+		// The refund's own fields; an answer that is the order (`ord_`) is not compared.
+		answerAmount: ['amount', 'refund.amount'],
 		answerCurrency: ['currency', 'refund.currency'],
+		otherRecords: { ord_: 'the order' },
 		withoutAmount: 'a full refund',
 	},
 	method: 'POST',
