@@ -348,6 +348,33 @@ test('upgrade from 0.1.0: a refund its record holds for the event is not made ag
 	expect(writes()).toBe(0);
 });
 
+test('upgrade from 0.1.0: two same-amount refunds of one order in one event (different reasons) are looked up by the rule they were written with: neither is made again', async () => {
+	const { IdempotencyKeys, writeFingerprint } = await import('../nodes/shared/money/keys');
+	const orderId = f.sb.state.orders.filter((o) => o.payment.status === 'COMPLETED' && o.amount >= 10)[10].id;
+	const eventId = 'msg_upgrade0000002';
+	const keys = new IdempotencyKeys({ workflowId: 'wf_upgrade2', nodeName: 'Vault Store', runIndex: 0 });
+	const oldKey = (reason: string) => keys.forEvent({ eventId }, writeFingerprint({ method: 'POST', route: `stores/orders/${orderId}/refund`, body: { amount: 1, reason } }), 0);
+	const staticData = {
+		'node:Vault Store': {
+			vaultStoreWrites: {
+				[oldKey('first')]: { at: Date.now(), result: { id: 'rfd_before_upgradeA1', amount: 1, currency: 'USD' } },
+				[oldKey('second')]: { at: Date.now(), result: { id: 'rfd_before_upgradeB1', amount: 1, currency: 'USD' } },
+			},
+		},
+	};
+	const delivery = { json: { event: 'PAYMENT_COMPLETED', id: eventId, meta: { deliveryId: eventId } } };
+	f.sb.clearRequests();
+	const r = await runNodes(
+		[TRIGGER, { name: 'Two', type: 'two' }, { name: 'Vault Store', parameters: { resource: 'order', operation: 'refund', orderId: rl(orderId), additionalFields: { amount: 1, reason: "={{ $json.n === 1 ? 'first' : 'second' }}" } } }],
+		f.credentials,
+		[delivery],
+		{ workflowId: 'wf_upgrade2', staticData, extraNodeTypes: { two: TWO } },
+	);
+	expect(r.error()).toBeUndefined();
+	expect(r.output().map((i) => i.json.id)).toEqual(['rfd_before_upgradeA1', 'rfd_before_upgradeB1']);
+	expect(writes()).toBe(0);
+});
+
 /** Two items, both paired to the first input item. */
 const TWO = {
 	description: { displayName: 'Two', name: 'two', group: ['transform'], version: 1, description: 'two items', defaults: { name: 'Two' }, inputs: ['main'], outputs: ['main'], properties: [] },

@@ -86,6 +86,8 @@ export class RequestGate {
 	private record?: OnceRecord;
 	private recordMade = false;
 	private occurrences?: Occurrences;
+	/** Identical whole requests of an event in this run, as version 0.1.0 counted them (its record's rule). */
+	private readonly legacyCounts = new Map<string, number>();
 	/** Idempotency Key options used in this run: which item first sent each. */
 	private readonly optionKeys = new Map<string, number>();
 	private readonly retryMode: boolean;
@@ -206,7 +208,7 @@ export class RequestGate {
 			return { ticket };
 		}
 		// A write version 0.1.0 recorded for this event (before an upgrade) is not made again either.
-		const before = !this.retryMode && chosen.event && legacyEntry(this.ctx, this.keys, chosen.event.origin, req, chosen.event.occurrence, this.now());
+		const before = !this.retryMode && chosen.event && legacyEntry(this.ctx, this.keys, chosen.event.origin, req, (fp) => this.legacyOccurrence(fp), this.now());
 		if (before) return { skip: this.skipped(money, ticket, before) };
 		const claim = await this.record.claim(key);
 		if (this.record.storeFailure !== undefined) {
@@ -261,6 +263,12 @@ export class RequestGate {
 				'Nothing was sent. Run it in a step without "Maximum Amount" that a person reviews.',
 			);
 		}
+	}
+
+	private legacyOccurrence(fingerprint: string): number {
+		const n = this.legacyCounts.get(fingerprint) ?? 0;
+		this.legacyCounts.set(fingerprint, n + 1);
+		return n;
 	}
 
 	/** An earlier execution sent the write and its outcome cannot be learnt by sending it again. */

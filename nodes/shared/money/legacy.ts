@@ -20,13 +20,14 @@ export function legacyEntry(
 	keys: IdempotencyKeys,
 	origin: EventOrigin,
 	req: ApiRequest,
-	occurrence: number,
+	/** How many identical requests (same fingerprint) of the event came before in this run: 0.1.0 counted by the whole request. */
+	occurrenceOf: (fingerprint: string) => number,
 	now: number,
 ): RecordEntry | undefined {
 	const store = ctx.getWorkflowStaticData('node')[FIELD];
 	if (store === null || typeof store !== 'object' || Array.isArray(store) || Object.keys(store).length === 0) return undefined;
 	const fingerprint = writeFingerprint({ method: req.method, route: `${req.family}${req.path}`, query: req.query, body: req.body });
-	const key = keys.forEvent(origin, fingerprint, occurrence);
+	const key = keys.forEvent(origin, fingerprint, occurrenceOf(`${origin.eventId}|${fingerprint}`));
 	const entry = (store as IDataObject)[key] as { at?: unknown; result?: IDataObject; mismatch?: string } | undefined;
 	if (!entry || typeof entry.at !== 'number' || entry.at < now - RECORD_HORIZON_MS) return undefined;
 	const result = entry.result ?? {};
