@@ -182,6 +182,40 @@ async function moneyChecks({ inst, sb, t, rest, example }) {
 		await rest.request('POST', `/api/v1/workflows/${wf.id}/deactivate`, undefined, H);
 	}
 
+	// ------------------------------------------------------------ a refund in a sub-workflow (Execute Workflow)
+	{
+		const [order] = refundable();
+		t.must('money (sub-workflow): a refundable order', order, 'none');
+		const credentials = JSON.parse(JSON.stringify(exampleTrigger)).credentials;
+		const called = { id: crypto.randomUUID(), name: 'When called', type: 'n8n-nodes-base.executeWorkflowTrigger', typeVersion: 1.1, position: [0, 0], parameters: { inputSource: 'passthrough' } };
+		const subRefund = refundNode({ orderExpr: '={{ $json.data.orderId }}', reason: 'e2e: sub-workflow', credentials });
+		const sub = /** @type {any} */ (await rest.request('POST', '/api/v1/workflows', { name: 'e2e money: refund sub-workflow', nodes: [called, subRefund], connections: { [called.name]: { main: [[{ node: subRefund.name, type: 'main', index: 0 }]] } }, settings: { executionOrder: 'v1' } }, H));
+		t.must('money (sub-workflow): the sub-workflow created', sub.status === 200 && sub.body?.id, JSON.stringify(sub).slice(0, 300));
+		const subId = sub.body.id;
+		// n8n 2.x publishes a workflow only when the sub-workflows it calls are published.
+		const subAct = /** @type {any} */ (await rest.request('POST', `/api/v1/workflows/${subId}/activate`, undefined, H));
+		t.must('money (sub-workflow): the sub-workflow published', subAct.status === 200, JSON.stringify(subAct).slice(0, 300));
+		const wf = await workflow('sub-workflow', {
+			graph: (trigger) => {
+				const exec = { id: crypto.randomUUID(), name: 'Refund in a sub-workflow', type: 'n8n-nodes-base.executeWorkflow', typeVersion: 1.2, position: [240, 0], parameters: { source: 'database', workflowId: { __rl: true, value: subId, mode: 'id' }, options: { waitForSubWorkflow: true } } };
+				return { nodes: [trigger, exec], connections: { [trigger.name]: { main: [[{ node: exec.name, type: 'main', index: 0 }]] } } };
+			},
+		});
+		const messageId = sb.app.deliver(wf.ep.id, 'PAYMENT_COMPLETED', { orderId: order.id, amount: 1, currency: 'USD' });
+		const delivery = await firstDelivery(messageId);
+		const [first] = await finished(wf.id, 1);
+		sb.app.clock.advance(25 * HOUR);
+		await redeliver(delivery, wf.url);
+		const [, second] = await finished(wf.id, 2);
+		const subRuns = await finished(subId, 2);
+		const outs = await Promise.all(subRuns.map(async (/** @type {any} */ e) => (await refundOutput(e?.id)).json));
+		log(`money (sub-workflow): event ${messageId} delivered, then re-delivered 25 h later: main ${[first?.status, second?.status].join(', ')}; sub-workflow runs ${subRuns.length}; ${postsFor(order.id)} refund request(s), ${ledgerFor(order.id)} refund(s) in the ledger; outputs ${JSON.stringify(outs.map((o) => ({ src: o.idempotencyKeySource, skipped: o.writeSkipped })))}`);
+		t.equal('money (sub-workflow): the same event handled twice by a refund in a sub-workflow: ONE refund request, ONE refund in the ledger', { statuses: [first?.status, second?.status], posts: postsFor(order.id), ledger: ledgerFor(order.id) }, { statuses: ['success', 'success'], posts: 1, ledger: 1 });
+		t.check('money (sub-workflow): both refunds are keyed by the event; the second is skipped', outs.length === 2 && outs.every((o) => o.idempotencyKeySource === 'event') && outs.filter((o) => o.writeSkipped === true).length === 1, JSON.stringify(outs));
+		await rest.request('POST', `/api/v1/workflows/${wf.id}/deactivate`, undefined, H);
+		await rest.request('POST', `/api/v1/workflows/${subId}/deactivate`, undefined, H);
+	}
+
 	// ------------------------------------------------------------ a key names the write, not its place
 	{
 		// Trigger -> Code (the event's orders as items) -> Loop Over Items (1 per batch) -> Refund -> back to the loop.
