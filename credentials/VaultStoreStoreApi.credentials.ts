@@ -6,14 +6,14 @@ import type {
 } from 'n8n-workflow';
 
 /**
- * Expression text: true when the credential field is empty (not set) or has the shape of a
- * signing secret: no whitespace, at least 24 characters after an optional whsec_, not one
- * character repeated.
+ * Expression text: true when the credential field is empty (not set) or holds a secret: not blank
+ * and not only the whsec_ prefix. Any secret the service gives passes, a short one too (the
+ * trigger logs a warning about it at activation; its shape is not a rule of the service).
  */
 function usableSecret(field: string): string {
 	const value = `String($credentials.${field} ?? "")`;
 	const body = `${value}.replace(/^whsec_/, "")`;
-	return `(${value} === "" || (!/\\s/.test(${value}) && ${body}.length >= 24 && !/^(.)\\1*$/.test(${body})))`;
+	return `(${value} === "" || (${value}.trim() !== "" && ${body}.trim() !== ""))`;
 }
 
 export class VaultStoreStoreApi implements ICredentialType {
@@ -61,7 +61,7 @@ export class VaultStoreStoreApi implements ICredentialType {
 			typeOptions: { password: true },
 			default: '',
 			description:
-				'Secret used by the Vault Store Trigger to verify deliveries (whsec_ followed by at least 24 characters, no spaces). Only needed for the trigger.',
+				'Secret used by the Vault Store Trigger to verify deliveries, as the merchant dashboard shows it (usually whsec_...). Only needed for the trigger.',
 		},
 		{
 			displayName: 'Previous Signing Secret',
@@ -78,9 +78,9 @@ export class VaultStoreStoreApi implements ICredentialType {
 		request: {
 			// Only https (or plain http on loopback) and no path: anything else resolves to a host that
 			// does not exist, so the key is never sent. Redirects are not followed.
-			// A signing secret (or previous one) that is set but blank, spaced, a bare whsec_ or shorter than
-			// 24 characters after it fails the test the same way: the trigger refuses it at activation too.
-			baseURL: `={{ ${usableSecret('signingSecret')} && ${usableSecret('previousSigningSecret')} ? (/^(https:\\/\\/[^\\s\\/?#@]+|http:\\/\\/(localhost|127\\.\\d+\\.\\d+\\.\\d+|\\[::1\\])(:\\d+)?)\\/?$/.test($credentials.baseUrl.trim()) ? $credentials.baseUrl.trim().replace(/\\/+$/, "") : "https://base-url-must-be-https-and-without-a-path.invalid") : "https://webhook-signing-secret-must-be-whsec-and-24-or-more-characters-without-spaces.invalid" }}`,
+			// A signing secret (or previous one) that is set but blank or a bare whsec_ fails the test the same
+			// way: the trigger refuses it at activation too. A short one passes (the trigger warns).
+			baseURL: `={{ ${usableSecret('signingSecret')} && ${usableSecret('previousSigningSecret')} ? (/^(https:\\/\\/[^\\s\\/?#@]+|http:\\/\\/(localhost|127\\.\\d+\\.\\d+\\.\\d+|\\[::1\\])(:\\d+)?)\\/?$/.test($credentials.baseUrl.trim()) ? $credentials.baseUrl.trim().replace(/\\/+$/, "") : "https://base-url-must-be-https-and-without-a-path.invalid") : "https://webhook-signing-secret-is-blank-or-only-whsec.invalid" }}`,
 			url: '=/v2/core/stores/{{$credentials.storeId}}',
 			method: 'GET',
 			// The header is set here and by the node's transport, not by an `authenticate` block: n8n adds

@@ -23,6 +23,11 @@ export interface Check {
 	/** For `spec`: the words; for `ours` kept as an error: why. */
 	words?: string;
 	level: 'error' | 'warning';
+	/**
+	 * `trigger`: a check of the Vault Store Trigger and the credential test, not of the action node
+	 * (no Skip Local Checks: a warning is logged); test/trigger-secrets.test.ts runs its examples.
+	 */
+	node?: 'trigger';
 }
 
 const spec = (key: string, where: string, field: string, rule: string, words: string): Check => ({
@@ -50,7 +55,8 @@ const input = (key: string, where: string, field: string, rule: string): Check =
 export const CHECKS_BEFORE_SENDING: Check[] = [
 	// Every operation
 	spec('pathId', 'every operation with an ID', 'store path IDs', 'prefix where given; 12 to 48 characters', 'Path parameters: ... productId prefix `prd_`; orderId prefix `ord_` ... Every path id has length 12 to 48.'),
-	kept('pathIdChars', 'every operation with an ID', 'path IDs', 'letters, digits, _ and - only', 'the ID must stay one segment of the path (the editor\'s ID field has the same pattern)'),
+	ours('pathIdChars', 'every operation with an ID', 'path IDs', 'letters, digits, _ and - only (the ID is sent encoded as one path segment; "." and ".." never pass the prefix and length rule)'),
+	kept('pathIdRoute', 'every operation with an ID (every request)', 'path IDs', 'no slash, backslash, space, ";", "?", "#" or "%" (checked on the path as sent, decoded)', 'the route gate of every request (docs/money-safety.md): an ID must not change which route is called'),
 	spec('vaultId', 'Token (all)', 'Token ID', 'starts with tok_', 'id | string | prefix `tok_`'),
 	ours('fieldIdChars', 'Subscription Change Plan, License, Payout Create, Category, Product Update, Checkout, Dispute / Refund filters, Mandate', 'IDs in a body or a filter', 'letters, digits, _ and - only'),
 	spec('idempotencyKey', 'refund, payout create, checkout pay, token create, custom call', 'Idempotency Key (Options)', '1 to 255 of A-Z a-z 0-9 _ -', 'Idempotency key | 1 to 255 chars from `A-Z a-z 0-9 _ -`'),
@@ -81,7 +87,7 @@ export const CHECKS_BEFORE_SENDING: Check[] = [
 		'fieldIds',
 		'Checkout items and Pay, Subscription Change Plan, License, Category, Product Update, Payout Create, Mandate, Dispute / Refund filters',
 		'IDs in a body or a filter',
-		'the prefix of their kind (prd_, ctg_, ord_, bnk_, cus_, tok_); 12 to 48 characters for store IDs',
+		'the prefix of their kind (prd_, ctg_, ord_, bnk_, cus_, tok_); 12 to 48 characters for store IDs (not the bank account ID)',
 		'id | string | prefix `prd_`, length 12 to 48 ... Customer: id (prefix `cus_`) ... Payout bank account: id (prefix `bnk_`)',
 	),
 	spec('country', 'Checkout Estimate', 'Country', 'exactly 2 letters', 'country | string | required, exactly 2 chars, ISO 3166-1 alpha-2'),
@@ -91,11 +97,13 @@ export const CHECKS_BEFORE_SENDING: Check[] = [
 	// Store records
 	spec('productFields', 'Product Update', 'every field', 'lengths, >= 0 / >= 1, enums, at most 10 images, 20 variants, 20 options', 'title | string | 1 to 256 chars ... images | array of string | max 10 ... variants | array | max 20 (and the other rows of the Product table)'),
 	ours('availability', 'Product Update', 'Available From / Until', 'From before Until'),
-	ours('variantFields', 'Product Update', 'Variants', 'only the variant fields of the spec; quantity and position at least 0'),
+	spec('variantTypes', 'Product Update', 'Variants', 'images a list of text; inStock, trackStock true or false; quantity, position whole numbers', 'images (array of string), inStock (boolean), quantity (integer), trackStock (boolean), position (integer)'),
+	ours('variantFields', 'Product Update', 'Variants', 'only the variant fields of the spec; quantity and position at least 0; price and compareAtPrice numbers of at least 0; id, title, slug, description, sku text'),
 	ours('optionRows', 'Product Update', 'Options', 'a name, at least one value, position at least 0'),
 	ours('subscriptionQuantity', 'Subscription Change Plan', 'Quantity', 'a whole number of at least 1'),
 	ours('meterPrice', 'Meter Create, Update', 'Price Per Unit', 'at least 0'),
 	spec('categoryFields', 'Category Create', 'every field', 'Name 1 to 128, Slug 2 to 128, Display Order 0 to 9999, Product IDs at most 100, ...', 'name | string | 1 to 128 ... displayOrder | integer | 0 to 9999 ... productIds | array of string | write only, max 100 (and the other rows of the Category table)'),
+	ours('categoryNamed', 'Category Create', 'Name, Slug', 'given (an empty one is not sent)'),
 	input('topLevel', 'Category Create', 'Top Level (No Parent) / Parent Category ID', 'not both'),
 	spec('webhookUrl', 'Webhook Create, Update', 'URL', 'starts with https://, at most 512 characters', '`url` (string, required, max 512, must start with `https://`)'),
 	spec('webhookEvents', 'Webhook Create, Update', 'Event Types, Note', 'at least one event; note at most 256', '`eventTypes` (array of event names, at least 1), `note` (string, max 256)'),
@@ -103,13 +111,43 @@ export const CHECKS_BEFORE_SENDING: Check[] = [
 	spec('licenseKey', 'License Verify', 'License Key', '1 to 512 characters', '`key` (string, required, 1 to 512)'),
 	spec('searchText', 'Customer / Order Get Many', 'Search', 'at most 128 characters', 'a text filter (max 128 chars)'),
 	spec('enums', 'every dropdown of a closed set (statuses the spec only saw are sent as typed)', 'enum fields', 'one of the listed values', 'productType | enum | `SUBSCRIPTION`, `DIGITAL_DOWNLOAD`, `LICENSE_KEY` (and every other enum the spec lists)'),
-	spec('reportPeriod', 'Report Create', 'From, To', 'dates, From before To, at most 90 days', 'Report period | max 90 days per request'),
+	spec('reportPeriod', 'Report Create', 'From, To', 'dates, at most 90 days apart', 'Report period | max 90 days per request'),
+	ours('reportOrder', 'Report Create', 'From, To', 'From before To'),
 	ours('overviewPeriod', 'Analytics Get Overview (custom)', 'From, To', 'From before To'),
 	ours('months', 'Analytics Get Monthly Revenue', 'Months', 'at least 1'),
 	spec('searchInputs', 'Search Resolve', 'Inputs', 'at least one input; sent 10 per request', 'up to 10 comma-separated inputs'),
-	input('searchList', 'Search Resolve', 'Inputs', 'at most 100 per item (10 requests); no empty entry'),
+	input('searchList', 'Search Resolve', 'Inputs', 'no empty entry'),
+	ours('searchMany', 'Search Resolve', 'Inputs', 'at most 100 per item (more are sent too, 10 per request)'),
 	ours('searchLength', 'Search Resolve', 'Inputs', 'each entry 1 to 256 characters'),
 	ours('currency', 'Payout Create', 'Currency', 'three letters'),
-	kept('amounts', 'Order Refund, Payout Create', 'Amount', 'Refund at least 0.01; Payout more than 0', 'money safety; Additional Body Fields can send another amount'),
+	kept('amounts', 'Order Refund, Payout Create', 'Amount', 'more than 0', 'money safety: a money write\'s own amount is more than 0 (docs/money-safety.md); Additional Body Fields can send another amount'),
+	ours('refundMin', 'Order Refund', 'Amount', 'at least 0.01 (the field\'s two decimals)'),
+	ours('bankAccountLength', 'Payout Create', 'Bank Account ID', '12 to 48 characters (the store\'s path IDs; the bank account record gives only its prefix)'),
+	ours('payMethod', 'Checkout Pay', 'Payment Method', 'one of the methods an estimate offers (CARD, APPLE_PAY, ...)'),
+	ours('caseStatus', 'Case Get Many', 'Status', 'upper case (sent as typed)'),
+	ours('mandateFrequency', 'Mandate Create', 'Frequency', 'given (an empty one is not sent; a given one is one of the listed values)'),
+	// The trigger and the credential test (node: 'trigger').
+	{
+		key: 'signingSecretShort',
+		where: 'Vault Store Trigger (activation, deliveries), credential test',
+		field: 'Webhook Signing Secret, Previous Signing Secret',
+		rule: 'at least 24 characters after an optional whsec_ (V2: at least 16 bytes), not one character repeated, no spaces: else a warning in the log; the secret is used as given',
+		source: 'ours',
+		level: 'warning',
+		node: 'trigger',
+	},
+	{
+		key: 'signingSecretEmpty',
+		where: 'Vault Store Trigger (activation, deliveries), credential test',
+		field: 'Webhook Signing Secret, Previous Signing Secret',
+		rule: 'not blank and not only the whsec_ prefix (the credential test fails too)',
+		source: 'input',
+		level: 'error',
+		node: 'trigger',
+	},
+	{
+		...spec('signingSecretV2', 'Vault Store Trigger (activation, deliveries) with Signature Version V2', 'Webhook Signing Secret, Previous Signing Secret', 'base64 after an optional whsec_ (the V2 key)', 'Algorithm | Standard Webhooks v1 scheme'),
+		node: 'trigger',
+	},
 	input('customPath', 'Custom API Call', 'Path, Query Parameters, Body', 'below /v2/ (store) or the vault URL (vault), no traversal, no query in the path; JSON body'),
 ];

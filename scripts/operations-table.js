@@ -65,7 +65,11 @@ function checksTable() {
 	const lines = ['| Operations | Field | Rule | Source | Result |', '|---|---|---|---|---|'];
 	for (const c of CHECKS) {
 		const source = c.source === 'spec' ? `spec: "${c.words}"` : c.words ? `${SOURCE[c.source]}: ${c.words}` : SOURCE[c.source];
-		lines.push(`| ${cell(c.where)} | ${cell(c.field)} | ${cell(c.rule)} | ${cell(source)} | ${c.level === 'error' ? 'error, nothing sent' : 'warning, sent'} |`);
+		const result =
+			c.node === 'trigger'
+				? c.level === 'error' ? 'error: not activated, deliveries rejected' : 'warning (logged), used as given'
+				: c.level === 'error' ? 'error, nothing sent' : 'warning, sent';
+		lines.push(`| ${cell(c.where)} | ${cell(c.field)} | ${cell(c.rule)} | ${cell(source)} | ${result} |`);
 	}
 	return lines.join('\n');
 }

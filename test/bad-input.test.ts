@@ -57,7 +57,8 @@ function idCases(): Case[] {
 				for (const [other, otherRule] of ids) if (other !== param) others[other] = expr(validId(otherRule.prefix));
 				const base = { resource: resource.value, operation: op.value, ...requiredValues(resource, op.value), ...others };
 				const label = rule.label.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-				const bad: [string, string][] = [['a space inside', `${rule.prefix ?? ''}abc def ghij`]];
+				const bad: [string, string][] = [];
+				if ('anyLength' in rule && rule.anyLength && rule.prefix) bad.push(['only the prefix', rule.prefix]);
 				if (!('anyLength' in rule && rule.anyLength)) {
 					bad.push(
 						['11 characters', validId(rule.prefix).slice(0, 11)],
@@ -92,7 +93,7 @@ const tableCases: Case[] = [
 	{
 		name: 'refund amount of 0',
 		parameters: { resource: 'order', operation: 'refund', orderId: expr(validId('ord_')), additionalFields: { amount: 0 } },
-		error: /"Amount" must be at least 0.01/,
+		error: /"Amount" must be greater than 0/,
 	},
 	{
 		name: 'order search over 128 characters',
@@ -126,12 +127,10 @@ tableCases.push(
 	{ name: 'checkout coupon over 64 characters', parameters: estimate({ additionalFields: { couponCode: 'c'.repeat(65) } }), error: /"Coupon Code" must be at most 64/ },
 	{ name: 'checkout tax id over 32 characters', parameters: estimate({ additionalFields: { taxId: 't'.repeat(33) } }), error: /"Tax ID" must be at most 32/ },
 	{ name: 'report period of 91 days', parameters: report('2026-01-01T00:00:00Z', '2026-04-02T00:00:00Z'), error: /90 days/ },
-	{ name: 'report period ending before it starts', parameters: report('2026-02-01T00:00:00Z', '2026-01-01T00:00:00Z'), error: /"From" must be before "To"|before/ },
 	{ name: 'report period with an unreadable date', parameters: report('yesterday-ish', '2026-01-01T00:00:00Z'), error: /"From" must be a date/ },
 	{ name: 'webhook url over http', parameters: { resource: 'webhook', operation: 'create', url: 'http://example.com/hook', eventTypes: ['PAYMENT_COMPLETED'] }, error: /"URL" must start with https:\/\// },
 	{ name: 'webhook url over 512 characters', parameters: { resource: 'webhook', operation: 'create', url: `https://example.com/${'p'.repeat(500)}`, eventTypes: ['PAYMENT_COMPLETED'] }, error: /"URL" must be .*512/ },
 	{ name: 'webhook without events', parameters: { resource: 'webhook', operation: 'create', url: 'https://example.com/hook', eventTypes: '={{ [] }}' }, error: /"Event Types" must/ },
-	{ name: 'search with 101 inputs', parameters: { resource: 'search', operation: 'resolve', inputs: Array.from({ length: 101 }, (_, i) => `ord_${i}`).join(',') }, error: /"Inputs"/ },
 	{ name: 'search with an empty entry', parameters: { resource: 'search', operation: 'resolve', inputs: 'ord_aaaaaaaaaaaa,,cus_bbbbbbbbbbbb' }, error: /"Inputs"/ },
 	{ name: 'custom token data over 16 KiB', parameters: { resource: 'token', operation: 'create', tokenType: 'custom', data: JSON.stringify({ blob: 'x'.repeat(16_400) }) }, error: /16 KiB|16384/ },
 	{ name: 'product title over 256 characters', parameters: { resource: 'product', operation: 'update', productId: expr(validId('prd_')), updateFields: { title: 't'.repeat(257) } }, error: /"Title" must be 1 to 256/ },
@@ -153,7 +152,7 @@ afterAll(() => {
 test('the catalogue covers every path id of every operation', () => {
 	const withIds = resources.flatMap((r) => r.operations).filter((op) => op.ids && Object.keys(op.ids).length > 0);
 	expect(withIds.length).toBeGreaterThan(20);
-	// Two cases per id at least (characters, prefix or length), three for store path ids.
+	// Two cases per id at least (prefix or length), three for store path ids.
 	expect(idCases().length).toBeGreaterThanOrEqual(withIds.length * 2);
 });
 
@@ -162,5 +161,34 @@ test.each(cases)('$name', async ({ parameters, error }) => {
 	tried++;
 	const e = run.error();
 	expect(e?.message).toMatch(error);
+	expect(f.requests()).toHaveLength(0);
+});
+
+describe('path id characters beyond letters, digits, _ and - are sent, encoded as one segment, with a warning', () => {
+	test.each([
+		['a dot', 'ord_aaaa.aaaaaaaa', '/orders/ord_aaaa.aaaaaaaa'],
+		['a colon, a plus and an at sign', 'ord_aa:aa+aa@aaaaaa', '/orders/ord_aa%3Aaa%2Baa%40aaaaaa'],
+	])('%s', async (_what, id, path) => {
+		const parameters = { resource: 'order', operation: 'get', orderId: expr(id) };
+		const r = await f.run(parameters, undefined, { continueOnFail: true });
+		expect(f.requests()).toHaveLength(1);
+		expect(f.requests()[0].path).toMatch(new RegExp(`${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`));
+		expect(r.hints()).toEqual([expect.objectContaining({ type: 'warning', message: expect.stringMatching(/"Order ID" has characters other than letters, digits/) })]);
+		const quiet = await f.run({ ...parameters, options: { skipLocalChecks: true } }, undefined, { continueOnFail: true });
+		expect(quiet.hints()).toEqual([]);
+		expect(f.requests()).toHaveLength(1);
+	});
+});
+
+// The route gate of every request (nodes/shared/money/routes.ts, docs/money-safety.md) still refuses a
+// path whose decoded form has a slash, backslash, space, ";", "?", "#" or a bad %-escape: an ID cannot
+// change which route is called. The checks table lists it as the node's own rule, kept as an error.
+test.each([
+	['a space', 'ord_abc def ghij', /the path has a ";", "\?", "#" or space/],
+	['a slash', 'ord_abc/def/ghij', /the path has an encoded slash/],
+	['a percent sign', 'ord_aaaa%aaaaaaaa', /invalid percent-encoding/],
+])('a path id with %s is refused by the route gate, naming why', async (_what, id, message) => {
+	const r = await f.run({ resource: 'order', operation: 'get', orderId: expr(id) });
+	expect(r.error()?.message).toMatch(message);
 	expect(f.requests()).toHaveLength(0);
 });

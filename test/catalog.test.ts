@@ -160,7 +160,8 @@ describe('product', () => {
 		['not a date', { availableFrom: 'next tuesday' }, /"Available From" must be a date and time/],
 		['variants not JSON', { variants: '[{"title":' }, /"Variants" must be valid JSON/],
 		['21 variants', { variants: JSON.stringify(Array.from({ length: 21 }, (_, i) => ({ title: `V${i}` }))) }, /"Variants" must have at most 20 entries \(got 21\)/],
-		['variant negative price', { variants: '[{"title":"A","price":-2}]' }, /"Variants" entry 1: "price" must be a number of at least 0/],
+		['variant quantity 1.5', { variants: '[{"title":"A","quantity":1.5}]' }, /"Variants" entry 1: "quantity" must be a whole number/],
+		['variant inStock as text', { variants: '[{"title":"A","inStock":"yes"}]' }, /"Variants" entry 1: "inStock" must be true or false/],
 		['21 options', { options: { option: Array.from({ length: 21 }, (_, i) => ({ name: `O${i}`, values: 'a', position: i })) } }, /"Options" must have at most 20 entries/],
 		['category id too short', { categoryIds: 'ctg_1' }, /"Category IDs entry 1" must start with "ctg_" and be 12 to 48 characters long/],
 		['category id without ctg_', { categoryIds: 'cat_abcdefghijkl' }, /"Category IDs entry 1" must start with "ctg_"/],
@@ -170,6 +171,22 @@ describe('product', () => {
 		const r = await f.run({ resource: 'product', operation: 'update', productId: byId(productId()), updateFields });
 		expect(r.error()?.message).toMatch(message);
 		expect(f.requests()).toHaveLength(0);
+	});
+
+	test('update: a variant price below 0 or not a number, and a variant title that is not text, are sent with warnings (the spec gives them no type or sign)', async () => {
+		const variants = [{ title: 'A', price: -2 }, { title: 7, compareAtPrice: '9.99' }];
+		const parameters = { resource: 'product', operation: 'update', productId: byId(productId()), updateFields: { variants: JSON.stringify(variants) } };
+		const r = await f.run(parameters, undefined, { continueOnFail: true });
+		expect(f.requests()).toHaveLength(1);
+		expect(f.requests()[0].body).toEqual({ variants });
+		expect(r.hints().map((h) => h.message)).toEqual([
+			expect.stringMatching(/"Variants" entry 1: "price" is below 0/),
+			expect.stringMatching(/"Variants" entry 2: "title" is not text/),
+			expect.stringMatching(/"Variants" entry 2: "compareAtPrice" is not a number/),
+		]);
+		const quiet = await f.run({ ...parameters, updateFields: { ...parameters.updateFields }, options: { skipLocalChecks: true } }, undefined, { continueOnFail: true });
+		expect(quiet.hints()).toEqual([]);
+		expect(f.requests()).toHaveLength(1);
 	});
 
 	test('update: long image URLs, long license keys and a variant without id or title are sent (the spec gives no such limits)', async () => {
@@ -272,7 +289,6 @@ describe('category', () => {
 	});
 
 	test.each<[string, IDataObject, RegExp]>([
-		['empty name (from an expression)', { name: '={{ "" }}', slug: 'ok-slug' }, /"Name" must be 1 to 128 characters long \(got 0\)/],
 		['long name', { name: 'n'.repeat(129), slug: 'ok-slug' }, /"Name" must be 1 to 128 characters long \(got 129\)/],
 		['one-letter slug', { name: 'A', slug: 'a' }, /"Slug" must be 2 to 128 characters long \(got 1\)/],
 		['display order 10000', { name: 'A', slug: 'aa', additionalFields: { displayOrder: 10000 } }, /"Display Order" must be at most 9999/],
@@ -288,6 +304,19 @@ describe('category', () => {
 		const r = await f.run({ resource: 'category', operation: 'create', ...params });
 		expect(r.error()?.message).toMatch(message);
 		expect(f.requests()).toHaveLength(0);
+	});
+
+	test.each([
+		['Name', { name: '={{ "" }}', slug: 'no-name' }, { slug: 'no-name' }],
+		['Slug', { name: 'No Slug', slug: '' }, { name: 'No Slug' }],
+	])('create: an empty %s (the spec gives its length, not that it is required) is not sent, with a warning', async (label, params, body) => {
+		const parameters = { resource: 'category', operation: 'create', ...params };
+		const r = await f.run(parameters, undefined, { continueOnFail: true });
+		expect(f.requests()).toHaveLength(1);
+		expect(f.requests()[0].body).toEqual(body);
+		expect(r.hints()).toEqual([expect.objectContaining({ type: 'warning', message: expect.stringMatching(new RegExp(`"${label}" is empty, so it is not sent`)) })]);
+		const quiet = await f.run({ ...parameters, options: { skipLocalChecks: true } }, undefined, { continueOnFail: true });
+		expect(quiet.hints()).toEqual([]);
 	});
 
 	test('create: Top Level sends parentId as JSON null; the category sits at the top level', async () => {

@@ -299,12 +299,23 @@ describe('checkout pay', () => {
 		const cases: [Record<string, unknown>, RegExp][] = [
 			[{ sessionId: rl('={{ "cks_1" }}') }, /"Checkout Session ID" must be 12 to 48 characters long/],
 			[{ sessionId: rl(sessionId), additionalFields: { vaultCardId: 'card_1234567890123' } }, /"Card Token ID" must start with "tok_"/],
-			[{ sessionId: rl(sessionId), additionalFields: { paymentMethod: '={{ "CASH" }}' } }, /"Payment Method" must be one of .*CARD/],
 		];
 		for (const [params, message] of cases) {
 			const r = await f.run({ resource: 'checkout', operation: 'pay', ...params });
 			expect(r.error()?.message).toMatch(message);
 			expect(f.requests()).toHaveLength(0);
 		}
+	});
+
+	test('a payment method outside the known list is sent as given, with a warning (the list is what an estimate offers, not a rule of Pay)', async () => {
+		const sessionId = await openSession();
+		const parameters = { resource: 'checkout', operation: 'pay', sessionId: rl(sessionId), additionalFields: { paymentMethod: '={{ "SEPA_DEBIT" }}' } };
+		const r = await f.run(parameters, undefined, { continueOnFail: true });
+		const pay = f.requests().filter((q) => q.method === 'POST' && q.path.endsWith('/pay'));
+		expect(pay).toHaveLength(1);
+		expect(pay[0].body).toMatchObject({ paymentMethod: 'SEPA_DEBIT' });
+		expect(r.hints()).toEqual([expect.objectContaining({ type: 'warning', message: expect.stringMatching(/"Payment Method" is not one the node knows .*\(got SEPA_DEBIT\)/) })]);
+		const quiet = await f.run({ ...parameters, sessionId: rl(await openSession()), options: { skipLocalChecks: true } }, undefined, { continueOnFail: true });
+		expect(quiet.hints()).toEqual([]);
 	});
 });

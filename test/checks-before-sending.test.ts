@@ -35,7 +35,8 @@ const product = (updateFields: IDataObject) => ({ resource: 'product', operation
 /** For each row: parameters that break the rule, and what the error or the warning says. */
 const EXAMPLES: Record<string, [IDataObject, RegExp]> = {
 	pathId: [{ resource: 'order', operation: 'get', orderId: expr('ord_short') }, /"Order ID" must start with "ord_" and be 12 to 48/],
-	pathIdChars: [{ resource: 'order', operation: 'get', orderId: expr('ord_aaaa.aaaaaaaa') }, /"Order ID" may contain only letters/],
+	pathIdChars: [{ resource: 'order', operation: 'get', orderId: expr('ord_aaaa.aaaaaaaa') }, /"Order ID" has characters other than letters/],
+	pathIdRoute: [{ resource: 'order', operation: 'get', orderId: expr('ord_abc/def/ghij') }, /the path has an encoded slash/],
 	vaultId: [{ resource: 'token', operation: 'get', tokenId: expr('abc_aaaaaaaaaaaa') }, /"Token ID" must start with "tok_"/],
 	fieldIdChars: [
 		{ resource: 'subscription', operation: 'change', subscriptionId: rl(id('sub_')), updateFields: { productId: 'prd_aaaa.aaaaaaaa' } },
@@ -74,6 +75,7 @@ const EXAMPLES: Record<string, [IDataObject, RegExp]> = {
 	productFields: [product({ title: 't'.repeat(257) }), /"Title" must be 1 to 256/],
 	availability: [product({ availableFrom: '2026-05-01T00:00:00Z', availableUntil: '2026-04-01T00:00:00Z' }), /"Available From" is not before "Available Until"/],
 	variantFields: [product({ variants: JSON.stringify([{ title: 'A', color: 'red' }]) }), /"Variants" entry 1 has a field the node does not know, "color"/],
+	variantTypes: [product({ variants: JSON.stringify([{ title: 'A', quantity: 1.5 }]) }), /"Variants" entry 1: "quantity" must be a whole number/],
 	optionRows: [product({ options: { option: [{ name: 'Size', values: '', position: 0 }] } }), /"Options entry 1 Values" lists no value/],
 	subscriptionQuantity: [
 		{ resource: 'subscription', operation: 'change', subscriptionId: rl(id('sub_')), updateFields: { quantity: 0 } },
@@ -84,6 +86,7 @@ const EXAMPLES: Record<string, [IDataObject, RegExp]> = {
 		/"Price Per Unit" is below 0/,
 	],
 	categoryFields: [{ resource: 'category', operation: 'create', name: 'Shoes', slug: 'shoes', additionalFields: { displayOrder: 10000 } }, /"Display Order" must be at most 9999/],
+	categoryNamed: [{ resource: 'category', operation: 'create', name: '={{ "" }}', slug: 'no-name' }, /"Name" is empty, so it is not sent/],
 	topLevel: [
 		{ resource: 'category', operation: 'create', name: 'Shoes', slug: 'shoes', additionalFields: { topLevel: true, parentId: id('ctg_') } },
 		/cannot be used together/,
@@ -98,6 +101,10 @@ const EXAMPLES: Record<string, [IDataObject, RegExp]> = {
 		{ resource: 'report', operation: 'create', type: 'PAYMENT_ACTIVITY', from: '2026-01-01T00:00:00Z', to: '2026-04-02T00:00:00Z' },
 		/90 days/,
 	],
+	reportOrder: [
+		{ resource: 'report', operation: 'create', type: 'PAYMENT_ACTIVITY', from: '2026-02-01T00:00:00Z', to: '2026-01-01T00:00:00Z' },
+		/"From" is not before "To"/,
+	],
 	overviewPeriod: [
 		{ resource: 'analytics', operation: 'getOverview', range: 'custom', from: '2026-02-01T00:00:00Z', to: '2026-01-01T00:00:00Z' },
 		/"From" is not before "To"/,
@@ -105,14 +112,24 @@ const EXAMPLES: Record<string, [IDataObject, RegExp]> = {
 	months: [{ resource: 'analytics', operation: 'getMonthlyRevenue', months: 0 }, /"Months" is below 1/],
 	searchInputs: [{ resource: 'search', operation: 'resolve', inputs: '={{ " " }}' }, /"Inputs" is required/],
 	searchList: [{ resource: 'search', operation: 'resolve', inputs: `${id('ord_')},,${id('cus_')}` }, /"Inputs" must not contain empty entries/],
+	searchMany: [{ resource: 'search', operation: 'resolve', inputs: Array.from({ length: 101 }, (_, i) => `VS-${i}`).join(',') }, /"Inputs" has more than 100 entries/],
 	searchLength: [{ resource: 'search', operation: 'resolve', inputs: 'x'.repeat(257) }, /"Inputs" entry 1 is longer than 256/],
 	currency: [{ resource: 'payout', operation: 'create', amount: 10, additionalFields: { currency: 'EURO' } }, /"Currency" is not a three-letter currency code/],
-	amounts: [{ resource: 'order', operation: 'refund', orderId: rl(id('ord_')), additionalFields: { amount: 0 } }, /"Amount" must be at least 0.01/],
+	amounts: [{ resource: 'order', operation: 'refund', orderId: rl(id('ord_')), additionalFields: { amount: 0 } }, /"Amount" must be greater than 0/],
+	refundMin: [{ resource: 'order', operation: 'refund', orderId: rl(id('ord_')), additionalFields: { amount: 0.005 } }, /"Amount" is below 0.01/],
+	bankAccountLength: [{ resource: 'payout', operation: 'create', amount: 1, additionalFields: { bankAccountId: 'bnk_short' } }, /"Bank Account ID" is not 12 to 48 characters/],
+	payMethod: [{ resource: 'checkout', operation: 'pay', sessionId: rl(id('cks_')), additionalFields: { paymentMethod: '={{ "SEPA_DEBIT" }}' } }, /"Payment Method" is not one the node knows/],
+	caseStatus: [{ resource: 'case', operation: 'getAll', filters: { status: 'open' } }, /"Status" has lower-case letters/],
+	mandateFrequency: [{ resource: 'mandate', operation: 'create', customerId: rl(id('cus_')), description: 'Fee', frequency: '={{ "" }}' }, /"Frequency" is empty/],
 	customPath: [{ resource: 'custom', operation: 'request', method: 'GET', path: '/v1/stores' }, /"Path" must start with \/v2\//],
 };
 
+/** Rows of the trigger and the credential test: their examples are in test/trigger-secrets.test.ts. */
+const TRIGGER_ROWS = ['signingSecretShort', 'signingSecretEmpty', 'signingSecretV2'];
+
 test('every row of the checks table has an example here, and every example a row', () => {
-	const keys = CHECKS.map((c) => c.key);
+	expect(CHECKS.filter((c) => c.node === 'trigger').map((c) => c.key)).toEqual(TRIGGER_ROWS);
+	const keys = CHECKS.filter((c) => c.node !== 'trigger').map((c) => c.key);
 	expect(new Set(keys).size).toBe(keys.length);
 	expect(keys.filter((k) => !(k in EXAMPLES))).toEqual([]);
 	expect(Object.keys(EXAMPLES).filter((k) => !keys.includes(k))).toEqual([]);
@@ -124,7 +141,7 @@ test('every row of the checks table has an example here, and every example a row
 	}
 });
 
-describe.each(CHECKS.filter((c) => c.level === 'error'))('$key ($source): an error', (c) => {
+describe.each(CHECKS.filter((c) => c.level === 'error' && c.node !== 'trigger'))('$key ($source): an error', (c) => {
 	test(`${c.field}: ${c.rule}`, async () => {
 		const [parameters, message] = EXAMPLES[c.key];
 		const r = await f.run(parameters);
@@ -133,7 +150,7 @@ describe.each(CHECKS.filter((c) => c.level === 'error'))('$key ($source): an err
 	});
 });
 
-describe.each(CHECKS.filter((c) => c.level === 'warning'))('$key ($source): a warning', (c) => {
+describe.each(CHECKS.filter((c) => c.level === 'warning' && c.node !== 'trigger'))('$key ($source): a warning', (c) => {
 	test(`${c.field}: ${c.rule}`, async () => {
 		const [parameters, message] = EXAMPLES[c.key];
 		const r = await f.run(parameters, undefined, { continueOnFail: true });

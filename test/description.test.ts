@@ -36,6 +36,13 @@ const CORRECTIONS: Record<string, Record<string, (old: Record<string, unknown>) 
 	// Required fields of mandate creation are not given by the spec: Description is optional (not sent when empty).
 	'mandate:create': {
 		description: ({ required: _required, ...old }) => old,
+		// Nor Frequency: an empty one (from an expression) is not sent, with a warning.
+		frequency: ({ required: _required, ...old }) => old,
+	},
+	// The spec gives a category's Name and Slug lengths, not that they are required: an empty one is not sent, with a warning.
+	'category:create': {
+		name: ({ required: _required, ...old }) => old,
+		slug: ({ required: _required, ...old }) => old,
 	},
 	// New options inside existing collections (category Top Level, token Metadata (JSON)) need no entry: additions are allowed.
 };

@@ -117,8 +117,10 @@ describe('1. rotation revokes: the credential is the source of truth for signing
 	});
 });
 
-describe('2. secrets have a shape: blank, whitespace, a bare prefix or a short secret is refused', () => {
-	const sloppy = [' ', 'whsec_', 'whsec_ ', 'whsec_abc', 'short', 'whsec_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa', `whsec_${'x'.repeat(20)} ${'y'.repeat(10)}`];
+// Issue 44: a short, repeated or spaced secret is no longer refused (its shape is not a rule of the
+// service): it warns and verifies (test/trigger-secrets.test.ts). What is no secret at all still is.
+describe('2. a secret is not blank: blank, whitespace or a bare prefix is refused', () => {
+	const sloppy = [' ', 'whsec_', 'whsec_ ', '\t\n'];
 
 	test.each(['V1', 'V2'])('%s: a sloppy Previous Signing Secret fails activation, naming the field (no endpoint registered)', async (version) => {
 		for (const previous of sloppy) {
@@ -127,7 +129,7 @@ describe('2. secrets have a shape: blank, whitespace, a bare prefix or a short s
 				credentials: mutableCredentials({ previousSigningSecret: previous }),
 			});
 			const before = f.sb.state.webhooks.length;
-			await expect(t.activate()).rejects.toThrow(/Credential field "Previous Signing Secret" (is blank|is only the prefix|is too short|contains spaces|is one character repeated)/);
+			await expect(t.activate()).rejects.toThrow(/Credential field "Previous Signing Secret" (is blank|is only the prefix)/);
 			expect(f.sb.state.webhooks.length).toBe(before);
 		}
 	});
@@ -174,7 +176,7 @@ describe('2. secrets have a shape: blank, whitespace, a bare prefix or a short s
 		expect(await t.delete()).toBe(true);
 	});
 
-	test('the credential test fails for a sloppy signing or previous secret, before the key is sent anywhere', async () => {
+	test('the credential test fails for a blank or bare-prefix signing or previous secret, before the key is sent anywhere', async () => {
 		const { VaultStoreStoreApi } = await import('../credentials/VaultStoreStoreApi.credentials');
 		const expression = String(new VaultStoreStoreApi().test.request.baseURL);
 		const body = expression.replace(/^=\{\{/, '').replace(/\}\}$/, '');

@@ -161,9 +161,10 @@ describe('case', () => {
 		expect((out.messages as IDataObject[])[0]).toHaveProperty('senderType');
 	});
 
-	test('getAll (inferred route): GET /cases paged, status filter sent upper-cased', async () => {
-		const r = await f.run({ resource: 'case', operation: 'getAll', returnAll: true, filters: { status: 'closed' } });
+	test('getAll (inferred route): GET /cases paged, status filter sent as given', async () => {
+		const r = await f.run({ resource: 'case', operation: 'getAll', returnAll: true, filters: { status: 'CLOSED' } });
 		expect(r.error()).toBeUndefined();
+		expect(r.hints()).toEqual([]);
 		const [req] = f.requests();
 		expect(req.method).toBe('GET');
 		expect(req.path).toBe(core('/cases'));
@@ -180,12 +181,18 @@ describe('case', () => {
 		expect(f.requests()[0].query).toEqual({ page: '1', limit: '2' });
 	});
 
-	// Case statuses are not in the spec: the former 32-character, letters-and-"_" rule is gone.
-	test('getAll: any status text is sent (upper-cased), one the cases do not have matches nothing', async () => {
-		const r = await f.run({ resource: 'case', operation: 'getAll', returnAll: true, filters: { status: 'waiting-on-customer' } });
+	// Case statuses are not in the spec: the former 32-character, letters-and-"_" rule is gone, and the
+	// text is no longer upper-cased: a lower-case letter only warns, suggesting the upper-case form.
+	test('getAll: any status text is sent as given (a lower-case one with a warning), one the cases do not have matches nothing', async () => {
+		const parameters = { resource: 'case', operation: 'getAll', returnAll: true, filters: { status: 'waiting-on-customer' } };
+		const r = await f.run(parameters);
 		expect(r.error()).toBeUndefined();
-		expect(f.requests()[0].query).toEqual({ page: '1', limit: '100', status: 'WAITING-ON-CUSTOMER' });
+		expect(f.requests()[0].query).toEqual({ page: '1', limit: '100', status: 'waiting-on-customer' });
 		expect(jsonOf(r)).toEqual([]);
+		expect(r.hints()).toEqual([expect.objectContaining({ type: 'warning', message: expect.stringMatching(/"Status" has lower-case letters.*e\.g\. WAITING-ON-CUSTOMER/) })]);
+		const quiet = await f.run({ ...parameters, options: { skipLocalChecks: true } });
+		expect(quiet.hints()).toEqual([]);
+		expect(f.requests()[0].query).toMatchObject({ status: 'waiting-on-customer' });
 	});
 });
 
@@ -247,6 +254,17 @@ describe('mandate', () => {
 		const r = await f.run({ resource: 'mandate', operation: 'create', customerId: byExpression('cus_abc'), description: 'Fee', frequency: 'WEEKLY' });
 		expect(f.requests().map((q) => [q.status, (q.body as IDataObject).customerId])).toEqual([[404, 'cus_abc']]);
 		expect(r.error()?.description).toMatch(/Customer not found/);
+	});
+
+	test('create: an empty Frequency (the spec does not say it is required) is not sent, with a warning', async () => {
+		const customer = f.sb.state.customers[6];
+		const parameters = { resource: 'mandate', operation: 'create', customerId: byId(customer.id), description: 'Fee', frequency: '={{ "" }}' };
+		const r = await f.run(parameters, undefined, { continueOnFail: true });
+		expect(f.requests()).toHaveLength(1);
+		expect(f.requests()[0].body).toEqual({ customerId: customer.id, description: 'Fee' });
+		expect(r.hints()).toEqual([expect.objectContaining({ type: 'warning', message: expect.stringMatching(/"Frequency" is empty, so it is not sent/) })]);
+		const quiet = await f.run({ ...parameters, options: { skipLocalChecks: true } }, undefined, { continueOnFail: true });
+		expect(quiet.hints()).toEqual([]);
 	});
 
 	test('create: a customer that does not exist is a readable 404', async () => {

@@ -232,8 +232,6 @@ describe('report', () => {
 
 	describe('validation before any request', () => {
 		test.each([
-			[{ from: TO, to: FROM }, /"From" must be before "To"/],
-			[{ from: FROM, to: FROM }, /"From" must be before "To"/],
 			[{ from: '2025-01-01T00:00:00Z', to: '2025-04-02T00:00:00Z' }, /period from "From" to "To" must be at most 90 days \(got 91 days\)/],
 			[{ from: 'yesterday', to: TO }, /"From" must be a date and time/],
 			[{ from: FROM, to: '={{ "" }}' }, /"To" must be a date and time/],
@@ -241,6 +239,19 @@ describe('report', () => {
 			const r = await f.run({ resource: 'report', operation: 'create', type: 'PAYMENT_ACTIVITY', ...dates });
 			expect(r.error()?.message).toMatch(message);
 			expect(f.requests()).toHaveLength(0);
+		});
+
+		test.each([
+			['after', { from: TO, to: FROM }],
+			['equal to', { from: FROM, to: FROM }],
+		])('From %s To is sent as given, with a warning (the order is not a rule of the service; its 90 days are)', async (_what, dates) => {
+			const parameters = { resource: 'report', operation: 'create', type: 'PAYMENT_ACTIVITY', ...dates };
+			const r = await f.run(parameters, undefined, { continueOnFail: true });
+			expect(f.requests()).toHaveLength(1);
+			expect(f.requests()[0].body).toMatchObject(dates);
+			expect(r.hints()).toEqual([expect.objectContaining({ type: 'warning', message: expect.stringMatching(/"From" is not before "To"/) })]);
+			const quiet = await f.run({ ...parameters, options: { skipLocalChecks: true } }, undefined, { continueOnFail: true });
+			expect(quiet.hints()).toEqual([]);
 		});
 
 		test('exactly 90 days is accepted', async () => {

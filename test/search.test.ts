@@ -112,11 +112,18 @@ describe('search resolve against the sandbox', () => {
 			['={{ "  " }}', /"Inputs" is required/],
 			['a,,b', /"Inputs" must not contain empty entries \(entry 2 of 3 is empty\)/],
 			['a,b,', /"Inputs" must not contain empty entries \(entry 3 of 3 is empty\)/],
-			[Array.from({ length: 101 }, (_, i) => `VS-${i}`).join(','), /"Inputs" may hold at most 100 entries per item \(got 101\)/],
 		])('%s', async (inputs, message) => {
 			const r = await f.run({ resource: 'search', operation: 'resolve', inputs });
 			expect(r.error()?.message).toMatch(message);
 			expect(f.requests()).toHaveLength(0);
+		});
+
+		test('101 entries in one item are sent in 11 requests, with a warning (the service limits a request, not an item)', async () => {
+			const inputs = Array.from({ length: 101 }, (_, i) => `VS-${i}`).join(',');
+			const r = await f.run({ resource: 'search', operation: 'resolve', inputs }, undefined, { continueOnFail: true });
+			expect(f.requests().filter((q) => q.status === 200)).toHaveLength(11);
+			expect(f.requests().map((q) => String(q.query.q).split(',').length).filter((n, i) => f.requests()[i].status === 200)).toEqual([...Array(10).fill(10), 1]);
+			expect(r.hints()).toEqual([expect.objectContaining({ type: 'warning', message: expect.stringMatching(/"Inputs" has more than 100 entries in one item \(got 101: 11 requests/) })]);
 		});
 
 		test('256 characters and 100 entries are accepted', async () => {

@@ -47,17 +47,20 @@ function shownWhereDeclared(resource: Resource, fieldsOf: (op: Operation) => INo
 	}));
 }
 
-/** The regex n8n shows as the ID mode's validation, mirroring the Validator. */
+/**
+ * The regex n8n shows as the ID mode's validation, mirroring the Validator's errors (prefix, 12 to
+ * 48 characters): other characters only warn when the node runs, so the pattern allows them.
+ */
 export function idPattern(rule: IdRule): string {
-	if (rule.anyLength) return `^${rule.prefix ?? ''}[A-Za-z0-9_-]+$`;
-	return rule.prefix ? `^${rule.prefix}[A-Za-z0-9_-]{${12 - rule.prefix.length},${48 - rule.prefix.length}}$` : '^[A-Za-z0-9_-]{12,48}$';
+	if (rule.anyLength) return `^${rule.prefix ?? ''}\\S+$`;
+	return rule.prefix ? `^${rule.prefix}\\S{${12 - rule.prefix.length},${48 - rule.prefix.length}}$` : '^\\S{12,48}$';
 }
 
 function idValidation(rule: IdRule): INodePropertyModeValidation[] {
 	const errorMessage = rule.anyLength
 		? rule.prefix
 			? `Must start with ${rule.prefix}`
-			: 'Must contain only letters, digits, _ and -'
+			: 'Must not contain spaces'
 		: rule.prefix
 			? `Must start with ${rule.prefix} and be 12 to 48 characters`
 			: 'Must be 12 to 48 characters';

@@ -103,8 +103,9 @@ function duplicateKeys(
  * The current signing secret and, during a rotation, the previous one ('' when none). The
  * credential is the source of truth: a secret the service returned at registration is used
  * only while the credential's Webhook Signing Secret is what it was then (secrets.ts), so a
- * changed credential takes effect on the next delivery. A secret of the wrong shape (blank,
- * whitespace, a bare prefix, too short) is never a key: `problem` says which field is unusable.
+ * changed credential takes effect on the next delivery. A value that is no secret (blank, a bare
+ * prefix; V2: not base64) is never a key: `problem` says which field is unusable. A short secret is
+ * used as given (activation warned about it).
  */
 async function signingSecrets(
 	ctx: IWebhookFunctions,

@@ -21,35 +21,58 @@ import { decodeSigningSecret } from './verify';
  * older secret is still accepted.
  */
 
-/** Characters a signing secret must have after an optional whsec_ prefix. */
+/** Characters below which a signing secret (after an optional whsec_ prefix) looks short: a warning. */
 export const MIN_SECRET_CHARS = 24;
-/** Bytes a V2 secret must decode to. */
+/** Bytes below which a V2 secret's key looks short: a warning. */
 export const MIN_V2_KEY_BYTES = 16;
 
 const PREFIX = 'whsec_';
 
 /**
- * Why `secret` cannot be a signing secret for `version` deliveries, or undefined when it can.
- * Blank, whitespace, a bare prefix and short values would make a key anyone can guess.
+ * Why `secret` cannot be a signing secret for `version` deliveries, or undefined when it can: no
+ * secret at all (blank, a bare prefix), or (V2) no key (the Standard Webhooks secret is base64).
+ * The service's secret is used as given otherwise: its shape is not a rule the service states
+ * (secretWeakness only warns).
  */
 export function secretShapeProblem(secret: string, version: SignatureVersion): string | undefined {
 	if (secret.trim() === '') return 'is blank';
-	if (/\s/.test(secret)) return 'contains spaces or line breaks';
 	const body = secret.startsWith(PREFIX) ? secret.slice(PREFIX.length) : secret;
-	if (body === '') return 'is only the prefix, with no secret after it';
-	if (body.length < MIN_SECRET_CHARS) {
-		return `is too short: it needs at least ${MIN_SECRET_CHARS} characters (not counting the prefix)`;
-	}
-	if (/^(.)\1*$/.test(body)) return 'is one character repeated';
+	if (body.trim() === '') return 'is only the prefix, with no secret after it';
 	if (version !== 'V2') return undefined;
-	let key: Buffer;
 	try {
-		key = decodeSigningSecret(secret);
+		decodeSigningSecret(secret);
 	} catch (error) {
 		return `is not a valid V2 signing secret (${error instanceof Error ? error.message : 'not valid base64'})`;
 	}
-	if (key.length < MIN_V2_KEY_BYTES) return `decodes to fewer than ${MIN_V2_KEY_BYTES} bytes`;
 	return undefined;
+}
+
+/**
+ * Why `secret` looks weak (short, one character repeated, spaces), or undefined. A warning only:
+ * the secret is the service's, and deliveries signed with it verify.
+ */
+export function secretWeakness(secret: string, version: SignatureVersion): string | undefined {
+	if (/\s/.test(secret)) return 'contains spaces or line breaks';
+	const body = secret.startsWith(PREFIX) ? secret.slice(PREFIX.length) : secret;
+	if (body.length < MIN_SECRET_CHARS) return `is short: fewer than ${MIN_SECRET_CHARS} characters (not counting the prefix)`;
+	if (/^(.)\1*$/.test(body)) return 'is one character repeated';
+	if (version !== 'V2') return undefined;
+	try {
+		if (decodeSigningSecret(secret).length < MIN_V2_KEY_BYTES) return `is short: its key has fewer than ${MIN_V2_KEY_BYTES} bytes`;
+	} catch {
+		return undefined; // secretShapeProblem reports it.
+	}
+	return undefined;
+}
+
+/** Logs a warning when a usable secret looks weak. */
+function warnIfWeak(ctx: IHookFunctions, secret: string, version: SignatureVersion, what: string): void {
+	const weakness = secretWeakness(secret, version);
+	if (weakness === undefined) return;
+	ctx.logger.warn(
+		`Vault Store Trigger: ${what} ${weakness}. It is used as given and deliveries signed with it verify; if the merchant dashboard shows a longer secret, copy the whole of it.`,
+		logContext(ctx),
+	);
 }
 
 /** The binding of a returned secret to the credential's secret at registration ('' when none). */
@@ -82,19 +105,18 @@ export function registrationSecret(stored: StoredSecret, credentialSecret: strin
 export const SIGNING_SECRET_FIELD = 'Webhook Signing Secret';
 export const PREVIOUS_SECRET_FIELD = 'Previous Signing Secret';
 
-/** Refuses a previous secret that anyone could sign with. */
+/** Refuses a previous secret that is no secret (blank, a bare prefix; V2: no key); warns when it looks weak. */
 export function checkPreviousSecret(ctx: IHookFunctions, previous: string, version: SignatureVersion): void {
 	const problem = secretShapeProblem(previous, version);
-	if (problem === undefined) return;
+	if (problem === undefined) return warnIfWeak(ctx, previous, version, `credential field "${PREVIOUS_SECRET_FIELD}"`);
 	throw new NodeOperationError(ctx.getNode(), `Credential field "${PREVIOUS_SECRET_FIELD}" ${problem}`, {
-		description: `Clear "${PREVIOUS_SECRET_FIELD}", or paste the whole secret being replaced. A short or blank secret is a key anyone can sign with.`,
+		description: `Clear "${PREVIOUS_SECRET_FIELD}", or paste the whole secret being replaced. A blank secret is a key anyone can sign with.`,
 	});
 }
 
 /**
- * Warns (once per activation) while a previous signing secret is set; refuses a signing or
- * previous secret that is blank, whitespace, a bare prefix, too short or (V2) not a key:
- * anyone could sign with it.
+ * Warns (once per activation) while a previous signing secret is set, and when a secret looks
+ * weak; refuses a signing or previous secret that is blank, a bare prefix or (V2) not a key.
  */
 export async function noteRotation(ctx: IHookFunctions, version: SignatureVersion): Promise<void> {
 	let previous = '';
@@ -126,12 +148,13 @@ export function checkSigningSecret(ctx: IHookFunctions, secret: string, version:
 		);
 	}
 	const problem = secretShapeProblem(secret, version);
-	if (problem === undefined) return;
+	const what = source === 'credential' ? `credential field "${SIGNING_SECRET_FIELD}"` : 'the signing secret returned by the service';
+	if (problem === undefined) return warnIfWeak(ctx, secret, version, what);
 	throw new NodeOperationError(
 		ctx.getNode(),
 		source === 'credential'
 			? `Credential field "${SIGNING_SECRET_FIELD}" ${problem}`
 			: `The signing secret returned by the service ${problem}`,
-		{ description: 'A signing secret has at least 24 characters after its prefix (V2: base64 of at least 16 bytes) and no spaces. Copy it again from the merchant dashboard.' },
+		{ description: 'Copy the signing secret again from the merchant dashboard, the whole of it (for V2 it is base64 after its prefix).' },
 	);
 }

@@ -54,8 +54,8 @@ export class Validator {
 
 	/**
 	 * Ids: the spec's prefix, and 12 to 48 characters for store path ids (not
-	 * `anyLength` ones). Letters, digits, _ and - only: required in a path (the
-	 * id stays one path segment), a warning elsewhere (the node's own rule).
+	 * `anyLength` ones). Letters, digits, _ and - only: a warning (the node's own
+	 * rule; a path id is encoded as one segment, and only "." and ".." are refused there).
 	 */
 	id(rule: IdRule, value: unknown, place: 'path' | 'field' = 'field'): string {
 		const text = typeof value === 'string' ? value.trim() : '';
@@ -70,9 +70,9 @@ export class Validator {
 				this.fail(`"${rule.label}" must ${prefixText}be 12 to 48 characters long (got ${show(text)})`);
 			}
 		}
+		// In a path the id is encoded as one segment; "." and ".." would still name another route.
+		if (place === 'path' && (text === '.' || text === '..')) this.fail(`"${rule.label}" cannot be "${text}"`);
 		if (!/^[A-Za-z0-9_-]+$/.test(text)) {
-			const message = `"${rule.label}" may contain only letters, digits, "_" and "-" (got ${show(text)})`;
-			if (place === 'path') this.fail(message);
 			this.warn(`"${rule.label}" has characters other than letters, digits, "_" and "-" (got ${show(text)})`);
 		}
 		return text;

@@ -57,8 +57,13 @@ const getAll: Operation = {
 	query: (p) => {
 		const f = p.fields('filters');
 		if (f.status === undefined || f.status === '') return {};
-		// Case statuses are not in the spec: any text is sent (in upper case, like every status it shows).
-		return { status: p.v.nonEmpty('Status', f.status).toUpperCase() };
+		// Case statuses are not in the spec: the text is sent as given. Every status it does show is
+		// upper case, so a lower-case letter warns.
+		const status = p.v.nonEmpty('Status', f.status);
+		if (status !== status.toUpperCase()) {
+			p.v.warn(`"Status" has lower-case letters; the statuses the service shows are upper case, e.g. ${status.toUpperCase().slice(0, 40)} (got ${status.slice(0, 40)})`);
+		}
+		return { status };
 	},
 	fields: [
 		...returnAllFields,
@@ -69,7 +74,7 @@ const getAll: Operation = {
 				type: 'string',
 				default: '',
 				placeholder: 'OPEN',
-				description: 'Only cases with this status, e.g. OPEN or CLOSED (sent in upper case)',
+				description: 'Only cases with this status, e.g. OPEN or CLOSED (sent as typed)',
 			},
 		]),
 	],

@@ -27,9 +27,18 @@ function parentId(p: Params, f: IDataObject): string | null | undefined {
 function categoryCreateBody(p: Params): IDataObject {
 	const f = p.fields('additionalFields');
 	const text = (label: string, max: number) => (v: unknown) => p.v.string(label, v, { max });
+	// The spec gives Name 1 to 128 and Slug 2 to 128 characters, not that they are required: an
+	// empty one is not sent, with a warning, and the service decides.
+	const named = (label: string, value: unknown, min: number): string | undefined => {
+		if (value === undefined || value === null || value === '') {
+			p.v.warn(`"${label}" is empty, so it is not sent`);
+			return undefined;
+		}
+		return p.v.string(label, value, { min, max: 128 });
+	};
 	return {
-		name: p.v.string('Name', p.get('name', ''), { min: 1, max: 128 }),
-		slug: p.v.string('Slug', p.get('slug', ''), { min: 2, max: 128 }),
+		name: named('Name', p.get('name', ''), 1),
+		slug: named('Slug', p.get('slug', ''), 2),
 		description: opt(f, 'description', text('Description', 5000)),
 		parentId: parentId(p, f),
 		displayOrder: opt(f, 'displayOrder', (v) =>
@@ -64,19 +73,17 @@ const create: Operation = {
 			displayName: 'Name',
 			name: 'name',
 			type: 'string',
-			required: true,
 			default: '',
 			placeholder: 'Fonts',
-			description: 'Name of the category (1 to 128 characters)',
+			description: 'Name of the category (1 to 128 characters). Not sent when empty (the node warns).',
 		},
 		{
 			displayName: 'Slug',
 			name: 'slug',
 			type: 'string',
-			required: true,
 			default: '',
 			placeholder: 'fonts',
-			description: 'URL-friendly name of the category, e.g. "fonts" (2 to 128 characters)',
+			description: 'URL-friendly name of the category, e.g. "fonts" (2 to 128 characters). Not sent when empty (the node warns).',
 		},
 		collectionField('additionalFields', [
 			{

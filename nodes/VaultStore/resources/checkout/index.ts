@@ -278,10 +278,22 @@ const createSession: Operation = {
 
 // ---- pay ----
 
+/**
+ * The list is the one an estimate draws available_payment_methods from; Pay's body is not shown, so a
+ * method outside it (typed through an expression) is sent as given, with a warning.
+ */
+function paymentMethod(p: Params, value: unknown): string {
+	const method = p.v.nonEmpty('Payment Method', value);
+	if (!(PAYMENT_METHODS as readonly string[]).includes(method)) {
+		p.v.warn(`"Payment Method" is not one the node knows (${PAYMENT_METHODS.join(', ')}) (got ${method.slice(0, 40)})`);
+	}
+	return method;
+}
+
 function payBody(p: Params): IDataObject {
 	const f = p.fields('additionalFields');
 	return {
-		paymentMethod: isEmpty(f.paymentMethod) ? undefined : p.v.oneOf('Payment Method', f.paymentMethod, PAYMENT_METHODS),
+		paymentMethod: isEmpty(f.paymentMethod) ? undefined : paymentMethod(p, f.paymentMethod),
 		token: isEmpty(f.vaultCardId) ? undefined : p.v.id({ ...ID.tokenId, label: 'Card Token ID' }, f.vaultCardId),
 	};
 }

@@ -1,4 +1,4 @@
-import type { Operation, Resource } from '../../operation';
+import type { Operation, Params, Resource } from '../../operation';
 import { STORE_CREDENTIAL } from '../../../shared/credentials';
 import { ID } from '../../../shared/ids';
 import { enumOptions } from '../../../shared/labels';
@@ -17,6 +17,19 @@ const FREQUENCY_DESCRIPTIONS: Record<(typeof MANDATE_FREQUENCIES)[number], strin
 	AD_HOC: 'No fixed cadence',
 };
 
+/**
+ * One of the spec's values. Which request fields are required is not shown: an empty Frequency (from an
+ * expression) is not sent, with a warning, and the service decides.
+ */
+function frequency(p: Params): string | undefined {
+	const value = p.get<unknown>('frequency', '');
+	if (value === undefined || value === null || value === '') {
+		p.v.warn('"Frequency" is empty, so it is not sent');
+		return undefined;
+	}
+	return p.v.oneOf('Frequency', value, MANDATE_FREQUENCIES);
+}
+
 const create: Operation = {
 	value: 'create',
 	name: 'Create',
@@ -33,7 +46,7 @@ const create: Operation = {
 		return {
 			customerId: p.v.id(ID.customerId, p.get('customerId', '')),
 			description: description === '' || description === undefined || description === null ? undefined : p.v.string('Description', description),
-			frequency: p.v.oneOf('Frequency', p.get('frequency', ''), MANDATE_FREQUENCIES),
+			frequency: frequency(p),
 		};
 	},
 	fields: [
@@ -53,7 +66,6 @@ const create: Operation = {
 			displayName: 'Frequency',
 			name: 'frequency',
 			type: 'options',
-			required: true,
 			options: enumOptions(MANDATE_FREQUENCIES, { ONE_OFF: 'One-Off' }).map((option) => ({
 				...option,
 				description: FREQUENCY_DESCRIPTIONS[option.value as (typeof MANDATE_FREQUENCIES)[number]],

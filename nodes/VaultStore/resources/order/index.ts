@@ -4,7 +4,7 @@ import { STORE_CREDENTIAL } from '../../../shared/credentials';
 import { opt } from '../../../shared/readers';
 import { enumOptions } from '../../../shared/labels';
 import { collectionField, locatorField, returnAllFields } from '../../properties';
-import type { Operation, Resource } from '../../operation';
+import type { Operation, Params, Resource } from '../../operation';
 import { ID } from '../../../shared/ids';
 
 /** Order statuses the spec shows ("seen"): not the full set, so the filter sends any other value too. */
@@ -78,7 +78,19 @@ const getAll: Operation = {
 	],
 };
 
+/** The smallest amount the Amount field offers (two decimals). */
 const REFUND_MIN = 0.01;
+
+/**
+ * More than 0 (money safety: every money write's own amount). The 0.01 is the node's own (the
+ * field's two decimals; the refund body is not in the spec): a smaller amount warns.
+ */
+function refundAmount(p: Params, value: unknown): number {
+	const amount = p.v.number('Amount', value);
+	if (amount <= 0) p.v.fail(`"Amount" must be greater than 0 (got ${amount})`);
+	if (amount < REFUND_MIN) p.v.warn(`"Amount" is below ${REFUND_MIN} (got ${amount})`);
+	return amount;
+}
 
 const refund: Operation = {
 	value: 'refund',
@@ -103,7 +115,7 @@ const refund: Operation = {
 	body: (p) => {
 		const f = p.fields('additionalFields');
 		return {
-			amount: f.amount === undefined ? undefined : p.v.number('Amount', f.amount, { min: REFUND_MIN }),
+			amount: f.amount === undefined ? undefined : refundAmount(p, f.amount),
 			// The refund body is not in the spec, nor any length for the reason.
 			reason: f.reason === undefined ? undefined : p.v.string('Reason', f.reason),
 		};

@@ -1,10 +1,21 @@
 import { STORE_CREDENTIAL } from '../../../shared/credentials';
 import { opt } from '../../../shared/readers';
 import { collectionField, returnAllFields } from '../../properties';
-import type { Operation, Resource } from '../../operation';
+import type { Operation, Params, Resource } from '../../operation';
 
-/** Bank account ids of payouts start with bnk_. */
-export const BANK_ACCOUNT_ID = { label: 'Bank Account ID', prefix: 'bnk_' };
+/**
+ * Bank account ids of payouts start with bnk_ (the bank account record gives only the prefix). It is
+ * sent in the body, not the path, so the 12 to 48 of path ids only warns (bankAccountId below).
+ */
+export const BANK_ACCOUNT_ID = { label: 'Bank Account ID', prefix: 'bnk_', anyLength: true };
+
+function bankAccountId(p: Params, value: unknown): string {
+	const id = p.v.id(BANK_ACCOUNT_ID, value);
+	if (id.length < 12 || id.length > 48) {
+		p.v.warn(`"Bank Account ID" is not 12 to 48 characters long, the length of the store's IDs (got ${id.length})`);
+	}
+	return id;
+}
 
 /** The smallest amount the Amount field offers (two decimals); the request needs more than 0. */
 const AMOUNT_MIN = 0.01;
@@ -38,8 +49,7 @@ const create: Operation = {
 		if (amount <= 0) p.v.fail(`"Amount" must be greater than 0 (got ${amount})`);
 		return {
 			amount,
-			bankAccountId:
-				opt(f, 'bankAccountId', (v) => p.v.id(BANK_ACCOUNT_ID, v)),
+			bankAccountId: opt(f, 'bankAccountId', (v) => bankAccountId(p, v)),
 			currency: currency?.toUpperCase(),
 		};
 	},

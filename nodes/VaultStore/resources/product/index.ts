@@ -61,11 +61,13 @@ function variants(p: Params, value: unknown): IDataObject[] {
 				continue;
 			}
 			if (field === null || kind === 'any') continue;
-			if (kind === 'text' && typeof field !== 'string') p.v.fail(`${at}: "${key}" must be text`);
+			// The spec types images (array of string), inStock and trackStock (boolean), quantity and
+			// position (integer): errors. It gives no type for the text fields nor for price and
+			// compareAtPrice (nor a sign: the product's own prices are >= 0): warnings.
+			if (kind === 'text' && typeof field !== 'string') p.v.warn(`${at}: "${key}" is not text`);
 			if (kind === 'boolean' && typeof field !== 'boolean') p.v.fail(`${at}: "${key}" must be true or false`);
-			if (kind === 'money' && (typeof field !== 'number' || !Number.isFinite(field) || field < 0)) {
-				p.v.fail(`${at}: "${key}" must be a number of at least 0`);
-			}
+			if (kind === 'money' && (typeof field !== 'number' || !Number.isFinite(field))) p.v.warn(`${at}: "${key}" is not a number`);
+			if (kind === 'money' && typeof field === 'number' && field < 0) p.v.warn(`${at}: "${key}" is below 0`);
 			if (kind === 'count' && (typeof field !== 'number' || !Number.isInteger(field))) {
 				p.v.fail(`${at}: "${key}" must be a whole number`);
 			}
@@ -424,7 +426,7 @@ const updateFieldOptions: INodeProperties[] = [
 		type: 'json',
 		default: '',
 		description:
-			'Variants replacing the current ones, as a JSON array of Variant objects (max 20). To keep or change an existing variant, include its ID; a variant without an ID is a new one. Prices are at least 0, images is an array of URLs, quantity and position are whole numbers.',
+			'Variants replacing the current ones, as a JSON array of Variant objects (max 20). To keep or change an existing variant, include its ID; a variant without an ID is a new one. Images is an array of URLs, quantity and position are whole numbers; the node warns about prices below 0.',
 		hint: 'Keys: id, title, slug, description, sku, options, price, compareAtPrice, images, inStock, quantity, trackStock, position',
 	},
 	{

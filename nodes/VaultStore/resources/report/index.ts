@@ -52,7 +52,8 @@ function createBody(p: Params): IDataObject {
 	const to = p.v.timestamp('To', p.get('to'));
 	const fromMs = Date.parse(from);
 	const toMs = Date.parse(to);
-	if (fromMs >= toMs) p.v.fail(`"From" must be before "To" (got From ${from}, To ${to})`);
+	// The period's order is not a rule the service states (only its 90 days): a warning.
+	if (fromMs >= toMs) p.v.warn(`"From" is not before "To" (got From ${from}, To ${to})`);
 	const days = (toMs - fromMs) / DAY_MS;
 	if (days > MAX_PERIOD_DAYS) {
 		p.v.fail(
@@ -149,7 +150,7 @@ const create: Operation = {
 	family: 'stores',
 	path: '/reports',
 	body: createBody,
-	notes: 'inferred body names type, from, to, format; period checked (from before to, max 90 days); a 429 (10 running reports) fails at once with a clear message',
+	notes: 'inferred body names type, from, to, format; period checked (max 90 days is refused; from not before to warns); a 429 (10 running reports) fails at once with a clear message',
 	scope: 'REPORTS_WRITE',
 	hints: { 429: LIMIT_HINT },
 	run: runCreate,
@@ -169,7 +170,7 @@ const create: Operation = {
 			type: 'dateTime',
 			default: '',
 			required: true,
-			description: `Start of the period (ISO 8601, e.g. 2026-01-01T00:00:00Z). Must be before "To"; the period may be at most ${MAX_PERIOD_DAYS} days.`,
+			description: `Start of the period (ISO 8601, e.g. 2026-01-01T00:00:00Z). Should be before "To" (the node warns otherwise); the period may be at most ${MAX_PERIOD_DAYS} days.`,
 		},
 		{
 			displayName: 'To',
