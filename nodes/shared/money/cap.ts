@@ -52,7 +52,9 @@ export function checkAmounts({ route, body, query, max, known }: CapInput): CapV
 			}
 			continue;
 		}
-		if (n < 0 || (isOwn && n === 0)) {
+		// Declared routes move money one way; a route found by its word alone (a debit, an adjustment) may
+		// take a negative amount the service accepts: outside a cap it is the user's own call.
+		if ((n < 0 || (isOwn && n === 0)) && (!route.undeclared || max !== undefined)) {
 			return { refusal: `Refused: "${path}" of "${name}" is ${n}; an amount must be more than 0` };
 		}
 		if (max !== undefined && n > max) return { refusal: aboveMax(n, max) };
