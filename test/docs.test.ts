@@ -8,6 +8,7 @@ import { readdirSync, readFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
 
 import { optionsProperty } from '../nodes/VaultStore/options';
+import { DEFAULT_MAX_CONCURRENCY, INITIAL_CONCURRENCY, START_GROWTH_FACTOR, TURN_GRANTS, TURN_MS } from '../nodes/shared/transport/concurrency';
 import { DEFAULT_TOLERANCE, MAX_TOLERANCE } from '../nodes/VaultStoreTrigger/properties';
 import { MAX_STALE_IDS } from '../nodes/VaultStoreTrigger/staticData';
 
@@ -100,5 +101,29 @@ describe('defaults and limits stated in the docs are the node\'s', () => {
 		const editor = (optionsProperty.options!.find((o) => 'name' in o && o.name === 'idempotencyKey') as { description: string }).description;
 		expect(editor).toMatch(/token create, refund, payout create, checkout pay, and a Custom API Call/);
 		expect(read('docs/reliability.md')).toMatch(/\(token create, refund, payout create, checkout pay, and a Custom API Call/);
+	});
+});
+
+describe('CHANGELOG: one account of how the request pool starts, true to concurrency.ts', () => {
+	const unreleased = (() => {
+		const text = read('CHANGELOG.md');
+		return text.slice(text.indexOf('## [Unreleased]'), text.indexOf('\n## [', text.indexOf('## [Unreleased]') + 1));
+	})();
+	const bullets = unreleased.split(/\n(?=- )/);
+
+	test('exactly one entry describes the start, and it states the constants of the code', () => {
+		const accounts = bullets.filter((b) => /How the request pool of a node run starts/.test(b));
+		expect(accounts).toHaveLength(1);
+		const account = accounts[0].replace(/\s+/g, ' ');
+		expect(account).toContain(`with a Concurrency above ${INITIAL_CONCURRENCY} (the default is ${DEFAULT_MAX_CONCURRENCY})`);
+		expect(account).toContain(`multiplied by ${START_GROWTH_FACTOR} each time a round's last request is answered`);
+		expect(account).toContain(`never below ${INITIAL_CONCURRENCY}`);
+		expect(account).toContain(`With a Concurrency of ${INITIAL_CONCURRENCY} or less the window starts at the Concurrency`);
+		expect(unreleased.replace(/\s+/g, ' ')).toContain(`at most ${TURN_GRANTS} per turn, a ${TURN_MS} ms timer between turns`);
+	});
+
+	test('no other entry states a number the pool starts with', () => {
+		const others = bullets.filter((b) => !/How the request pool of a node run starts/.test(b)).map((b) => b.replace(/\s+/g, ' '));
+		expect(others.filter((b) => /\b(starts?|started) (with|at) \d|window starts at|start(s|ing)? (of|from) \d+ requests/i.test(b))).toEqual([]);
 	});
 });
