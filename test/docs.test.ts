@@ -127,3 +127,13 @@ describe('CHANGELOG: one account of how the request pool starts, true to concurr
 		expect(others.filter((b) => /\b(starts?|started) (with|at) \d|window starts at|start(s|ing)? (of|from) \d+ requests/i.test(b))).toEqual([]);
 	});
 });
+
+test('docs/security.md states no hard-coded secret-scan count: it quotes the line the teardown prints', () => {
+	const row = read('docs/security.md').split('\n').find((l) => l.startsWith('| Whole suite |'));
+	expect(row).toBeDefined();
+	expect(row).not.toMatch(/\d[\d,]* (output items[^|]*)?checked/);
+	const teardown = read('test/support/global-teardown.ts');
+	const printed = /console\.log\(`\\nSecret scan: \$\{scanned\}( [^`]*?), \$\{leaks\.length\} leaks\.`\)/.exec(teardown);
+	expect(printed).not.toBeNull();
+	expect(row).toContain(`Secret scan: N${printed![1]}, 0 leaks.`);
+});
