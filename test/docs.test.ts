@@ -104,6 +104,10 @@ describe('defaults and limits stated in the docs are the node\'s', () => {
 	test('the Idempotency Key option names the operations the Reliability page names', () => {
 		const editor = (optionsProperty.options!.find((o) => 'name' in o && o.name === 'idempotencyKey') as { description: string }).description;
 		expect(editor).toMatch(/token create, refund, payout create, checkout pay, and a Custom API Call/);
+		// The three sources of docs/reliability.md's table: option, event, execution.
+		expect(editor).toMatch(/descends from a Vault Store Trigger event, one derived from that event/);
+		expect(editor).toMatch(/otherwise one derived from the execution and item/);
+		expect(read('docs/reliability.md')).toMatch(/\| `event` \| The item descends \(through n8n's paired items\) from a \*\*Vault Store Trigger\*\* delivery/);
 		expect(read('docs/reliability.md')).toMatch(/\(token create, refund, payout create, checkout pay, and a Custom API Call/);
 	});
 });

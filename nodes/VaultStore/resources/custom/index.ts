@@ -229,7 +229,7 @@ const request: Operation = {
 				type: 'boolean',
 				default: false,
 				description:
-					'Whether to send an Idempotency-Key header (honoured by refunds, payout creation and checkout pay): the Idempotency Key of the Options, or else one derived from the execution and item that stays the same on retries',
+					'Whether to send an Idempotency-Key header (honoured by refunds, payout creation and checkout pay): the Idempotency Key of the Options, or else a derived one that stays the same on retries: from the Vault Store Trigger event the item descends from (the same in every execution of that event), otherwise from the execution and item',
 			},
 		]),
 	],
