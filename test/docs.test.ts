@@ -112,6 +112,19 @@ describe('defaults and limits stated in the docs are the node\'s', () => {
 	});
 });
 
+test('the first install of n8n costs what the installer says (README Try it, docs/e2e-tests.md, the install log)', () => {
+	const { FIRST_INSTALL, N8N_DEFAULT, N8N_LATEST } = require('./e2e/runner/n8n-install.js') as {
+		FIRST_INSTALL: Record<string, { minutes: string; size: string }>; N8N_DEFAULT: string; N8N_LATEST: string;
+	};
+	const first = FIRST_INSTALL[N8N_DEFAULT];
+	const latest = FIRST_INSTALL[N8N_LATEST];
+	const flat = (file: string) => read(file).replace(/\s+/g, ' ');
+	expect(flat('README.md')).toContain(`\`~/.cache/n8n-nodes-vault-store/n8n-${N8N_DEFAULT}\` (about ${first.size} and ${first.minutes} minutes;`);
+	expect(flat('docs/e2e-tests.md')).toContain(`${N8N_LATEST}: about ${latest.minutes} minutes, ${latest.size}`);
+	// No other figure for the first install of the default line.
+	expect(flat('README.md')).not.toMatch(/about [\d.]+ GB and \d+ minutes/);
+});
+
 describe('CHANGELOG: one account of how the request pool starts, true to concurrency.ts', () => {
 	const unreleased = (() => {
 		const text = read('CHANGELOG.md');
