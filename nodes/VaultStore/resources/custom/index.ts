@@ -191,9 +191,9 @@ const request: Operation = {
 			type: 'string',
 			required: true,
 			default: '',
-			placeholder: '/v2/stores/{storeId}/refunds',
+			placeholder: '/v2/core/stores/{storeId}/customers',
 			description:
-				"Store API: the path below the credential's Base URL, starting with /v2/; {storeId} is replaced with the credential's Store ID (e.g. /v2/stores/{storeId}/refunds). Vault API: the path below the credential's vault, /v2/workspaces/{workspaceId}/vaults/{vaultId}, e.g. /tokens, or a proxy or access-log route your account's API reference gives.",
+				"Store API: the path below the credential's Base URL, starting with /v2/; {storeId} is replaced with the credential's Store ID (e.g. /v2/core/stores/{storeId}/customers, the customer list). Vault API: the path below the credential's vault, /v2/workspaces/{workspaceId}/vaults/{vaultId}, e.g. /tokens, or a proxy or access-log route your account's API reference gives.",
 		},
 		{
 			displayName: 'Query Parameters',
