@@ -12,7 +12,10 @@ import type { ICredentialType, INodeTypeDescription } from 'n8n-workflow';
 
 import { VaultStoreStoreApi } from '../credentials/VaultStoreStoreApi.credentials';
 import { VaultStoreVaultApi } from '../credentials/VaultStoreVaultApi.credentials';
+import { moneyRoutesOf } from '../nodes/VaultStore/moneyRoutes';
 import { resources } from '../nodes/VaultStore/resources';
+import type { Route } from '../nodes/shared/money/routes';
+import { routeOf } from '../nodes/shared/money/routes';
 import { VaultStore } from '../nodes/VaultStore/VaultStore.node';
 import { VaultStoreTrigger } from '../nodes/VaultStoreTrigger/VaultStoreTrigger.node';
 
@@ -118,3 +121,19 @@ test.each(resources.flatMap((r) => r.operations.map((op) => [r.value, op.value])
 		expect(shown.filter((p) => p.name === 'options')).toHaveLength(1);
 	},
 );
+
+test('Custom API Call\'s Path shows a harmless read route as its example: a GET route of an operation, no money route for any method', () => {
+	const pathField = new VaultStore().description.properties.find((p) => p.name === 'path' && p.displayOptions?.show?.resource?.includes('custom'));
+	expect(pathField).toBeDefined();
+	const examples = [pathField!.placeholder as string, ...[...(pathField!.description ?? '').matchAll(/e\.g\. (\/v2\/[^\s,)]+)/g)].map((m) => m[1])];
+	expect(examples.length).toBeGreaterThan(1);
+	const readme = readFileSync(path.join(__dirname, '..', 'README.md'), 'utf8');
+	const routes = moneyRoutesOf(resources);
+	for (const example of new Set(examples)) {
+		// An operation of the node reads it (the README's generated operations table).
+		expect(readme).toContain(`| GET \`${example}\` |`);
+		const route = routeOf('base', example);
+		expect('refused' in route).toBe(false);
+		for (const method of ['POST', 'PUT', 'PATCH', 'DELETE']) expect(routes.match(method, route as Route)).toBeUndefined();
+	}
+});

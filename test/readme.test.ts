@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -49,5 +49,35 @@ describe('README', () => {
 		'Development',
 	])('has a "%s" section', (title) => {
 		expect(readme).toMatch(new RegExp(`^## ${title}$`, 'm'));
+	});
+});
+
+describe('README "Try it" and the demo banner (test/e2e/runner/demo.js) say the same', () => {
+	const demo = readFileSync(path.join(__dirname, 'e2e', 'runner', 'demo.js'), 'utf8');
+	const tryIt = readme.slice(readme.indexOf('## Try it'), readme.indexOf('## Install'));
+	const examples = readdirSync(path.join(__dirname, '..', 'examples')).filter((f) => f.endsWith('.json'));
+
+	test('the curl that sends an event has the same body', () => {
+		const readmeBody = /__dev\/events -H 'content-type: application\/json' -d '([^']+)'/.exec(tryIt)?.[1];
+		const bannerBody = /__dev\/events -H 'content-type: application\/json'[^\n]*\n[^\n]*-d '([^']+)'/.exec(demo)?.[1];
+		expect(readmeBody).toBeDefined();
+		expect(readmeBody).toBe(bannerBody);
+	});
+
+	test('every option the demo takes is in "Try it"', () => {
+		const header = demo.slice(0, demo.indexOf("'use strict'"));
+		const options = [...new Set(header.slice(header.indexOf('Options:')).match(/--[a-z][a-z0-9-]*/g))];
+		expect(options).toEqual(expect.arrayContaining(['--port', '--sandbox-port', '--no-build', '--keep', '--n8n', '--latest']));
+		expect(options.filter((o) => !tryIt.includes(`\`${o}`))).toEqual([]);
+	});
+
+	test.each(examples)('example %s is in the README\'s Examples table and in the demo banner', (file) => {
+		expect(readme).toContain(`| \`${file}\` |`);
+		expect(demo).toContain(`byName['${file}']`);
+	});
+
+	test('"Try it" has an entry per example, as the banner does', () => {
+		const entries = tryIt.split('\n').filter((l) => /^- \*\*[^*]+\*\*/.test(l));
+		expect(entries).toHaveLength(examples.length);
 	});
 });

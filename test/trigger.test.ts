@@ -644,6 +644,25 @@ describe('V1 to V2 migration, V1 key forms, secret rotation and All Events', () 
 		expect((await deliverTo(t, await emitFor(t, 'PAYMENT_COMPLETED'))).items).toHaveLength(1);
 	});
 
+	test('a legacy V1 delivery (only the X-Service-* headers) to a V2 trigger gets 401 with the hint to check the signature version', async () => {
+		const t = await activeTrigger({ events: ['PAYMENT_COMPLETED'], signatureVersion: 'V2' });
+		endpointOf(t).signatureVersion = 'V1';
+		const c = await emitFor(t, 'PAYMENT_COMPLETED');
+		endpointOf(t).signatureVersion = 'V2';
+		const { ['webhook-signature']: _s, ['webhook-timestamp']: _t, ['webhook-id']: _i, ...legacyOnly } = c.headers;
+		expect(Object.keys(legacyOnly).filter((h) => h.startsWith('x-service-')).sort()).toEqual(['x-service-idempotency', 'x-service-signature', 'x-service-timestamp']);
+		const hint = /^missing webhook-id header: the delivery looks like V1 \(legacy X-Service-Signature headers\) but this endpoint is set to V2: check its signature version$/;
+		expectRejected(await deliverTo(t, c, { headers: legacyOnly }), hint);
+		// A V1 signature without its webhook-id (bare hex) gets the hint too.
+		const { ['webhook-id']: _id, ...v1WithoutId } = c.headers;
+		const { ['x-service-signature']: _x, ['x-service-timestamp']: _y, ['x-service-idempotency']: _z, ...bareHexOnly } = v1WithoutId;
+		expectRejected(await deliverTo(t, c, { headers: bareHexOnly }), /^missing webhook-id header: the delivery looks like V1 \(a bare hex signature\) but this endpoint is set to V2: check its signature version$/);
+		// Control: a V2 delivery that only lacks its webhook-id has no V1 mark and gets no such hint.
+		const v2 = await emitFor(t, 'PAYMENT_COMPLETED');
+		const { ['webhook-id']: _v2id, ...v2WithoutId } = v2.headers;
+		expectRejected(await deliverTo(t, v2, { headers: v2WithoutId }), /^missing webhook-id header$/);
+	});
+
 	test('V1 accepts a signature keyed with the secret text or with the decoded whsec_ key, and reports which in meta.signingKey', async () => {
 		const t = await activeTrigger({ events: ['SUBSCRIPTION_RENEWING'], signatureVersion: 'V1', options: { rejectDuplicates: false } });
 		const c = await emitFor(t, 'SUBSCRIPTION_RENEWING');

@@ -31,7 +31,7 @@ export const optionsProperty: INodeProperties = {
 			type: 'string',
 			default: '',
 			description:
-				'Key sent as Idempotency-Key by operations that use one (token create, refund, payout create, checkout pay, and a Custom API Call with Send Idempotency-Key on): 1 to 255 of A-Z a-z 0-9 _ -. Leave empty to use a key derived from the execution and item, which stays the same on every retry.',
+				'Key sent as Idempotency-Key by operations that use one (token create, refund, payout create, checkout pay, and a Custom API Call with Send Idempotency-Key on): 1 to 255 of A-Z a-z 0-9 _ -. Leave empty for a derived key that stays the same on every retry: when the item descends from a Vault Store Trigger event, one derived from that event and the write, so every execution of the event sends the same key; otherwise one derived from the execution and item.',
 		},
 		{
 			displayName: 'Max Retries',

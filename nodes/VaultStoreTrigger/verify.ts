@@ -169,19 +169,34 @@ function sign(scheme: Scheme, key: Buffer, id: string, timestamp: string, body: 
 		.digest(scheme.format === 'hex' ? 'hex' : 'base64');
 }
 
+const LEGACY_HEADERS = ['x-service-signature', 'x-service-timestamp', 'x-service-idempotency'];
+
+/**
+ * For a V2 endpoint that misses a V2 header: the hint to check the signature version when the
+ * delivery carries V1 marks (the legacy X-Service-* headers, or a bare hex webhook-signature).
+ */
+function v1Hint(scheme: Scheme, headers: Delivery['headers'], configured: boolean): string {
+	if (scheme.version !== 'V2' || !configured) return '';
+	const legacy = LEGACY_HEADERS.some((name) => readHeader(headers, name) !== undefined);
+	const hex = HEX_DIGEST.test(readHeader(headers, 'webhook-signature') ?? '');
+	if (!legacy && !hex) return '';
+	return `: the delivery looks like V1 (${legacy ? 'legacy X-Service-Signature headers' : 'a bare hex signature'}) but this endpoint is set to V2: check its signature version`;
+}
+
 /** The pipeline, for any scheme. `configured` is false for a V2 delivery to a V1 endpoint. */
 function verifyWithScheme(scheme: Scheme, keys: Key[] | string, options: VerifierOptions, delivery: Delivery, configured: boolean): Verdict {
 	const { headers, nowMs } = delivery;
 	if (typeof keys === 'string') return fail(keys);
+	const missing = (name: string): Verdict => fail(`missing ${name} header${v1Hint(scheme, headers, configured)}`);
 	const idHeader = scheme.idHeaders.find((name) => readHeader(headers, name) !== undefined);
-	if (idHeader === undefined) return fail(`missing ${scheme.idHeaders.join(' (or ')}${scheme.idHeaders.length > 1 ? ')' : ''} header`);
+	if (idHeader === undefined) return missing(`${scheme.idHeaders.join(' (or ')}${scheme.idHeaders.length > 1 ? ')' : ''}`);
 	const id = readHeader(headers, idHeader) as string;
 	const timestamp = readHeader(headers, scheme.timestampHeader);
-	if (timestamp === undefined) return fail(`missing ${scheme.timestampHeader} header`);
+	if (timestamp === undefined) return missing(scheme.timestampHeader);
 	if (id.length > MAX_ID_LENGTH || !PLAIN_ID.test(id)) return fail(`${idHeader} header is malformed`);
 	// Every copy of the header (a proxy may repeat it): every entry of each is tried.
 	const signature = readHeaderCopies(headers, scheme.signatureHeader);
-	if (signature === undefined) return fail(`missing ${scheme.signatureHeader} header`);
+	if (signature === undefined) return missing(scheme.signatureHeader);
 	const offered = offeredSignatures(scheme, signature);
 	if (typeof offered === 'string') return fail(offered);
 	const unit = scheme.unitMs === 1000 ? 'seconds' : 'milliseconds';

@@ -47,7 +47,7 @@ export interface DeliveryMeta {
 	signingKey?: 'secret-text' | 'decoded-key';
 	/** With a previous secret configured: which one matched. */
 	signingSecret?: 'current' | 'previous';
-	/** Only with the "Include Headers" option: the delivery's non-secret headers. */
+	/** Only with the "Include Delivery Headers" option: the delivery's non-secret headers. */
 	headers?: { [name: string]: unknown };
 }
 

@@ -125,6 +125,13 @@ async function main() {
 		lines.push(`  - "${byName['tokenize-card.json'].title}"`, `      ${wfUrl(byName['tokenize-card.json'])}`, '      Execute workflow: stores a test card in the vault (output: token id and mask only),', '      reads the token, then reveals the card (a key with tokens:reveal).');
 	if (byName['report-download.json'])
 		lines.push(`  - "${byName['report-download.json'].title}"`, `      ${wfUrl(byName['report-download.json'])}`, '      Execute workflow: requests a report and downloads it; open the last node, Binary tab.');
+	if (byName['correct-a-guess.json'])
+		lines.push(
+			`  - "${byName['correct-a-guess.json'].title}"`,
+			`      ${wfUrl(byName['correct-a-guess.json'])}`,
+			'      Execute workflow: refunds 1.00 with the reason sent as an Additional Body Field, then stores',
+			'      a value in the vault and reads it back with a Custom API Call on the Vault API.',
+		);
 	if (byName['trigger-events.json'])
 		lines.push(
 			`  - "${byName['trigger-events.json'].title}" (published, listening)`,

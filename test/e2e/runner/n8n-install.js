@@ -28,6 +28,14 @@ const N8N_DEFAULT = '2.8.4';
 const N8N_LATEST = '2.41.1';
 /** Node.js per n8n version, pinned so a run is repeatable ("system": the Node running this script). */
 const NODE_PINS = /** @type {Record<string, string>} */ ({ [N8N_DEFAULT]: 'system', [N8N_LATEST]: '24.21.0' });
+/**
+ * What the first install of a line costs, as the log and the docs say it (README "Try it" and
+ * docs/e2e-tests.md quote these; test/docs.test.ts checks that they do).
+ */
+const FIRST_INSTALL = /** @type {Record<string, {minutes: string, size: string}>} */ ({
+	[N8N_DEFAULT]: { minutes: '5 to 8', size: '2.3 GB' },
+	[N8N_LATEST]: { minutes: '10', size: '2.9 GB' },
+});
 
 let n8nVersion = N8N_DEFAULT;
 /** @type {{version: string, bin: string, headers?: string} | undefined} */
@@ -291,7 +299,8 @@ async function ensureN8n({ quiet = false } = {}) {
 		ready,
 		async () => {
 			const logFile = path.join(home, 'install.log');
-			log(`n8n ${n8nVersion}: installing into ${home} with node ${node.version} (first run only: about 5-8 minutes, 2.3 GB; log ${logFile})`);
+			const cost = FIRST_INSTALL[n8nVersion];
+			log(`n8n ${n8nVersion}: installing into ${home} with node ${node.version} (first run only${cost ? `: about ${cost.minutes} minutes, ${cost.size}` : ''}; log ${logFile})`);
 			if (fs.existsSync(marker)) fs.rmSync(path.join(home, 'node_modules'), { recursive: true, force: true });
 			fs.rmSync(marker, { force: true });
 			fs.writeFileSync(path.join(home, 'package.json'), JSON.stringify(runtimePackageJson(), null, 2) + '\n');
@@ -383,6 +392,6 @@ async function installPackage(userFolder, tgz) {
 	return pkgDir;
 }
 
-module.exports = { CACHE_ROOT, N8N_DEFAULT, N8N_LATEST, NODE_PINS, buildAndPack, compareVersions, ensureChromium, ensureN8n, ensureNode, ensureNodeVersion, installPackage, loadSandbox, n8nBin, n8nFromArgs, n8nHome, nodeBin, nodeFor, nodePackagePaths, nodeSatisfies, npmCli, npmView, parseVersion, pathWithNode, runtimePackageJson, selectN8n, sqliteWorks, withInstallLock };
+module.exports = { CACHE_ROOT, FIRST_INSTALL, N8N_DEFAULT, N8N_LATEST, NODE_PINS, buildAndPack, compareVersions, ensureChromium, ensureN8n, ensureNode, ensureNodeVersion, installPackage, loadSandbox, n8nBin, n8nFromArgs, n8nHome, nodeBin, nodeFor, nodePackagePaths, nodeSatisfies, npmCli, npmView, parseVersion, pathWithNode, runtimePackageJson, selectN8n, sqliteWorks, withInstallLock };
 /** The selected n8n version (N8N_DEFAULT unless selectN8n chose another). */
 Object.defineProperty(module.exports, 'N8N_VERSION', { enumerable: true, get: () => n8nVersion });

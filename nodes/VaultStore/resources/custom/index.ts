@@ -191,9 +191,9 @@ const request: Operation = {
 			type: 'string',
 			required: true,
 			default: '',
-			placeholder: '/v2/stores/{storeId}/refunds',
+			placeholder: '/v2/core/stores/{storeId}/customers',
 			description:
-				"Store API: the path below the credential's Base URL, starting with /v2/; {storeId} is replaced with the credential's Store ID (e.g. /v2/stores/{storeId}/refunds). Vault API: the path below the credential's vault, /v2/workspaces/{workspaceId}/vaults/{vaultId}, e.g. /tokens, or a proxy or access-log route your account's API reference gives.",
+				"Store API: the path below the credential's Base URL, starting with /v2/; {storeId} is replaced with the credential's Store ID (e.g. /v2/core/stores/{storeId}/customers, the customer list). Vault API: the path below the credential's vault, /v2/workspaces/{workspaceId}/vaults/{vaultId}, e.g. /tokens, or a proxy or access-log route your account's API reference gives.",
 		},
 		{
 			displayName: 'Query Parameters',
@@ -229,7 +229,7 @@ const request: Operation = {
 				type: 'boolean',
 				default: false,
 				description:
-					'Whether to send an Idempotency-Key header (honoured by refunds, payout creation and checkout pay): the Idempotency Key of the Options, or else one derived from the execution and item that stays the same on retries',
+					'Whether to send an Idempotency-Key header (honoured by refunds, payout creation and checkout pay): the Idempotency Key of the Options, or else a derived one that stays the same on retries: from the Vault Store Trigger event the item descends from (the same in every execution of that event), otherwise from the execution and item',
 			},
 		]),
 	],
