@@ -366,7 +366,7 @@ test('upgrade from 0.1.0: two same-amount refunds of one order in one event (dif
 	const delivery = { json: { event: 'PAYMENT_COMPLETED', id: eventId, meta: { deliveryId: eventId } } };
 	f.sb.clearRequests();
 	const r = await runNodes(
-		[TRIGGER, { name: 'Two', type: 'two' }, { name: 'Vault Store', parameters: { resource: 'order', operation: 'refund', orderId: rl(orderId), additionalFields: { amount: 1, reason: "={{ $json.n === 1 ? 'first' : 'second' }}" } } }],
+		[TRIGGER, { name: 'Two', type: 'two', parameters: {} }, { name: 'Vault Store', parameters: { resource: 'order', operation: 'refund', orderId: rl(orderId), additionalFields: { amount: 1, reason: "={{ $json.n === 1 ? 'first' : 'second' }}" } } }],
 		f.credentials,
 		[delivery],
 		{ workflowId: 'wf_upgrade2', staticData, extraNodeTypes: { two: TWO } },
