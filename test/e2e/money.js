@@ -360,6 +360,36 @@ async function moneyChecks({ inst, sb, t, rest, example }) {
 		t.check('money (rollback): after a V2 to V1 rollback in the merchant dashboard, a V1-signed delivery is accepted (no 401) and starts the workflow', d2?.status >= 200 && d2?.status < 300 && startedAfter.length === 2, JSON.stringify({ status: d2?.status, executions: startedAfter.length }));
 		await rest.request('POST', `/api/v1/workflows/${wf.id}/deactivate`, undefined, H);
 	}
+
+	// ------------------------------------------------------------ the node-advised V2 switch, then a dashboard rollback to V1
+	{
+		const wf = await workflow('advised V2 switch', { version: 'V1', events: ['PAYMENT_REFUNDED'], refund: false });
+		wf.ep.signatureVersion = 'V2'; // the service's migration
+		const migrated = sb.app.deliver(wf.ep.id, 'PAYMENT_REFUNDED', { refund: 'migrated' });
+		const d1 = await firstDelivery(migrated);
+		await finished(wf.id, 1);
+		// The user follows the node's advice: Signature Version set to V2, the workflow published again.
+		const current = /** @type {any} */ (await rest.api(`/workflows/${wf.id}`));
+		const nodes = current.nodes.map((/** @type {any} */ n) => (n.type === `${PKG_NAME}.vaultStoreTrigger` ? { ...n, parameters: { ...n.parameters, signatureVersion: 'V2' } } : n));
+		const put = /** @type {any} */ (await rest.request('PUT', `/api/v1/workflows/${wf.id}`, { name: current.name, nodes, connections: current.connections, settings: { executionOrder: 'v1' } }, H));
+		const republished = /** @type {any} */ (await rest.request('POST', `/api/v1/workflows/${wf.id}/activate`, undefined, H));
+		t.check('money (advised switch): the V1 trigger accepted the migrated V2 delivery; the workflow set to V2 and published again', d1?.status >= 200 && d1?.status < 300 && put.status === 200 && republished.status === 200, JSON.stringify({ delivery: d1?.status, put: put.status, activate: republished.status, body: republished.body }).slice(0, 300));
+		await routedStatus(wf.url, 401, 60_000);
+		// Publishing again may register the endpoint anew (n8n 2.x deactivates the old version first).
+		const ep = /** @type {any} */ (await waitUntil(() => sb.state.webhooks.find((/** @type {any} */ w) => w.url === wf.url), 30_000));
+		t.must('money (advised switch): the workflow has its endpoint at the sandbox, in V2', ep?.signatureVersion === 'V2', JSON.stringify(ep));
+		const v2 = sb.app.deliver(ep.id, 'PAYMENT_REFUNDED', { refund: 'after the switch' });
+		const d2 = await firstDelivery(v2);
+		await finished(wf.id, 2);
+		// The merchant rolls the endpoint back to V1 in the dashboard; the trigger stays set to V2.
+		ep.signatureVersion = 'V1';
+		const v1 = sb.app.deliver(ep.id, 'PAYMENT_REFUNDED', { refund: 'rolled back after the switch' });
+		const d3 = await firstDelivery(v1);
+		const runs = await finished(wf.id, 3);
+		log(`money (advised switch): deliveries ${[d1?.status, d2?.status, d3?.status].join(', ')}; executions ${runs.length}`);
+		t.check('money (advised switch): after the switch to V2 and a dashboard rollback to V1, a V1-signed delivery is accepted (no 401) and starts the workflow', d2?.status >= 200 && d2?.status < 300 && d3?.status >= 200 && d3?.status < 300 && runs.length === 3, JSON.stringify({ v2: d2?.status, v1: d3?.status, executions: runs.length }));
+		await rest.request('POST', `/api/v1/workflows/${wf.id}/deactivate`, undefined, H);
+	}
 }
 
 module.exports = { moneyChecks };
