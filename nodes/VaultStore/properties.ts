@@ -171,7 +171,7 @@ function pairsField(name: string, displayName: string, description: string, valu
 export const extraQueryField = pairsField(
 	'additionalQueryParameters',
 	'Additional Query Parameters',
-	"Query parameters added to the request, names and values sent as typed; a name given here replaces the node's own parameter of that name. Use them when your account's API reference names a filter differently, or has one the node has no field for.",
+	"Query parameters added to the request, names and values sent as typed; a name given here replaces the node's own parameter of that name, except page and limit with Return All (the node sets them to read every page). Use them when your account's API reference names a filter differently, or has one the node has no field for.",
 	'Sent as text, as typed',
 );
 
@@ -180,7 +180,7 @@ export const extraBodyField = pairsField(
 	'additionalBodyFields',
 	'Additional Body Fields',
 	"Fields added to the request body, names as typed; a name given here replaces the node's own field of that name, and a body of only these fields is sent as it is. Use them when your account's API reference names a field differently, or has one the node has no field for.",
-	'A value that reads as JSON (a number, true, false, null, an object or an array) is sent as that JSON, "quoted text" as the text inside the quotes, anything else as text',
+	'A value that reads as JSON (a number, true, false, null, an object or an array) is sent as that JSON, "quoted text" as the text inside the quotes, anything else as text. A whole number too long to keep every digit (more than 15 digits) is sent as text',
 );
 
 /** The resource selector, built from the resource rows. */
