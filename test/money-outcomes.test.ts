@@ -6,7 +6,9 @@
  * must do: nothing sent (skipped or refused naming the event or key), sent again under the same
  * key, or sent as a new write. The record runs on n8n's deduplication store (an in-memory one that
  * behaves as n8n 2.8.4's), so a process that died between claim and answer (its static data never
- * saved) is a row too. Every row has its control: the legitimate write reaches the service once.
+ * saved) is a row too. Key sources: the event (a Vault Store Trigger upstream), a sub-workflow (the
+ * trigger's item handed on, no trigger upstream), the Idempotency Key option. Every row has its
+ * control: the legitimate write reaches the service once.
  */
 import { DataDeduplicationService } from 'n8n-core';
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
@@ -54,9 +56,9 @@ const KINDS: Kind[] = [
 	{ name: 'process killed between claim and answer', fault: { kind: 'drop-after-commit' }, crash: true, first: 'unknown', again: { 'at once': 'resent', 'after 25 h': 'refused' } },
 ];
 
-type Source = 'event' | 'option';
+type Source = 'event' | 'sub-workflow' | 'option';
 type PathName = 'row' | 'Custom API Call (store)' | 'Pay (run hatch)';
-const SOURCES: Source[] = ['event', 'option'];
+const SOURCES: Source[] = ['event', 'sub-workflow', 'option'];
 const PATHS: PathName[] = ['row', 'Custom API Call (store)', 'Pay (run hatch)'];
 
 let serial = 0;
@@ -113,7 +115,9 @@ test.each(CELLS)('$label', async ({ kind, when, source, path }) => {
 	serial++;
 	const params = parameters(path, source, kind);
 	const eventId = `msg_outcome_${serial}`;
-	const input: INodeExecutionData[] = [{ json: source === 'event' ? { event: 'PAYMENT_COMPLETED', id: eventId, meta: { deliveryId: eventId, signatureVersion: 'V2' } } : {} }];
+	// A sub-workflow gets the trigger's item as Execute Workflow hands it on (no trigger upstream).
+	const carried = { event: 'PAYMENT_COMPLETED', id: eventId, meta: { deliveryId: eventId, timestamp: 1795800000, signatureVersion: 'V2', legacy: false } };
+	const input: INodeExecutionData[] = [{ json: source === 'event' ? { event: 'PAYMENT_COMPLETED', id: eventId, meta: { deliveryId: eventId, signatureVersion: 'V2' } } : source === 'sub-workflow' ? carried : {} }];
 	const nodes: NodeSpec[] = source === 'event' ? [TRIGGER, { name: 'Vault Store', id: `node-${serial}`, parameters: params }] : [{ name: 'Vault Store', id: `node-${serial}`, parameters: params }];
 	const workflow = { id: `wf_outcome_${serial}`, staticData: {} as IDataObject };
 	const execute = async (): Promise<RunResult> => {
@@ -153,7 +157,7 @@ test.each(CELLS)('$label', async ({ kind, when, source, path }) => {
 			expect(again.output()[0].json.writeSkipped).toBe(true);
 		} else if (expected === 'refused') {
 			expect(sent).toHaveLength(0);
-			expect(error).toMatch(new RegExp(`^The outcome of ".+" for ${source === 'event' ? `event ${eventId}` : 'Idempotency Key "outcome-\\d+"'} is unknown: an earlier execution sent it`));
+			expect(error).toMatch(new RegExp(`^The outcome of ".+" for ${source === 'option' ? 'Idempotency Key "outcome-\\d+"' : `event ${eventId}`} is unknown: an earlier execution sent it`));
 			expect(again.error()?.description).toMatch(/set Options → Idempotency Key to a new value/);
 		} else {
 			// Sent once: under the same key when resent (the service answers with what it did), else as a new write.
