@@ -15,6 +15,7 @@ import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
 import type { FaultSpec } from '../sandbox/faults';
 import type { CheckoutSession } from '../sandbox/resources/checkout';
+import { openSession } from '../sandbox/resources/checkout';
 import { useSandbox } from './support/fixtures';
 import type { NodeSpec, RunResult } from './support/harness';
 import { runNodes, TRIGGER_TYPE } from './support/harness';
@@ -50,6 +51,7 @@ const KINDS: Kind[] = [
 	{ name: 'timeout on the only attempt', fault: { kind: 'slow', delayMs: 700 }, options: { timeout: 200 }, first: 'unknown', again: { 'at once': 'resent', 'after 25 h': 'refused' } },
 	{ name: '409 on every retry', fault: { kind: 'reply', status: 409, count: 10, reply: { body: { ok: false, error: { code: 'idempotency_conflict', message: 'still running (injected)' } } } }, options: { maxRetries: 2 }, attempts: 3, first: 'unknown', again: { 'at once': 'resent', 'after 25 h': 'refused' } },
 	{ name: '500 after commit', fault: { kind: 'commit-then-500' }, first: 'unknown', again: { 'at once': 'refused', 'after 25 h': 'refused' } },
+	{ name: '500 echoing the request, Authorization included (hostile)', fault: { kind: 'echo', status: 500 }, first: 'unknown', again: { 'at once': 'refused', 'after 25 h': 'refused' } },
 	{ name: '502 before anything', fault: { kind: 'reply', status: 502, reply: { body: '<html>bad gateway</html>' } }, first: 'unknown', again: { 'at once': 'refused', 'after 25 h': 'refused' } },
 	{ name: '400 (provably not applied)', fault: { kind: 'reply', status: 400, reply: { body: { ok: false, error: { code: 'bad_request', message: 'no (injected)' } } } }, first: 'failed', again: { 'at once': 'sent', 'after 25 h': 'sent' } },
 	{ name: '503 on every attempt (provably not applied)', fault: { kind: 'reply', status: 503, count: 10, reply: { body: { ok: false, error: { code: 'unavailable', message: 'down (injected)' } } } }, options: { maxRetries: 1 }, attempts: 2, first: 'failed', again: { 'at once': 'sent', 'after 25 h': 'sent' } },
@@ -67,29 +69,16 @@ function completedOrder(): string {
 	return orders[serial % orders.length].id;
 }
 
-function openSession(): string {
+function payableSession(): string {
 	const id = `cks_outcome${String(serial).padStart(9, '0')}`;
-	const session: CheckoutSession = {
-		id,
-		object: 'checkout_session',
-		status: 'OPEN',
-		paylinkId: null,
-		url: `https://checkout.vault-store.invalid/c/${id}`,
-		amount: 2,
-		currency: 'USD',
-		items: [],
-		expiresAt: '2099-01-01T00:00:00.000Z',
-		paidAt: null,
-		payment: null,
-		createdAt: new Date().toISOString(),
-	};
+	const session = openSession({ id, paylinkId: null, amount: 2, currency: 'USD', items: [], expiresAt: '2099-01-01T00:00:00.000Z', createdAt: new Date().toISOString() });
 	f.sb.app.collection<CheckoutSession>('checkoutSessions').push(session);
 	return id;
 }
 
 function parameters(path: PathName, source: Source, kind: Kind): IDataObject {
 	const options = { ...(kind.options ?? {}), ...(source === 'option' ? { idempotencyKey: `outcome-${serial}` } : {}) };
-	if (path === 'Pay (run hatch)') return { resource: 'checkout', operation: 'pay', sessionId: rl(openSession()), options };
+	if (path === 'Pay (run hatch)') return { resource: 'checkout', operation: 'pay', sessionId: rl(payableSession()), options };
 	const order = completedOrder();
 	if (path === 'row') return { resource: 'order', operation: 'refund', orderId: rl(order), additionalFields: { amount: 1 }, options };
 	return { resource: 'custom', operation: 'request', method: 'POST', path: `/v2/stores/{storeId}/orders/${order}/refund`, body: JSON.stringify({ amount: 1 }), options };
@@ -134,6 +123,9 @@ test.each(CELLS)('$label', async ({ kind, when, source, path }) => {
 	await new Promise((resolve) => setTimeout(resolve, kind.fault?.kind === 'slow' ? 800 : 0));
 	if (kind.crash) workflow.staticData = saved; // never saved: the process died
 	const firstError = first.error()?.message;
+	// The unknown-outcome error wraps the transport's: never a secret, whatever the service echoed.
+	const shown = JSON.stringify({ message: first.error()?.message, description: first.error()?.description });
+	for (const secret of [f.sb.store.secretKey, f.sb.store.signingSecret]) expect(shown).not.toContain(secret);
 	if (kind.first === 'success') expect(firstError).toBeUndefined();
 	else if (kind.first === 'unknown') {
 		if (!kind.crash) expect(firstError).toMatch(/^The outcome of ".+" is unknown: the service may have applied it/);
