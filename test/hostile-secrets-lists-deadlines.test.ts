@@ -13,30 +13,18 @@ import fc from 'fast-check';
 
 import { Redactor } from '../nodes/shared/redaction/secrets';
 import { jsonOf, useSandbox } from './support/fixtures';
-import type { CredentialSet } from './support/harness';
 import { logLines } from './support/harness';
 import { serialiseAll } from './support/secret-scan';
 import type { TriggerInstance } from './support/trigger-harness';
-import { createTrigger } from './support/trigger-harness';
+import { createTrigger, registeredEndpoint, withStoreFields } from './support/trigger-harness';
 
 const f = useSandbox();
 
 const rl = (value: string) => ({ __rl: true, mode: 'id', value });
 
-/** A copy of the sandbox credentials the test may change while a trigger runs (n8n reads them per call). */
-function mutableCredentials(store: IDataObject = {}): CredentialSet & { vaultStoreStoreApi: IDataObject } {
-	const base = f.credentials as unknown as { vaultStoreStoreApi: IDataObject; vaultStoreVaultApi: IDataObject };
-	return {
-		vaultStoreStoreApi: { ...base.vaultStoreStoreApi, ...store },
-		vaultStoreVaultApi: { ...base.vaultStoreVaultApi },
-	} as unknown as CredentialSet & { vaultStoreStoreApi: IDataObject };
-}
+const mutableCredentials = (store: IDataObject = {}) => withStoreFields(f.credentials, store);
 
-function endpointOf(t: TriggerInstance): WebhookEndpoint {
-	const endpoint = f.sb.state.webhooks.find((w) => w.id === t.staticData().webhookId);
-	if (!endpoint) throw new Error('trigger has no endpoint at the sandbox');
-	return endpoint;
-}
+const endpointOf = (t: TriggerInstance): WebhookEndpoint => registeredEndpoint(f.sb.state.webhooks, t);
 
 /** One delivery of a fresh message to the trigger, signed as the sandbox signs for `endpoint`, with `secret`. */
 /** When each message was first made: every attempt of one message carries the same body, as the service sends it. */

@@ -11,6 +11,7 @@
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
 import type { CheckoutSession } from '../sandbox/resources/checkout';
+import { openSession } from '../sandbox/resources/checkout';
 import type { AgentRoute } from './support/agent-routes';
 import { runAsAgentTool } from './support/agent-routes';
 import { useSandbox } from './support/fixtures';
@@ -40,20 +41,7 @@ function target(op: Op, amount: number): Target {
 	let sessionId = '';
 	if (op === 'pay') {
 		sessionId = `cks_matrix${String(++nextSession).padStart(10, '0')}`;
-		const session: CheckoutSession = {
-			id: sessionId,
-			object: 'checkout_session',
-			status: 'OPEN',
-			paylinkId: null,
-			url: `https://checkout.vault-store.invalid/c/${sessionId}`,
-			amount,
-			currency: 'USD',
-			items: [],
-			expiresAt: '2099-01-01T00:00:00.000Z',
-			paidAt: null,
-			payment: null,
-			createdAt: new Date().toISOString(),
-		};
+		const session = openSession({ id: sessionId, paylinkId: null, amount, currency: 'USD', items: [], expiresAt: '2099-01-01T00:00:00.000Z', createdAt: new Date().toISOString() });
 		f.sb.app.collection<CheckoutSession>('checkoutSessions').push(session);
 	}
 	return { orderId, sessionId };

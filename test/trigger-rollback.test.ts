@@ -12,15 +12,11 @@ import type { WebhookEndpoint } from '../sandbox/state';
 import { useSandbox } from './support/fixtures';
 import { logLines } from './support/harness';
 import type { TriggerInstance } from './support/trigger-harness';
-import { createTrigger } from './support/trigger-harness';
+import { createTrigger, registeredEndpoint } from './support/trigger-harness';
 
 const f = useSandbox();
 
-function endpointOf(t: TriggerInstance): WebhookEndpoint {
-	const endpoint = f.sb.state.webhooks.find((w) => w.id === t.staticData().webhookId);
-	if (!endpoint) throw new Error('trigger has no endpoint at the sandbox');
-	return endpoint;
-}
+const endpointOf = (t: TriggerInstance): WebhookEndpoint => registeredEndpoint(f.sb.state.webhooks, t);
 
 /** A fresh delivery signed as the sandbox signs for `endpoint` (its current version), optionally tampered with. */
 async function deliver(t: TriggerInstance, endpoint: WebhookEndpoint, options: { secret?: string; tamper?: boolean } = {}) {

@@ -14,26 +14,15 @@ import type { IDataObject } from 'n8n-workflow';
 import { signedHeaders } from '../sandbox/deliveries';
 import type { WebhookEndpoint } from '../sandbox/state';
 import { useSandbox } from './support/fixtures';
-import type { CredentialSet } from './support/harness';
 import { logLines } from './support/harness';
 import type { TriggerInstance } from './support/trigger-harness';
-import { createTrigger } from './support/trigger-harness';
+import { createTrigger, registeredEndpoint, withStoreFields } from './support/trigger-harness';
 
 const f = useSandbox();
 
-function credentials(store: IDataObject): CredentialSet & { vaultStoreStoreApi: IDataObject } {
-	const base = f.credentials as unknown as { vaultStoreStoreApi: IDataObject; vaultStoreVaultApi: IDataObject };
-	return {
-		vaultStoreStoreApi: { ...base.vaultStoreStoreApi, ...store },
-		vaultStoreVaultApi: { ...base.vaultStoreVaultApi },
-	} as unknown as CredentialSet & { vaultStoreStoreApi: IDataObject };
-}
+const credentials = (store: IDataObject = {}) => withStoreFields(f.credentials, store);
 
-function endpointOf(t: TriggerInstance): WebhookEndpoint {
-	const endpoint = f.sb.state.webhooks.find((w) => w.id === t.staticData().webhookId);
-	if (!endpoint) throw new Error('trigger has no endpoint at the sandbox');
-	return endpoint;
-}
+const endpointOf = (t: TriggerInstance): WebhookEndpoint => registeredEndpoint(f.sb.state.webhooks, t);
 
 /** A delivery as the sandbox sends it for `endpoint`, signed with `secret`. */
 async function deliver(t: TriggerInstance, endpoint: WebhookEndpoint, secret: string) {

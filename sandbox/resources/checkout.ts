@@ -76,6 +76,24 @@ export interface CheckoutSession {
 	createdAt: string;
 }
 
+/** An OPEN checkout session, unpaid (its page URL from its id): the handlers and the tests make them here. */
+export function openSession(fields: Pick<CheckoutSession, 'id' | 'paylinkId' | 'amount' | 'currency' | 'items' | 'expiresAt' | 'createdAt'>): CheckoutSession {
+	return {
+		id: fields.id,
+		object: 'checkout_session',
+		status: 'OPEN',
+		paylinkId: fields.paylinkId,
+		url: `https://checkout.vault-store.invalid/c/${fields.id}`,
+		amount: fields.amount,
+		currency: fields.currency,
+		items: fields.items,
+		expiresAt: fields.expiresAt,
+		paidAt: null,
+		payment: null,
+		createdAt: fields.createdAt,
+	};
+}
+
 export function register(app: SandboxApp): void {
 	const { state } = app;
 	const paylinks = () =>
@@ -171,20 +189,15 @@ export function register(app: SandboxApp): void {
 		const unit = product?.price ?? other?.amount ?? 0;
 		const id = app.newId('cks_');
 		const now = ctx.now();
-		const session: CheckoutSession = {
+		const session = openSession({
 			id,
-			object: 'checkout_session',
-			status: 'OPEN',
 			paylinkId: ctx.params.paylinkId,
-			url: `https://checkout.vault-store.invalid/c/${id}`,
 			amount: round2(unit * quantity),
 			currency: product?.currency ?? other?.currency ?? state.store.currency,
 			items: product ? [{ productId: product.id, name: product.title, quantity, amount: product.price }] : [],
 			expiresAt: ctx.iso(now + SESSION_TTL_MS),
-			paidAt: null,
-			payment: null,
 			createdAt: ctx.iso(now),
-		};
+		});
 		sessions().push(session);
 		return ok(session, 201);
 	}, { auth: 'none' });
@@ -210,20 +223,15 @@ export function register(app: SandboxApp): void {
 		}
 		const id = app.newId('cks_');
 		const now = ctx.now();
-		const session: CheckoutSession = {
+		const session = openSession({
 			id,
-			object: 'checkout_session',
-			status: 'OPEN',
 			paylinkId: null,
-			url: `https://checkout.vault-store.invalid/c/${id}`,
 			amount: round2(items.reduce((sum, item) => sum + item.amount * item.quantity, 0)),
 			currency: state.store.currency,
 			items,
 			expiresAt: ctx.iso(now + SESSION_TTL_MS),
-			paidAt: null,
-			payment: null,
 			createdAt: ctx.iso(now),
-		};
+		});
 		sessions().push(session);
 		ctx.commit('checkoutCreate', { sessionId: id });
 		return ok(session, 201);

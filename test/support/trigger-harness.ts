@@ -24,6 +24,7 @@ import type {
 } from 'n8n-workflow';
 import { Workflow } from 'n8n-workflow';
 
+import type { WebhookEndpoint } from '../../sandbox/state';
 import type { CredentialSet } from './harness';
 import {
 	credentialRefs,
@@ -38,6 +39,22 @@ import {
 } from './harness';
 
 export const TRIGGER_NAME = 'Vault Store Trigger';
+
+/** The sandbox's endpoint the trigger registered (the id in its static data); throws when there is none. */
+export function registeredEndpoint(webhooks: readonly WebhookEndpoint[], t: { staticData(): IDataObject }): WebhookEndpoint {
+	const endpoint = webhooks.find((w) => w.id === t.staticData().webhookId);
+	if (!endpoint) throw new Error('trigger has no endpoint at the sandbox');
+	return endpoint;
+}
+
+/** A copy of `credentials` with store credential fields changed (n8n reads them per call: a test may change the copy while a trigger runs). */
+export function withStoreFields(credentials: CredentialSet, store: IDataObject = {}): CredentialSet & { vaultStoreStoreApi: IDataObject } {
+	const base = credentials as unknown as { vaultStoreStoreApi: IDataObject; vaultStoreVaultApi: IDataObject };
+	return {
+		vaultStoreStoreApi: { ...base.vaultStoreStoreApi, ...store },
+		vaultStoreVaultApi: { ...base.vaultStoreVaultApi },
+	} as unknown as CredentialSet & { vaultStoreStoreApi: IDataObject };
+}
 /** Default n8n webhook base for lifecycle tests: a public https address. */
 export const HTTPS_WEBHOOK_BASE = 'https://n8n.example.test/webhook';
 

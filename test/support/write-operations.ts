@@ -17,6 +17,7 @@ import { resources } from '../../nodes/VaultStore/resources';
 import { casesOf } from '../../sandbox/resources/cases';
 import { categoriesOf } from '../../sandbox/resources/categories';
 import type { CheckoutSession, Paylink } from '../../sandbox/resources/checkout';
+import { openSession } from '../../sandbox/resources/checkout';
 import type { Dispute } from '../../sandbox/resources/disputes';
 import { disputesOf } from '../../sandbox/resources/disputes';
 import type { Meter } from '../../sandbox/resources/meters';
@@ -222,20 +223,15 @@ function freshCheckoutSession(sb: Sandbox): CheckoutSession {
 	const product = sb.state.products.find((p) => p.id === paylink.productId) ?? first(sb.state.products, 'product');
 	const now = sb.clock.now();
 	const id = sb.app.newId('cks_');
-	const session: CheckoutSession = {
+	const session = openSession({
 		id,
-		object: 'checkout_session',
-		status: 'OPEN',
 		paylinkId: paylink.id,
-		url: `https://checkout.vault-store.invalid/c/${id}`,
 		amount: round2(product.price * paylink.quantity),
 		currency: product.currency,
 		items: [{ productId: product.id, name: product.title, quantity: paylink.quantity, amount: product.price }],
 		expiresAt: sb.clock.iso(now + DAY),
-		paidAt: null,
-		payment: null,
 		createdAt: sb.clock.iso(now),
-	};
+	});
 	sb.app.collection<CheckoutSession>('checkoutSessions').push(session);
 	return session;
 }
