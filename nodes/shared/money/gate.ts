@@ -84,7 +84,6 @@ export class RequestGate {
 	private readonly sources = new Map<number, KeySource>();
 	private origins?: Origins;
 	private record?: OnceRecord;
-	private recordMade = false;
 	private occurrences?: Occurrences;
 	/** Identical whole requests of an event in this run, as version 0.1.0 counted them (its record's rule). */
 	private readonly legacyCounts = new Map<string, number>();
@@ -199,24 +198,17 @@ export class RequestGate {
 		// A key the user set names one write: the same key on another route or order is another write.
 		if (source === 'option') ticket.fields = `${ticket.fields}${ticket.fields ? '&' : ''}path=${digest(identity)}`;
 		// n8n's Retry: n8n's store only (its static data is a stored copy's, saved over the workflow's).
-		if (!this.recordMade) {
-			this.record = onceRecord(this.ctx, this.now, this.retryMode);
-			this.recordMade = true;
-		}
-		if (this.record === undefined) {
-			this.setup.hint('retry', ONCE_HINT, 'warning');
-			return { ticket };
-		}
+		this.record ??= onceRecord(this.ctx, this.now, this.retryMode);
 		// A write version 0.1.0 recorded for this event (before an upgrade) is not made again either.
 		const before = !this.retryMode && chosen.event && legacyEntry(this.ctx, this.keys, chosen.event.origin, req, (fp) => this.legacyOccurrence(fp), this.now());
 		if (before) return { skip: this.skipped(money, ticket, before) };
 		const claim = await this.record.claim(key);
-		if (this.record.storeFailure !== undefined) {
-			this.setup.hint('store', `n8n's deduplication store failed (${this.record.storeFailure}); this run's money writes are recorded in the node's static data instead, which queue-mode workers do not share.`, 'warning');
-		}
 		if (claim.status === 'unavailable') {
 			this.setup.hint('retry', ONCE_HINT, 'warning');
 			return { ticket };
+		}
+		if (this.record.storeFailure !== undefined) {
+			this.setup.hint('store', `n8n's deduplication store failed (${this.record.storeFailure}); this run's money writes are recorded in the node's static data instead, which queue-mode workers do not share.`, 'warning');
 		}
 		if (claim.status === 'untracked') {
 			this.setup.hint('untracked', `This money write is not in the node's once-per-event record (${claim.reason}); it was sent under the event's Idempotency-Key, which the service honours for 24 hours.`, 'warning');

@@ -337,6 +337,7 @@ class Record_ implements OnceRecord {
 
 	async claim(key: string): Promise<Claim> {
 		const digest = recordDigest(key);
+		if (this.readOnly && !this.helpers) return { status: 'unavailable', reason: 'not there' };
 		if (this.helpers) {
 			try {
 				return await this.claimInStore(key, digest);
@@ -350,17 +351,20 @@ class Record_ implements OnceRecord {
 		return this.claimInStaticData(key, digest);
 	}
 
+	/** A claim on an entry this process can read: made, or unclear (claimed again for this run when it may be resent). */
+	private claimFound(entry: RecordEntry, digest: string): Claim {
+		const claim = found(entry, this.now());
+		if (claim.status === 'unclear' && claim.resend) this.pending.add(digest);
+		return claim;
+	}
+
 	private claimInStaticData(key: string, digest: string): Claim {
 		if (!this.pruned) {
 			this.prune();
 			this.pruned = true;
 		}
 		const entry = this.detailOf(key, digest);
-		if (entry) {
-			const claim = found(entry, this.now());
-			if (claim.status === 'unclear' && claim.resend) this.pending.add(digest);
-			return claim;
-		}
+		if (entry) return this.claimFound(entry, digest);
 		if (this.pending.has(digest)) return { status: 'done' };
 		if (this.live() + this.pending.size >= RECORD_CAPACITY) {
 			this.prune();
@@ -384,12 +388,8 @@ class Record_ implements OnceRecord {
 			}
 		}
 		const known = this.detailOf(key, digest);
-		if (known) {
-			// Its details are here: the store holds it too (or held it until a concurrent write dropped it).
-			const claim = found(known, this.now());
-			if (claim.status === 'unclear' && claim.resend) this.pending.add(digest);
-			return claim;
-		}
+		// Its details are here: the store holds it too (or held it until a concurrent write dropped it).
+		if (known) return this.claimFound(known, digest);
 		if (this.storeCount >= RECORD_CAPACITY && this.live() + this.pending.size >= RECORD_CAPACITY) {
 			// n8n would drop the oldest entry on this add, and that entry is within the horizon.
 			this.prune();
@@ -505,11 +505,8 @@ class Record_ implements OnceRecord {
 /**
  * The once-per-event record of the node running in `ctx`; one per run. `storeOnly`: n8n's Retry,
  * whose static data must not be written: the record is n8n's deduplication store alone, with the
- * details read from static data; undefined where that store is not there.
+ * details read from static data; every claim is 'unavailable' where that store is not there.
  */
-export function onceRecord(ctx: IExecuteFunctions, now?: () => number): OnceRecord;
-export function onceRecord(ctx: IExecuteFunctions, now: () => number, storeOnly: boolean): OnceRecord | undefined;
-export function onceRecord(ctx: IExecuteFunctions, now: () => number = () => Date.now(), storeOnly = false): OnceRecord | undefined {
-	const record = new Record_(ctx, now, storeOnly);
-	return storeOnly && record.backend !== 'deduplication' ? undefined : record;
+export function onceRecord(ctx: IExecuteFunctions, now: () => number = () => Date.now(), storeOnly = false): OnceRecord {
+	return new Record_(ctx, now, storeOnly);
 }

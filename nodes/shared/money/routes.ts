@@ -182,24 +182,41 @@ const UNDECLARED: MoneySpec = {
  * The one table of routes that move money, made once from the rows' declarations; Custom API
  * Call and every other path are matched against it on the decoded route.
  */
-export class MoneyRoutes {
-	private readonly declared: Array<{ method: string; api: Api; pattern: string[]; entry: DeclaredMoneyRoute }>;
+/** A declared route made ready to match: method, API and path pattern split into segments. */
+interface Compiled<E> {
+	method: string;
+	api: Api;
+	pattern: string[];
+	entry: E;
+}
 
-	private readonly others: Array<{ method: string; api: Api; pattern: string[]; entry: DeclaredRoute }>;
+function compile<E extends { method: IHttpRequestMethods; family: Family; path: string }>(entry: E): Compiled<E> {
+	return { method: entry.method, api: FAMILY_API[entry.family] ?? 'other', pattern: entry.path.split('/').filter((s) => s !== ''), entry };
+}
+
+/** The first declared route a request fits, with the route's ids by their placeholder names. */
+function firstFit<E>(table: ReadonlyArray<Compiled<E>>, method: string, route: Route): { entry: E; ids: Record<string, string> } | undefined {
+	for (const { method: m, api, pattern, entry } of table) {
+		if (m !== method || api !== route.api || pattern.length !== route.segments.length) continue;
+		const ids: Record<string, string> = {};
+		const fits = pattern.every((part, i) => {
+			const placeholder = /^\{(\w+)\}$/.exec(part);
+			if (placeholder) ids[placeholder[1]] = route.segments[i];
+			return placeholder !== null || part === asRouteWord(route.segments[i]);
+		});
+		if (fits) return { entry, ids };
+	}
+	return undefined;
+}
+
+export class MoneyRoutes {
+	private readonly declared: ReadonlyArray<Compiled<DeclaredMoneyRoute>>;
+
+	private readonly others: ReadonlyArray<Compiled<DeclaredRoute>>;
 
 	constructor(declared: readonly DeclaredMoneyRoute[], others: readonly DeclaredRoute[] = []) {
-		this.declared = declared.map((entry) => ({
-			method: entry.method,
-			api: FAMILY_API[entry.family] ?? 'other',
-			pattern: entry.path.split('/').filter((s) => s !== ''),
-			entry,
-		}));
-		this.others = others.map((entry) => ({
-			method: entry.method,
-			api: FAMILY_API[entry.family] ?? 'other',
-			pattern: entry.path.split('/').filter((s) => s !== ''),
-			entry,
-		}));
+		this.declared = declared.map(compile);
+		this.others = others.map(compile);
 	}
 
 	/** A write as the declarations classify it (a read is a read). */
@@ -208,12 +225,8 @@ export class MoneyRoutes {
 		if (READS.includes(upper)) return { kind: 'read' };
 		const money = this.match(upper, route);
 		if (money !== undefined) return { kind: 'money', route: money };
-		for (const { method: m, api, pattern, entry } of this.others) {
-			if (m !== upper || api !== route.api || pattern.length !== route.segments.length) continue;
-			if (pattern.every((part, i) => /^\{\w+\}$/.test(part) || part === asRouteWord(route.segments[i]))) {
-				return { kind: 'declared', name: entry.name, ...(entry.charges !== undefined ? { charges: entry.charges } : {}) };
-			}
-		}
+		const other = firstFit(this.others, upper, route)?.entry;
+		if (other !== undefined) return { kind: 'declared', name: other.name, ...(other.charges !== undefined ? { charges: other.charges } : {}) };
 		return { kind: 'unknown' };
 	}
 
@@ -222,16 +235,8 @@ export class MoneyRoutes {
 		const upper = method.toUpperCase();
 		if (READS.includes(upper)) return undefined;
 		const identity = `${route.api}:/${route.segments.join('/')}`;
-		for (const { method: m, api, pattern, entry } of this.declared) {
-			if (m !== upper || api !== route.api || pattern.length !== route.segments.length) continue;
-			const ids: Record<string, string> = {};
-			const fits = pattern.every((part, i) => {
-				const placeholder = /^\{(\w+)\}$/.exec(part);
-				if (placeholder) ids[placeholder[1]] = route.segments[i];
-				return placeholder !== null || part === asRouteWord(route.segments[i]);
-			});
-			if (fits) return { name: entry.name, label: entry.label, spec: entry.spec, ids, identity, root: route.root };
-		}
+		const fit = firstFit(this.declared, upper, route);
+		if (fit !== undefined) return { name: fit.entry.name, label: fit.entry.label, spec: fit.entry.spec, ids: fit.ids, identity, root: route.root };
 		const word = lastWord(route);
 		if (word !== undefined && (MONEY_WORDS as readonly string[]).includes(word)) {
 			return { name: `${upper} /${route.segments.join('/')}`, label: 'write', spec: UNDECLARED, ids: {}, identity, root: route.root, undeclared: true };
