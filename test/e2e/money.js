@@ -375,15 +375,23 @@ async function moneyChecks({ inst, sb, t, rest, example }) {
 		const republished = /** @type {any} */ (await rest.request('POST', `/api/v1/workflows/${wf.id}/activate`, undefined, H));
 		t.check('money (advised switch): the V1 trigger accepted the migrated V2 delivery; the workflow set to V2 and published again', d1?.status >= 200 && d1?.status < 300 && put.status === 200 && republished.status === 200, JSON.stringify({ delivery: d1?.status, put: put.status, activate: republished.status, body: republished.body }).slice(0, 300));
 		await routedStatus(wf.url, 401, 60_000);
-		// Publishing again may register the endpoint anew (n8n 2.x deactivates the old version first).
-		const ep = /** @type {any} */ (await waitUntil(() => sb.state.webhooks.find((/** @type {any} */ w) => w.url === wf.url), 30_000));
+		// Publishing again may register the endpoint anew and delete the old one, and newer n8n lines do
+		// it after answering: wait until the endpoint calls have been quiet for 3 s, then read it afresh.
+		const endpointCalls = () => sb.requests.filter((/** @type {any} */ r) => /\/webhooks/.test(r.path)).length;
+		for (let seen = -1, i = 0; i < 20 && seen !== endpointCalls(); i++) {
+			seen = endpointCalls();
+			await sleep(3000);
+		}
+		const endpointNow = async () => /** @type {any} */ (await waitUntil(() => sb.state.webhooks.find((/** @type {any} */ w) => w.url === wf.url), 30_000));
+		const ep = await endpointNow();
 		t.must('money (advised switch): the workflow has its endpoint at the sandbox, in V2', ep?.signatureVersion === 'V2', JSON.stringify(ep));
 		const v2 = sb.app.deliver(ep.id, 'PAYMENT_REFUNDED', { refund: 'after the switch' });
 		const d2 = await firstDelivery(v2);
 		await finished(wf.id, 2);
 		// The merchant rolls the endpoint back to V1 in the dashboard; the trigger stays set to V2.
-		ep.signatureVersion = 'V1';
-		const v1 = sb.app.deliver(ep.id, 'PAYMENT_REFUNDED', { refund: 'rolled back after the switch' });
+		const rolled = await endpointNow();
+		rolled.signatureVersion = 'V1';
+		const v1 = sb.app.deliver(rolled.id, 'PAYMENT_REFUNDED', { refund: 'rolled back after the switch' });
 		const d3 = await firstDelivery(v1);
 		const runs = await finished(wf.id, 3);
 		log(`money (advised switch): deliveries ${[d1?.status, d2?.status, d3?.status].join(', ')}; executions ${runs.length}`);
