@@ -19,6 +19,7 @@ import { openSession } from '../sandbox/resources/checkout';
 import { useSandbox } from './support/fixtures';
 import type { NodeSpec, RunResult } from './support/harness';
 import { runNodes, TRIGGER_TYPE } from './support/harness';
+import { AGENT_ROUTES, runAsAgentTool } from './support/agent-routes';
 import { HOUR, MemoryDeduplicator } from './support/once-record-support';
 
 const f = useSandbox({ orders: 200 });
@@ -207,4 +208,59 @@ test('one Idempotency Key typed as a constant for two items: the second is refus
 	expect(String(out[1].error)).toMatch(/Item 1 has the same Idempotency Key as item 0/);
 	expect(moneyWrites()).toHaveLength(1);
 	expect(moneyWrites()[0].path).toContain(a.id);
+});
+
+/**
+ * An AI agent calls the tool again after a call whose outcome is unknown (the same order and
+ * amount, in the same execution): its calls have no event, and each call is its own run of the
+ * node, so each would get its own key. The node remembers the unclear write for the execution:
+ * the repeat goes out under the first call's key when that call went unanswered (the service
+ * answers with what it did), and is refused when the service failed on it. Both agent routes;
+ * the control is a call for another order in the same conversation, which goes out once.
+ */
+describe('an agent repeats a money write whose outcome is unknown, in the same execution', () => {
+	const AGENT_KINDS = KINDS.filter((k) => ['timeout on the only attempt', '500 after commit', '502 before anything', '400 (provably not applied)'].includes(k.name));
+	const AGENT_CELLS = AGENT_KINDS.flatMap((kind) => AGENT_ROUTES.map((route) => ({ kind, route, label: `${kind.name} × agent (${route})` })));
+	test.each(AGENT_CELLS)('$label', async ({ kind, route }) => {
+		serial++;
+		const [order, other] = f.sb.state.orders.filter((o) => o.payment.status === 'COMPLETED' && o.amount >= 10).slice(60 + (serial % 40), 62 + (serial % 40));
+		const parameters = {
+			resource: 'order',
+			operation: 'refund',
+			orderId: rl("={{ $fromAI('order', 'the order to refund', 'string') }}"),
+			additionalFields: { amount: 1 },
+			options: { ...(kind.options ?? {}), maxAmount: 5 },
+		};
+		f.sb.clearRequests();
+		// Only the first call meets the fault.
+		if (kind.fault) f.sb.faults.add({ ...kind.fault, count: kind.attempts ?? 1, match: { method: 'POST', path: MONEY } });
+		const effects = f.sb.ledger.length;
+		const r = await runAsAgentTool(route, parameters, [{ order: order.id }, { order: order.id }, { order: other.id }], f.credentials, { continueOnFail: true });
+		f.sb.faults.clear();
+		const sent = moneyWrites();
+		const [first, again, control] = r.texts;
+		for (const secret of [f.sb.store.secretKey, f.sb.store.signingSecret]) expect(r.texts.join('\n')).not.toContain(secret);
+		if (kind.first === 'unknown') expect(first).toMatch(/The outcome of \\?".+\\?" is unknown: the service may have applied it/);
+		else expect(first).not.toMatch(/is unknown/);
+		const toOrder = sent.filter((q) => q.path.includes(order.id));
+		const firstKey = toOrder[0].headers['idempotency-key'];
+		if (kind.again['at once'] === 'refused') {
+			expect(again).toMatch(/The outcome of \\?".+\\?" for this execution is unknown: an earlier call sent it/);
+			expect(toOrder).toHaveLength(kind.attempts ?? 1);
+		} else if (kind.again['at once'] === 'resent') {
+			expect(again).not.toMatch(/Refused|is unknown/);
+			// Under the first call's key (a 409 "still running" while the first is held is retried under it too).
+			expect(toOrder.length).toBeGreaterThan(kind.attempts ?? 1);
+			expect(new Set(toOrder.map((q) => q.headers['idempotency-key']))).toEqual(new Set([firstKey]));
+		} else {
+			// Provably not applied: the repeat is a new write.
+			expect(again).not.toMatch(/Refused|is unknown/);
+			expect(toOrder).toHaveLength((kind.attempts ?? 1) + 1);
+		}
+		// At most one refund of the order reached the ledger, whatever the outcome.
+		expect(f.sb.ledger.slice(effects).filter((e) => JSON.stringify(e).includes(order.id)).length).toBeLessThanOrEqual(1);
+		// Control: another order in the same conversation is refunded once.
+		expect(control).not.toMatch(/Refused|is unknown/);
+		expect(sent.filter((q) => q.path.includes(other.id))).toHaveLength(1);
+	});
 });

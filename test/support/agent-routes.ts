@@ -42,30 +42,44 @@ function agentDescription(name: string): INodeType['description'] {
 	} as unknown as INodeType['description'];
 }
 
-/** Invokes the first connected tool with the arguments, as the Tools Agent's tool call does. */
+/** Invokes the first connected tool with each set of arguments in turn, as the Tools Agent's tool calls do. */
 const toolCallAgent: INodeType = {
 	description: agentDescription(AGENT_CALL),
 	async execute(this: IExecuteFunctions) {
-		const args = JSON.parse(this.getNodeParameter('args', 0) as string) as IDataObject;
+		const calls = argumentsOf(this.getNodeParameter('args', 0) as string);
 		const connected = (await this.getInputConnectionData('ai_tool', 0)) as unknown;
 		const tools = (Array.isArray(connected) ? connected : [connected]) as Array<{ invoke: (a: IDataObject) => Promise<unknown> }>;
-		const response = await tools[0].invoke(args);
-		return [[{ json: { response: typeof response === 'string' ? response : JSON.stringify(response) } }]];
+		const out: INodeExecutionData[] = [];
+		for (const args of calls) {
+			const response = await tools[0].invoke(args);
+			out.push({ json: { response: typeof response === 'string' ? response : JSON.stringify(response) } });
+		}
+		return [out];
 	},
 };
 
-/** Returns an engine request for the tool, then reports the engine's response, as agents on the engine route do. */
+/** One set of arguments, or a list of them (one tool call each, in order). */
+function argumentsOf(text: string): IDataObject[] {
+	const parsed = JSON.parse(text) as IDataObject | IDataObject[];
+	return Array.isArray(parsed) ? parsed : [parsed];
+}
+
+/**
+ * Returns an engine request for the tool, one per set of arguments: the engine runs the tool and
+ * resumes the agent with its result, and the agent asks for the next call (as agents on the
+ * engine route do for sequential tool calls); at the end it reports every result.
+ */
 const engineAgent: INodeType = {
 	description: agentDescription(AGENT_ENGINE),
 	async execute(this: IExecuteFunctions, response?: EngineResponse) {
-		if (response && response.actionResponses.length > 0) {
-			const out = response.actionResponses.map((r) => ({ json: { raw: JSON.stringify(r.data) } as IDataObject }));
-			return [out];
-		}
-		const args = JSON.parse(this.getNodeParameter('args', 0) as string) as IDataObject;
+		const calls = argumentsOf(this.getNodeParameter('args', 0) as string);
+		const before = (response?.metadata as { results?: string[] } | undefined)?.results ?? [];
+		const results = [...before, ...(response?.actionResponses ?? []).map((r) => JSON.stringify(r.data))];
+		if (results.length >= calls.length) return [results.map((raw) => ({ json: { raw } as IDataObject }))];
+		const step = results.length;
 		const request: EngineRequest = {
-			actions: [{ actionType: 'ExecutionNodeAction', nodeName: TOOL_NAME, input: args, type: 'ai_tool', id: 'call_1', metadata: { itemIndex: 0 } }],
-			metadata: {},
+			actions: [{ actionType: 'ExecutionNodeAction', nodeName: TOOL_NAME, input: calls[step], type: 'ai_tool', id: `call_${step + 1}`, metadata: { itemIndex: 0 } }],
+			metadata: { results } as EngineRequest['metadata'],
 		};
 		return request as unknown as INodeExecutionData[][];
 	},
@@ -84,15 +98,18 @@ export const AGENT_ROUTES: AgentRoute[] = ['tool call', 'engine request'];
 
 export interface AgentRun {
 	run: RunResult;
-	/** What the agent got back: the tool's answer, or its error message. */
+	/** What the agent got back: the tool's answer, or its error message (the last call's). */
 	text: string;
+	/** What the agent got back from each call, in order (a failed call: its error message). */
+	texts: string[];
 }
 
 /**
  * Runs the package node as an agent's tool with `parameters` (which may use
- * $fromAI()) and the agent's `args`, through the chosen route.
+ * $fromAI()) and the agent's `args`, through the chosen route: one tool call, or
+ * one per set of arguments when `args` is a list (all in one execution).
  */
-export async function runAsAgentTool(route: AgentRoute, parameters: IDataObject, args: IDataObject, credentials: CredentialSet): Promise<AgentRun> {
+export async function runAsAgentTool(route: AgentRoute, parameters: IDataObject, args: IDataObject | IDataObject[], credentials: CredentialSet, options: { continueOnFail?: boolean } = {}): Promise<AgentRun> {
 	const loader = await loadPackage();
 	const base = loader.nodeTypes.vaultStore.type as INodeType;
 	const toolType: INodeType = Object.assign(Object.create(base) as INodeType, {
@@ -107,7 +124,7 @@ export async function runAsAgentTool(route: AgentRoute, parameters: IDataObject,
 		[
 			{ name: 'Start', type: 'test.start', parameters: {} },
 			{ name: 'Agent', type: agentType, parameters: { args: JSON.stringify(args) } },
-			{ name: TOOL_NAME, type: TOOL_TYPE, parameters },
+			{ name: TOOL_NAME, type: TOOL_TYPE, parameters, continueOnFail: options.continueOnFail },
 		],
 		credentials,
 		[{ json: {} }],
@@ -115,7 +132,7 @@ export async function runAsAgentTool(route: AgentRoute, parameters: IDataObject,
 	);
 	// A tool that fails on the engine route stops the execution with the tool's error.
 	const failed = run.error('Agent') ?? run.error(TOOL_NAME) ?? run.run.data.resultData.error;
-	const out = run.output('Agent')[0]?.json ?? {};
-	const text = failed?.message ?? (typeof out.response === 'string' ? out.response : String(out.raw));
-	return { run, text };
+	const texts = run.output('Agent').map((item) => (typeof item.json.response === 'string' ? item.json.response : String(item.json.raw)));
+	const text = failed?.message ?? texts[texts.length - 1] ?? 'undefined';
+	return { run, text, texts: failed !== undefined ? [...texts, failed.message] : texts };
 }

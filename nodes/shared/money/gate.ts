@@ -7,6 +7,7 @@ import { numberOf } from './amounts';
 import { checkAmounts } from './cap';
 import type { EventOrigin, KeySource } from './keys';
 import { digest, fieldDigests, IdempotencyKeys, writeFingerprint } from './keys';
+import { ExecutionWrites } from './executionWrites';
 import { legacyEntry } from './legacy';
 import { Occurrences } from './occurrences';
 import type { Origins } from './origins';
@@ -57,8 +58,10 @@ export interface Ticket {
 	fields?: string;
 	/** An earlier attempt's outcome is unknown: this one is sent again under its key. */
 	resend?: { kind: Unclear; at?: number };
-	/** What the key stands for, for messages: the event id, or the Idempotency Key option. */
+	/** What the key stands for, for messages: the event id, the Idempotency Key option, or this execution. */
 	keyOf: string;
+	/** A write keyed per run (no event, no key option): what it moves, remembered in the execution when unclear. */
+	inExecution?: { identity: string; key: string };
 }
 
 export interface Admission {
@@ -85,6 +88,7 @@ export class RequestGate {
 	private origins?: Origins;
 	private record?: OnceRecord;
 	private occurrences?: Occurrences;
+	private executionWrites?: ExecutionWrites;
 	/** Identical whole requests of an event in this run, as version 0.1.0 counted them (its record's rule). */
 	private readonly legacyCounts = new Map<string, number>();
 	/** Idempotency Key options used in this run: which item first sent each. */
@@ -190,7 +194,7 @@ export class RequestGate {
 		const source = chosen.source;
 		if (source === 'execution') {
 			if (this.origins !== undefined && this.origins.triggers.length > 0) this.lostPairing(itemIndex);
-			return { ticket };
+			return { ticket: this.inExecution(money, req, ticket, identity) };
 		}
 		ticket.keyOf = source === 'event' ? `event ${chosen.event?.origin.eventId ?? ''}` : `Idempotency Key "${req.idempotencyKey ?? ''}"`;
 		const key = source === 'event' ? (req.idempotencyKey as string) : `option|${req.idempotencyKey ?? ''}`;
@@ -257,6 +261,25 @@ export class RequestGate {
 		}
 	}
 
+	/**
+	 * A write keyed per run (an agent's tool call, a loop): a repeat, in the same execution, of one
+	 * whose outcome is unknown goes out under the first's key when it went unanswered, and is
+	 * refused when the service failed on it (it does not remember a failure's result).
+	 */
+	private inExecution(money: MoneyRoute, req: ApiRequest, ticket: Ticket, identity: string): Ticket {
+		this.executionWrites ??= new ExecutionWrites(this.ctx.getContext('node') as IDataObject);
+		const earlier = this.executionWrites.unclear(identity);
+		ticket.keyOf = 'this execution';
+		if (earlier !== undefined) {
+			if (earlier.kind === 'failed' || this.now() - earlier.at > RESEND_WINDOW_MS) throw this.unresolved(money, ticket, earlier.kind, earlier.at);
+			req.idempotencyKey = earlier.key;
+			ticket.resend = { kind: earlier.kind, at: earlier.at };
+			this.setup.hint('resend', `An earlier call in this execution sent "${money.name}" without learning its outcome; it was sent again under the same Idempotency-Key, which the service answers with what it did then (or does it now, once).`, 'warning');
+		}
+		ticket.inExecution = { identity, key: req.idempotencyKey as string };
+		return ticket;
+	}
+
 	private legacyOccurrence(fingerprint: string): number {
 		const n = this.legacyCounts.get(fingerprint) ?? 0;
 		this.legacyCounts.set(fingerprint, n + 1);
@@ -266,13 +289,14 @@ export class RequestGate {
 	/** An earlier execution sent the write and its outcome cannot be learnt by sending it again. */
 	private unresolved(money: MoneyRoute, ticket: Ticket, kind: Unclear, at: number | undefined): NodeOperationError {
 		const when = at !== undefined ? ` at ${new Date(at).toISOString()}` : '';
+		const earlier = ticket.inExecution !== undefined || ticket.keyOf === 'this execution' ? 'an earlier call sent it' : 'an earlier execution sent it';
 		const why =
 			kind === 'failed'
 				? 'the service answered with an error it does not remember, so sending it again could apply it twice'
 				: `the service keeps a key's result for 24 hours and it was sent more than ${RESEND_WINDOW_MS / 3_600_000} hours ago`;
 		return this.refuse(
 			ticket.itemIndex,
-			`The outcome of "${money.name}" for ${ticket.keyOf} is unknown: an earlier execution sent it${when} and the service may have applied it; nothing was sent`,
+			`The outcome of "${money.name}" for ${ticket.keyOf} is unknown: ${earlier}${when} and the service may have applied it; nothing was sent`,
 			`Not sent again because ${why}. Check in the Vault Store dashboard whether it was made. If it was not, set Options → Idempotency Key to a new value for this item (for example {{ $json.id }}-2) and run again: the node then makes it once under that key.`,
 		);
 	}
@@ -391,6 +415,7 @@ export class RequestGate {
 	 */
 	async settle(ticket: Ticket | undefined, res: ApiResponse): Promise<void> {
 		if (ticket === undefined) return;
+		if (ticket.inExecution !== undefined) this.executionWrites?.forget(ticket.inExecution.identity);
 		if (res.unreadable !== undefined) {
 			this.setup.hint('unreadable', `The service answered "${ticket.route.name}" with success (HTTP ${res.status}) but with ${res.unreadable}: the write was made and recorded, and what it made is not known. Check it in the Vault Store dashboard.`, 'warning');
 		}
@@ -428,10 +453,15 @@ export class RequestGate {
 	async abandon(ticket: Ticket | undefined, error: unknown): Promise<unknown> {
 		if (ticket === undefined) return error;
 		const unknown = isUnknownOutcome(error) || ticket.resend !== undefined;
+		const status = Number((error as { httpCode?: string }).httpCode);
+		const kind: Unclear = ticket.resend?.kind === 'failed' || (status > 0 && status !== 409) ? 'failed' : 'unanswered';
+		const mine = ticket.inExecution;
+		if (mine !== undefined && this.executionWrites !== undefined) {
+			if (unknown) this.executionWrites.remember(mine.identity, { key: mine.key, kind, at: ticket.resend?.at ?? this.now() });
+			else this.executionWrites.forget(mine.identity);
+		}
 		if (ticket.claimed !== undefined && this.record !== undefined) {
 			if (unknown) {
-				const status = Number((error as { httpCode?: string }).httpCode);
-				const kind: Unclear = ticket.resend?.kind === 'failed' || (status > 0 && status !== 409) ? 'failed' : 'unanswered';
 				await this.record.unclear({ key: ticket.claimed, at: ticket.resend?.at ?? this.now(), unclear: kind, ...(ticket.fields !== undefined ? { fields: ticket.fields } : {}) });
 			} else {
 				await this.record.release(ticket.claimed);
@@ -440,8 +470,9 @@ export class RequestGate {
 		if (!unknown) return error;
 		const cause = error instanceof Error ? error : new Error(String(error));
 		const what = (cause as { description?: string }).description;
-		const later =
-			ticket.claimed !== undefined
+		const later = ticket.inExecution !== undefined
+			? ' A repeat of it in this execution (the same amount to the same record) is sent under the same Idempotency-Key when it went unanswered, and refused otherwise.'
+			: ticket.claimed !== undefined
 				? ` The node remembers it for ${ticket.keyOf}: a later execution sends it again under the same Idempotency-Key within ${RESEND_WINDOW_MS / 3_600_000} hours when it went unanswered (the service then answers with what it did), and otherwise sends nothing and fails naming it.`
 				: ' Running again with the same Idempotency-Key within 24 hours gets the service\'s stored result when it has one.';
 		return this.refuse(
