@@ -111,8 +111,7 @@ async function runOperation(ctx: IExecuteFunctions, resources: readonly Resource
 		let records: IDataObject[];
 		if (op.run) {
 			const out = await op.run({ ctx, p, transport, request, concurrency: options.concurrency });
-			if (op.idempotent) return withKeySource(out, gate.keySourceOf(itemIndex));
-			return out;
+			return withFields(out, gate.outputFields(itemIndex, op.idempotent !== undefined));
 		}
 		if (op.list) {
 			records = await readList(ctx, op, p, transport, request, options);
@@ -122,8 +121,8 @@ async function runOperation(ctx: IExecuteFunctions, resources: readonly Resource
 			const res = await transport.request(request, permit);
 			records = asRecords(res.data);
 			if (res.replay) records = records.map((r) => ({ ...r, idempotentReplay: true }));
-			const source = op.idempotent ? gate.keySourceOf(itemIndex) : undefined;
-			if (source !== undefined) records = records.map((r) => ({ ...r, idempotencyKeySource: source }));
+			const fields = gate.outputFields(itemIndex, op.idempotent !== undefined);
+			if (fields !== undefined) records = records.map((r) => ({ ...r, ...fields }));
 		}
 		if (op.guessedNames) localChecks.note(ignoredNames(op, request, records));
 		if (op.output) records = op.output(records, p);
@@ -151,7 +150,8 @@ async function runOperation(ctx: IExecuteFunctions, resources: readonly Resource
 	return [perItem.flat()];
 }
 
-function withKeySource(out: INodeExecutionData[], source: string | undefined): INodeExecutionData[] {
-	if (source === undefined) return out;
-	return out.map((item) => ({ ...item, json: { ...item.json, idempotencyKeySource: source } }));
+/** The gate's fields (key source, budgets left) on each output item. */
+function withFields(out: INodeExecutionData[], fields: IDataObject | undefined): INodeExecutionData[] {
+	if (fields === undefined) return out;
+	return out.map((item) => ({ ...item, json: { ...item.json, ...fields } }));
 }

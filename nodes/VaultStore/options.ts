@@ -52,6 +52,24 @@ export const optionsProperty: INodeProperties = {
 				'For refunds, payouts and checkout payments: the most one call may move, checked on the request as it will be sent (Additional Body Fields included). Calls above it, and calls whose amount is not known before sending (a full refund, a checkout payment), are refused before anything is sent; 0, the value when the option is added, refuses them all until you type the most one call may move. Required when an AI agent uses the node as a tool.',
 		},
 		{
+			displayName: 'Maximum Total per Day',
+			name: 'maxTotalPerDay',
+			type: 'number',
+			typeOptions: { minValue: 0, numberPrecision: 2 },
+			default: 0,
+			description:
+				"For refunds, payouts and checkout payments: the most this node may move in one calendar day (the workflow's time zone) in each currency, over all its executions and queue-mode workers. A call that would pass it is refused before anything is sent; a call whose outcome is unknown counts as spent. 0, the value when the option is added, refuses every call until you type the day's total.",
+		},
+		{
+			displayName: 'Maximum Total per Execution',
+			name: 'maxTotalPerExecution',
+			type: 'number',
+			typeOptions: { minValue: 0, numberPrecision: 2 },
+			default: 0,
+			description:
+				"For refunds, payouts and checkout payments: the most this node may move in one execution in each currency, over all its items and, for an AI agent, all its tool calls. A call that would pass it is refused before anything is sent; a call whose outcome is unknown counts as spent. 0, the value when the option is added, refuses every call until you type the total.",
+		},
+		{
 			displayName: 'Return All Maximum',
 			name: 'maxItems',
 			type: 'number',

@@ -41,7 +41,12 @@ const FROM_AI = /\$fromAI\s*\(|\bfromAI\s*\(/;
 /** The Options the request gate reads per item (each may be an expression): cap, key, agent writes. */
 export function readItemRules(p: Params): ItemRules {
 	// The limits on an agent are the user's: a value the agent fills in ($fromAI) is no limit.
-	for (const [name, label] of [['maxAmount', 'Maximum Amount'], ['allowAgentWrites', 'Allow Agent Writes']] as const) {
+	for (const [name, label] of [
+		['maxAmount', 'Maximum Amount'],
+		['maxTotalPerExecution', 'Maximum Total per Execution'],
+		['maxTotalPerDay', 'Maximum Total per Day'],
+		['allowAgentWrites', 'Allow Agent Writes'],
+	] as const) {
 		const stored = p.stored(`options.${name}`);
 		if (typeof stored === 'string' && FROM_AI.test(stored)) {
 			p.v.fail(`"${label}" is filled in by the AI agent ($fromAI): a limit the agent sets is no limit. Type the value in the node's Options; nothing was sent`);
@@ -50,6 +55,8 @@ export function readItemRules(p: Params): ItemRules {
 	const o = p.fields('options');
 	return {
 		maxAmount: o.maxAmount === undefined || o.maxAmount === '' ? undefined : p.v.number('Maximum Amount', o.maxAmount, { min: 0 }),
+		maxTotalPerExecution: o.maxTotalPerExecution === undefined || o.maxTotalPerExecution === '' ? undefined : p.v.number('Maximum Total per Execution', o.maxTotalPerExecution, { min: 0 }),
+		maxTotalPerDay: o.maxTotalPerDay === undefined || o.maxTotalPerDay === '' ? undefined : p.v.number('Maximum Total per Day', o.maxTotalPerDay, { min: 0 }),
 		allowAgentWrites: o.allowAgentWrites === true,
 		idempotencyKey: typeof o.idempotencyKey === 'string' && o.idempotencyKey !== '' ? p.v.idempotencyKey(o.idempotencyKey) : undefined,
 	};

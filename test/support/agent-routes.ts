@@ -58,6 +58,14 @@ const toolCallAgent: INodeType = {
 	},
 };
 
+/** The tool's items (their json), or its error, from the engine's record of the tool's run. */
+function toolResult(run: IDataObject): unknown {
+	const data = run.data as { ai_tool?: Array<Array<{ json: IDataObject }>> } | undefined;
+	const items = data?.ai_tool?.[0];
+	if (items !== undefined) return items.map((i) => i.json);
+	return run.error ?? run;
+}
+
 /** One set of arguments, or a list of them (one tool call each, in order). */
 function argumentsOf(text: string): IDataObject[] {
 	const parsed = JSON.parse(text) as IDataObject | IDataObject[];
@@ -74,7 +82,8 @@ const engineAgent: INodeType = {
 	async execute(this: IExecuteFunctions, response?: EngineResponse) {
 		const calls = argumentsOf(this.getNodeParameter('args', 0) as string);
 		const before = (response?.metadata as { results?: string[] } | undefined)?.results ?? [];
-		const results = [...before, ...(response?.actionResponses ?? []).map((r) => JSON.stringify(r.data))];
+		// What the agent reads of a result: the tool's items (or its error), as n8n's agents pass a model.
+		const results = [...before, ...(response?.actionResponses ?? []).map((r) => JSON.stringify(toolResult(r.data as unknown as IDataObject)))];
 		if (results.length >= calls.length) return [results.map((raw) => ({ json: { raw } as IDataObject }))];
 		const step = results.length;
 		const request: EngineRequest = {
@@ -109,7 +118,7 @@ export interface AgentRun {
  * $fromAI()) and the agent's `args`, through the chosen route: one tool call, or
  * one per set of arguments when `args` is a list (all in one execution).
  */
-export async function runAsAgentTool(route: AgentRoute, parameters: IDataObject, args: IDataObject | IDataObject[], credentials: CredentialSet, options: { continueOnFail?: boolean } = {}): Promise<AgentRun> {
+export async function runAsAgentTool(route: AgentRoute, parameters: IDataObject, args: IDataObject | IDataObject[], credentials: CredentialSet, options: { continueOnFail?: boolean; workflowId?: string; staticData?: IDataObject; toolId?: string } = {}): Promise<AgentRun> {
 	const loader = await loadPackage();
 	const base = loader.nodeTypes.vaultStore.type as INodeType;
 	const toolType: INodeType = Object.assign(Object.create(base) as INodeType, {
@@ -124,11 +133,11 @@ export async function runAsAgentTool(route: AgentRoute, parameters: IDataObject,
 		[
 			{ name: 'Start', type: 'test.start', parameters: {} },
 			{ name: 'Agent', type: agentType, parameters: { args: JSON.stringify(args) } },
-			{ name: TOOL_NAME, type: TOOL_TYPE, parameters, continueOnFail: options.continueOnFail },
+			{ name: TOOL_NAME, type: TOOL_TYPE, parameters, continueOnFail: options.continueOnFail, ...(options.toolId !== undefined ? { id: options.toolId } : {}) },
 		],
 		credentials,
 		[{ json: {} }],
-		{ connections, settings: { executionOrder: 'v1' }, extraNodeTypes: { [TOOL_TYPE]: toolType, [AGENT_CALL]: toolCallAgent, [AGENT_ENGINE]: engineAgent, 'test.start': START } },
+		{ workflowId: options.workflowId, staticData: options.staticData, connections, settings: { executionOrder: 'v1' }, extraNodeTypes: { [TOOL_TYPE]: toolType, [AGENT_CALL]: toolCallAgent, [AGENT_ENGINE]: engineAgent, 'test.start': START } },
 	);
 	// A tool that fails on the engine route stops the execution with the tool's error.
 	const failed = run.error('Agent') ?? run.error(TOOL_NAME) ?? run.run.data.resultData.error;

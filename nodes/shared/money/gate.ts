@@ -4,6 +4,8 @@ import { NodeOperationError } from 'n8n-workflow';
 import type { ApiRequest, ApiResponse } from '../transport/request';
 import { isUnknownOutcome } from '../transport/request';
 import { numberOf } from './amounts';
+import type { Reservation } from './budget';
+import { BudgetExceeded, Budgets, currencyLabel } from './budget';
 import { checkAmounts } from './cap';
 import type { EventOrigin, KeySource } from './keys';
 import { digest, fieldDigests, IdempotencyKeys, writeFingerprint } from './keys';
@@ -22,6 +24,9 @@ import { isRevealRoute, routeOf } from './routes';
 /** What the node's Options say for one item (read per item: each may be an expression). */
 export interface ItemRules {
 	maxAmount?: number;
+	/** Budgets over many writes (per currency): per execution, per calendar day. */
+	maxTotalPerExecution?: number;
+	maxTotalPerDay?: number;
 	idempotencyKey?: string;
 	allowAgentWrites: boolean;
 }
@@ -62,6 +67,8 @@ export interface Ticket {
 	keyOf: string;
 	/** A write keyed per run (no event, no key option): what it moves, remembered in the execution when unclear. */
 	inExecution?: { identity: string; key: string };
+	/** What it holds of the spending budgets. */
+	budget?: Reservation;
 }
 
 export interface Admission {
@@ -89,6 +96,9 @@ export class RequestGate {
 	private record?: OnceRecord;
 	private occurrences?: Occurrences;
 	private executionWrites?: ExecutionWrites;
+	private budgets?: Budgets;
+	/** What is left of each budget after each item's money write, for its output. */
+	private readonly budgetLeft = new Map<number, IDataObject>();
 	/** Identical whole requests of an event in this run, as version 0.1.0 counted them (its record's rule). */
 	private readonly legacyCounts = new Map<string, number>();
 	/** Idempotency Key options used in this run: which item first sent each. */
@@ -121,9 +131,12 @@ export class RequestGate {
 		return new NodeOperationError(this.ctx.getNode(), message, { itemIndex, description });
 	}
 
-	/** Where each item's Idempotency-Key came from (for the output's idempotencyKeySource). */
-	keySourceOf(itemIndex: number): KeySource | undefined {
-		return this.sources.get(itemIndex);
+	/** Fields the gate adds to an item's output: where its Idempotency-Key came from, what is left of its budgets. */
+	outputFields(itemIndex: number, idempotent: boolean): IDataObject | undefined {
+		const source = idempotent ? this.sources.get(itemIndex) : undefined;
+		const left = this.budgetLeft.get(itemIndex);
+		if (source === undefined && left === undefined) return undefined;
+		return { ...(source !== undefined ? { idempotencyKeySource: source } : {}), ...(left !== undefined ? { budgetLeft: left } : {}) };
 	}
 
 	/** The row's agent limits, before the item's request is built. */
@@ -146,6 +159,13 @@ export class RequestGate {
 				itemIndex,
 				`Set "Maximum Amount" in the node's Options before giving "${row.name}" to an AI agent`,
 				'An agent may choose any amount; the node refuses calls above the maximum you set.',
+			);
+		}
+		if (row.money && (rules.maxTotalPerExecution === undefined || rules.maxTotalPerDay === undefined)) {
+			this.setup.hint(
+				'budgets',
+				`An AI agent may call "${row.name}" many times: "Maximum Amount" caps each call, not their total. Set "Maximum Total per Execution" and "Maximum Total per Day" in the node's Options to cap what the agent moves in one run and in one day.`,
+				'warning',
 			);
 		}
 	}
@@ -176,7 +196,7 @@ export class RequestGate {
 		if (this.setup.tool && rules.maxAmount === undefined) {
 			throw this.refuse(itemIndex, 'Refused: this call moves money and the node has no "Maximum Amount" for AI agents', 'Set "Maximum Amount" in the node\'s Options; the node refuses calls above it.');
 		}
-		const known = rules.maxAmount !== undefined ? await this.readFirst(money, req, send) : undefined;
+		const known = limited(rules) ? await this.readFirst(money, req, send) : undefined;
 		const verdict = checkAmounts({ route: money, body: req.body, query: req.query, max: rules.maxAmount, known: known?.amount });
 		if (verdict.refusal !== undefined) {
 			throw this.refuse(itemIndex, verdict.refusal, 'Nothing was sent. Use an amount above 0 and at or below the maximum, or ask a person to do it.');
@@ -187,6 +207,14 @@ export class RequestGate {
 		// The transport repeats it only where the service says it did nothing, and reports an unknown outcome.
 		req.money = true;
 		const ticket: Ticket = { route: money, asked, itemIndex, keyOf: '' };
+		const admission = await this.keyAndClaim(req, money, ticket, itemIndex);
+		if (admission.ticket !== undefined) await this.holdBudgets(admission.ticket, rules);
+		return admission;
+	}
+
+	/** The write's Idempotency-Key and its once-per-event claim. */
+	private async keyAndClaim(req: ApiRequest, money: MoneyRoute, ticket: Ticket, itemIndex: number): Promise<Admission> {
+		const { asked } = ticket;
 
 		// The key names the money movement: event, workflow, node, method, route with its ids, amount, currency.
 		const identity = `money|${req.method}|${money.identity}|${asked.amount ?? ''}|${(asked.currency ?? '').toUpperCase()}`;
@@ -238,14 +266,56 @@ export class RequestGate {
 	}
 
 	/**
+	 * The spending budgets (per execution, per day): the write's amount is held before it is sent,
+	 * or the write is refused naming the budget (its claim given back: nothing was sent).
+	 */
+	private async holdBudgets(ticket: Ticket, rules: ItemRules): Promise<void> {
+		if (rules.maxTotalPerExecution === undefined && rules.maxTotalPerDay === undefined) return;
+		// A write sent again under its key was counted when it was first sent (in this execution, or that day).
+		const perExecution = ticket.resend !== undefined && ticket.inExecution !== undefined ? undefined : rules.maxTotalPerExecution;
+		const perDay = ticket.resend !== undefined ? undefined : rules.maxTotalPerDay;
+		if (perExecution === undefined && perDay === undefined) return;
+		let failure: NodeOperationError | undefined;
+		if (ticket.asked.amount === undefined) {
+			failure = this.refuse(
+				ticket.itemIndex,
+				`Refused: the amount of "${ticket.route.name}" is not known before it is sent, so it cannot be counted against "${perExecution !== undefined ? 'Maximum Total per Execution' : 'Maximum Total per Day'}"`,
+				'Nothing was sent. Give the amount in the request.',
+			);
+		} else {
+			try {
+				this.budgets ??= new Budgets(this.ctx, this.now);
+				ticket.budget = await this.budgets.reserve({ perExecution, perDay }, ticket.asked.amount, ticket.asked.currency);
+			} catch (error) {
+				failure =
+					error instanceof BudgetExceeded
+						? this.refuse(ticket.itemIndex, error.message, 'A budget counts every money write of this node in its currency: its own amount (Pay: the total read first), held when sent, kept when the outcome is unknown, given back when it provably did not happen.')
+						: this.refuse(ticket.itemIndex, `Refused: the day's spending could not be counted (${(error as Error).message})`, "Nothing was sent. n8n's deduplication store, where the day's total is kept, failed; run again.");
+			}
+		}
+		if (failure !== undefined || ticket.budget === undefined) {
+			// Nothing was sent: a new claim is given back; an unclear one stays unclear.
+			if (ticket.claimed !== undefined && ticket.resend === undefined) await this.record?.release(ticket.claimed);
+			else if (ticket.claimed !== undefined && ticket.resend !== undefined) {
+				await this.record?.unclear({ key: ticket.claimed, at: ticket.resend.at ?? this.now(), unclear: ticket.resend.kind, ...(ticket.fields !== undefined ? { fields: ticket.fields } : {}) });
+			}
+			throw failure ?? this.refuse(ticket.itemIndex, 'Refused: the spending budgets could not be read', 'Nothing was sent.');
+		}
+		const left: IDataObject = { currency: currencyLabel(ticket.budget.currency) };
+		if (ticket.budget.left.execution !== undefined) left.thisExecution = ticket.budget.left.execution;
+		if (ticket.budget.left.today !== undefined) left.today = ticket.budget.left.today;
+		this.budgetLeft.set(ticket.itemIndex, left);
+	}
+
+	/**
 	 * Under a Maximum Amount or for an AI agent, what the gate cannot classify from the rows'
 	 * declarations is refused (it may move money), and so is a declared operation whose charge the
 	 * request does not state (Subscription → Change) under a Maximum Amount.
 	 */
 	private failClosed(req: ApiRequest, route: Route, write: { kind: 'unknown' } | { kind: 'declared'; name: string; charges?: string }, itemIndex: number): void {
-		const capped = this.itemRules(itemIndex).maxAmount !== undefined;
+		const capped = limited(this.itemRules(itemIndex));
 		if (write.kind === 'unknown' && (capped || this.setup.tool)) {
-			const who = this.setup.tool ? 'an AI agent runs this node' : 'the node has a "Maximum Amount"';
+			const who = this.setup.tool ? 'an AI agent runs this node' : 'the node has a "Maximum Amount" or a spending budget';
 			throw this.refuse(
 				itemIndex,
 				`Refused: ${req.method} /${route.segments.join('/')} is not a route of this node's operations, so it cannot tell whether it moves money, and ${who}`,
@@ -455,6 +525,10 @@ export class RequestGate {
 		const unknown = isUnknownOutcome(error) || ticket.resend !== undefined;
 		const status = Number((error as { httpCode?: string }).httpCode);
 		const kind: Unclear = ticket.resend?.kind === 'failed' || (status > 0 && status !== 409) ? 'failed' : 'unanswered';
+		if (!unknown) {
+			await this.budgets?.release(ticket.budget);
+			this.budgetLeft.delete(ticket.itemIndex);
+		}
 		const mine = ticket.inExecution;
 		if (mine !== undefined && this.executionWrites !== undefined) {
 			if (unknown) this.executionWrites.remember(mine.identity, { key: mine.key, kind, at: ticket.resend?.at ?? this.now() });
@@ -498,3 +572,7 @@ function changedFields(before: string, now: string): string[] {
 	return changed.length ? changed : ['the request'];
 }
 
+/** A Maximum Amount or a spending budget is set: what the gate cannot count is refused. */
+function limited(rules: ItemRules): boolean {
+	return rules.maxAmount !== undefined || rules.maxTotalPerExecution !== undefined || rules.maxTotalPerDay !== undefined;
+}

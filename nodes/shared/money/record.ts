@@ -198,12 +198,20 @@ function describe(error: unknown): string {
 
 /** Room in n8n's store beside the claims for the marks of writes in flight or of unknown outcome. */
 const MARK_ROOM = 1_000;
-const DEDUP: ICheckProcessedOptions = { mode: 'entries', maxEntries: RECORD_CAPACITY + MARK_ROOM };
+/** Room for the day budgets' units (budget.ts): 8 currency-days of a full budget. */
+export const BUDGET_ROOM = 4_000;
+/** Every call to the node's row passes the same options (n8n trims the row to maxEntries on each). */
+export const DEDUP: ICheckProcessedOptions = { mode: 'entries', maxEntries: RECORD_CAPACITY + MARK_ROOM + BUDGET_ROOM };
 
 /** Per node row (workflow id and node id): the tail of this process's calls to it, one at a time. */
 const rowQueues = new Map<string, Promise<unknown>>();
 
-async function oneAtATime<T>(row: string, work: () => Promise<T>): Promise<T> {
+/** The store's row for a node, as n8n keys it (workflow, node id). */
+export function rowOf(ctx: IExecuteFunctions): string {
+	return `${ctx.getWorkflow().id ?? ''}|${ctx.getNode().id ?? ''}`;
+}
+
+export async function oneAtATime<T>(row: string, work: () => Promise<T>): Promise<T> {
 	const before = rowQueues.get(row) ?? Promise.resolve();
 	const run = before.then(work, work);
 	const tail = run.then(
@@ -250,7 +258,7 @@ class Record_ implements OnceRecord {
 
 	/** The store's row for this node, as n8n keys it (workflow, node id). */
 	private row(): string {
-		return `${this.ctx.getWorkflow().id ?? ''}|${this.ctx.getNode().id ?? ''}`;
+		return rowOf(this.ctx);
 	}
 
 	private async count(): Promise<number> {

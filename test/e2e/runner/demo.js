@@ -132,6 +132,13 @@ async function main() {
 			'      Execute workflow: refunds 1.00 with the reason sent as an Additional Body Field, then stores',
 			'      a value in the vault and reads it back with a Custom API Call on the Vault API.',
 		);
+	if (byName['agent-refunds-with-budget.json'])
+		lines.push(
+			`  - "${byName['agent-refunds-with-budget.json'].title}"`,
+			`      ${wfUrl(byName['agent-refunds-with-budget.json'])}`,
+			'      Connect your chat model (OpenAI credential), then Open chat: the agent refunds within 20 a call,',
+			'      50 a conversation and 200 a day (the tool\'s Options); ask for more and it is refused.',
+		);
 	if (byName['trigger-events.json'])
 		lines.push(
 			`  - "${byName['trigger-events.json'].title}" (published, listening)`,

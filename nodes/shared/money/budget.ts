@@ -1,0 +1,209 @@
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+
+import { DEDUP, oneAtATime, rowOf } from './record';
+
+/**
+ * Spending budgets over many money writes of one node, per currency: a total per execution (every
+ * item of every run of the node in one execution, so every tool call of one agent run) and a total
+ * per calendar day in the workflow's time zone (across executions and queue-mode workers).
+ *
+ * What counts: what a write the request gate admitted moves (its own amount; Pay: the total read
+ * first), counted when it is admitted, before it is sent. A write whose outcome is unknown stays
+ * counted; a write that provably did not happen (refused, a 4xx, a 503, a connection refused) gives
+ * its amount back; a write skipped as already made (once per event) counts nothing.
+ *
+ * Per execution: exact, in n8n's per-execution node context (shared by every run of the node in
+ * the execution, both agent routes included); admission checks and adds in one synchronous step.
+ *
+ * Per day, where n8n's deduplication store is there: the day's budget is cut into UNITS equal
+ * units, and a write claims the units it needs (its amount over a unit, rounded up: a write counts
+ * at least one unit) in the node's row of that store, which every worker reads. The store tests
+ * membership and cannot add, so a unit is a value `budget|<day>|<currency>|<budget>|<n>`; a write
+ * claims the lowest units it finds free (checkProcessedAndRecord records the free ones and names the
+ * taken ones) until it has enough, or gives back what it took and is refused when the day has no
+ * more. The store's read-modify-write has no lock, so two workers that claim within the same round
+ * trip can both take the same units: the day can be passed by at most the writes that overlap in
+ * that window (see docs/ai-agents.md, measured in queue mode). Without the store (older n8n,
+ * n8n-core alone), the day's total is kept exactly in the node's static data, which overlapping
+ * executions may overwrite (n8n saves it whole at the end of an execution).
+ */
+
+/** Units a day's budget is cut into (per currency): a write counts at least 1/UNITS of it. */
+export const UNITS = 500;
+/** Field of the per-execution totals in n8n's per-execution node context. */
+const EXECUTION_FIELD = 'vaultStoreSpent';
+/** Field of the day totals (static-data fallback) and of the next free unit (hint) in static data. */
+const DAY_FIELD = 'vaultStoreSpentToday';
+
+export interface BudgetRules {
+	perExecution?: number;
+	perDay?: number;
+}
+
+/** What a write holds of each budget until it is settled. */
+export interface Reservation {
+	currency: string;
+	amount: number;
+	execution: boolean;
+	/** The day's units this write claimed (store), or the day's key (static data). */
+	day?: { key: string; units?: string[] };
+	/** What is left after this write, for the output. */
+	left: { execution?: number; today?: number };
+}
+
+/** A refusal: the budget, what was spent, what is left. */
+export class BudgetExceeded extends Error {}
+
+const round = (n: number) => Math.round(n * 1e6) / 1e6;
+
+/** The calendar day of `at` in the time zone (YYYY-MM-DD). */
+export function dayIn(timeZone: string, at: number): string {
+	try {
+		return new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(at);
+	} catch {
+		return new Date(at).toISOString().slice(0, 10);
+	}
+}
+
+/** How a currency is named in messages: a write that does not state one counts with the others that do not. */
+export function currencyLabel(currency: string): string {
+	return currency === '' ? '(currency not stated in the request)' : currency;
+}
+
+export class Budgets {
+	private readonly helpers: boolean;
+
+	constructor(
+		private readonly ctx: IExecuteFunctions,
+		private readonly now: () => number,
+	) {
+		const h = ctx.helpers as Partial<IExecuteFunctions['helpers']>;
+		this.helpers = typeof h?.checkProcessedAndRecord === 'function' && typeof h.removeProcessed === 'function';
+	}
+
+	private spentInExecution(): Record<string, number> {
+		const context = this.ctx.getContext('node') as IDataObject;
+		const saved = context[EXECUTION_FIELD];
+		if (saved !== null && typeof saved === 'object' && !Array.isArray(saved)) return saved as unknown as Record<string, number>;
+		const fresh: Record<string, number> = {};
+		context[EXECUTION_FIELD] = fresh as unknown as IDataObject;
+		return fresh;
+	}
+
+	private staticDay(): Record<string, number> {
+		const data = this.ctx.getWorkflowStaticData('node');
+		const saved = data[DAY_FIELD];
+		if (saved !== null && typeof saved === 'object' && !Array.isArray(saved)) return saved as unknown as Record<string, number>;
+		const fresh: Record<string, number> = {};
+		data[DAY_FIELD] = fresh as unknown as IDataObject;
+		return fresh;
+	}
+
+	/**
+	 * Holds `amount` of each budget set for the write, or throws BudgetExceeded naming the budget,
+	 * what was spent and what is left (nothing is held then).
+	 */
+	async reserve(rules: BudgetRules, amount: number, currencyIn: string | undefined): Promise<Reservation> {
+		const currency = (currencyIn ?? '').toUpperCase();
+		const label = currencyLabel(currency);
+		const res: Reservation = { currency, amount, execution: false, left: {} };
+		if (rules.perExecution !== undefined) {
+			const spent = this.spentInExecution();
+			const before = spent[currency] ?? 0;
+			if (round(before + amount) > rules.perExecution) {
+				throw new BudgetExceeded(exceeded('Maximum Total per Execution', rules.perExecution, amount, before, label, 'in this execution'));
+			}
+			spent[currency] = round(before + amount);
+			res.execution = true;
+			res.left.execution = round(rules.perExecution - spent[currency]);
+		}
+		if (rules.perDay !== undefined) {
+			let held = false;
+			try {
+				await this.reserveDay(rules.perDay, amount, currency, label, res);
+				held = true;
+			} finally {
+				if (!held) this.giveBackExecution(res);
+			}
+		}
+		return res;
+	}
+
+	private async reserveDay(budget: number, amount: number, currency: string, label: string, res: Reservation): Promise<void> {
+		const day = dayIn(this.ctx.getTimezone(), this.now());
+		const key = `${day}|${currency}|${budget}`;
+		const hints = this.staticDay();
+		if (!this.helpers) {
+			const before = hints[key] ?? 0;
+			if (round(before + amount) > budget) throw new BudgetExceeded(exceeded('Maximum Total per Day', budget, amount, before, label, `today (${day})`));
+			this.pruneDays(hints, day);
+			hints[key] = round(before + amount);
+			res.day = { key };
+			res.left.today = round(budget - hints[key]);
+			return;
+		}
+		const unit = budget / UNITS;
+		const need = Math.max(1, Math.ceil(round(amount / unit)));
+		const hintKey = `next|${key}`;
+		const mine: string[] = [];
+		let next = hints[hintKey] ?? 0;
+		// Claim the lowest free units until there are enough; what others hold is skipped.
+		await oneAtATime(rowOf(this.ctx), async () => {
+			while (mine.length < need && next < UNITS) {
+				const batch = Array.from({ length: Math.min(need - mine.length, UNITS - next) }, (_, i) => `budget|${key}|${next + i}`);
+				next += batch.length;
+				const out = await this.ctx.helpers.checkProcessedAndRecord(batch, 'node', DEDUP);
+				mine.push(...out.new.map(String));
+			}
+		});
+		if (mine.length < need) {
+			if (mine.length > 0) await oneAtATime(rowOf(this.ctx), async () => await this.ctx.helpers.removeProcessed(mine, 'node', DEDUP));
+			const spent = round((UNITS - mine.length) * unit);
+			throw new BudgetExceeded(exceeded('Maximum Total per Day', budget, amount, spent, label, `today (${day}, counted in units of ${round(unit)})`));
+		}
+		this.pruneDays(hints, day);
+		hints[hintKey] = Math.max(hints[hintKey] ?? 0, unitIndex(mine[mine.length - 1]) + 1);
+		res.day = { key, units: mine };
+		res.left.today = Math.max(0, round(budget - (unitIndex(mine[mine.length - 1]) + 1) * unit));
+	}
+
+	/** Entries of other days go (a few a day, at most). */
+	private pruneDays(hints: Record<string, number>, day: string): void {
+		for (const k of Object.keys(hints)) if (!k.startsWith(day) && !k.startsWith(`next|${day}`)) delete hints[k];
+	}
+
+	private giveBackExecution(res: Reservation): void {
+		if (!res.execution) return;
+		const spent = this.spentInExecution();
+		spent[res.currency] = Math.max(0, round((spent[res.currency] ?? 0) - res.amount));
+		res.execution = false;
+	}
+
+	/** The write provably did not happen: its amount goes back to every budget. */
+	async release(res: Reservation | undefined): Promise<void> {
+		if (res === undefined) return;
+		this.giveBackExecution(res);
+		const day = res.day;
+		res.day = undefined;
+		if (day === undefined) return;
+		if (day.units === undefined) {
+			const hints = this.staticDay();
+			if (hints[day.key] !== undefined) hints[day.key] = Math.max(0, round(hints[day.key] - res.amount));
+			return;
+		}
+		const units = day.units;
+		await oneAtATime(rowOf(this.ctx), async () => await this.ctx.helpers.removeProcessed(units, 'node', DEDUP));
+		const hints = this.staticDay();
+		const hintKey = `next|${day.key}`;
+		if (hints[hintKey] !== undefined) hints[hintKey] = Math.min(hints[hintKey], unitIndex(units[0]));
+	}
+}
+
+function unitIndex(unit: string): number {
+	return Number(unit.slice(unit.lastIndexOf('|') + 1));
+}
+
+function exceeded(name: string, budget: number, amount: number, spent: number, currency: string, when: string): string {
+	const left = Math.max(0, round(budget - spent));
+	return `Refused: this write of ${amount} ${currency} would pass the "${name}" of ${budget}: ${round(spent)} already spent ${when}, ${left} left; nothing was sent`;
+}

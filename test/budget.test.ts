@@ -1,0 +1,231 @@
+/**
+ * Spending budgets as a matrix: rule (Maximum Total per Execution, Maximum Total per Day) × path
+ * (the operation's Amount field, an expression per item, Custom API Call with the store credential,
+ * Checkout → Pay through its `run` hatch (the total read first), both of n8n's agent routes).
+ * Every cell makes three writes of 2 against a budget of 5: the first two go out (the control:
+ * spending within the budget is never refused), the third would pass it and is refused naming the
+ * budget, with nothing sent. Per execution: three items of one run, or three tool calls of one agent
+ * run. Per day: three executions, the day's total kept in n8n's deduplication store (an in-memory
+ * one that behaves as n8n 2.8.4's). Then the outcome rules: an unknown outcome counts as spent, a
+ * write that provably did not happen gives its amount back.
+ */
+import { DataDeduplicationService } from 'n8n-core';
+import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
+
+import type { CheckoutSession } from '../sandbox/resources/checkout';
+import { openSession } from '../sandbox/resources/checkout';
+import type { AgentRoute } from './support/agent-routes';
+import { AGENT_ROUTES, runAsAgentTool } from './support/agent-routes';
+import { useSandbox } from './support/fixtures';
+import { runNodes } from './support/harness';
+import { MemoryDeduplicator } from './support/once-record-support';
+
+const f = useSandbox({ orders: 200 });
+const store = new MemoryDeduplicator();
+beforeAll(async () => {
+	await DataDeduplicationService.init(store);
+});
+
+const rl = (value: string) => ({ __rl: true, mode: 'id', value });
+const MONEY = /\/(orders\/[^/]+\/refund|checkouts\/[^/]+\/pay)$/;
+const moneyWrites = () => f.requests().filter((q) => q.method === 'POST' && MONEY.test(q.path));
+const BUDGET = 5;
+const EACH = 2;
+
+let serial = 0;
+function orders(n: number): string[] {
+	const all = f.sb.state.orders.filter((o) => o.payment.status === 'COMPLETED' && o.amount >= 10);
+	return Array.from({ length: n }, (_, i) => all[(serial * 3 + i) % all.length].id);
+}
+
+function session(): string {
+	const id = `cks_budget${String(serial).padStart(4, '0')}${Math.random().toString(36).slice(2, 8)}`;
+	f.sb.app.collection<CheckoutSession>('checkoutSessions').push(
+		openSession({ id, paylinkId: null, amount: EACH, currency: 'USD', items: [], expiresAt: '2099-01-01T00:00:00.000Z', createdAt: new Date().toISOString() }),
+	);
+	return id;
+}
+
+type Rule = 'per execution' | 'per day';
+const RULES: Rule[] = ['per execution', 'per day'];
+const budgetOption = (rule: Rule): IDataObject => (rule === 'per execution' ? { maxTotalPerExecution: BUDGET } : { maxTotalPerDay: BUDGET });
+
+interface Path {
+	name: string;
+	agent?: AgentRoute;
+	/** The node's parameters; each write's order, session and amount come from its item (or the agent's arguments). */
+	parameters: (options: IDataObject) => IDataObject;
+	/** One item (or one set of agent arguments) per write. */
+	write: () => IDataObject;
+}
+
+const refundOf = (amount: unknown, order: string, options: IDataObject) => ({ resource: 'order', operation: 'refund', orderId: rl(order), additionalFields: { amount }, options });
+
+const PATHS: Path[] = [
+	{ name: 'Amount field (an expression per item)', parameters: (o) => refundOf('={{ $json.amount }}', '={{ $json.order }}', o), write: () => ({ order: orders(1)[0], amount: EACH }) },
+	{
+		name: 'Custom API Call (store)',
+		parameters: (options) => ({ resource: 'custom', operation: 'request', method: 'POST', path: '=/v2/stores/{storeId}/orders/{{ $json.order }}/refund', body: '={{ JSON.stringify({ amount: $json.amount }) }}', options }),
+		write: () => ({ order: orders(1)[0], amount: EACH }),
+	},
+	{ name: 'Checkout → Pay (run hatch, the total read first)', parameters: (options) => ({ resource: 'checkout', operation: 'pay', sessionId: rl('={{ $json.session }}'), options }), write: () => ({ session: session() }) },
+	...AGENT_ROUTES.map(
+		(agent): Path => ({
+			name: `agent (${agent})`,
+			agent,
+			parameters: (o) => refundOf("={{ $fromAI('amount', 'amount', 'number') }}", "={{ $fromAI('order', 'the order', 'string') }}", { ...o, maxAmount: 10 }),
+			write: () => ({ order: orders(1)[0], amount: EACH }),
+		}),
+	),
+];
+
+interface Run {
+	/** Per write: its error (undefined when it went out). */
+	errors: Array<string | undefined>;
+	outputs: IDataObject[];
+}
+
+/** Runs `writes` as one execution (items, or one agent's tool calls). */
+async function oneExecution(path: Path, options: IDataObject, writes: IDataObject[], workflow: { id: string; staticData: IDataObject }): Promise<Run> {
+	const parameters = path.parameters(options);
+	if (path.agent) {
+		const r = await runAsAgentTool(path.agent, parameters, writes, f.credentials, { continueOnFail: true, workflowId: workflow.id, staticData: workflow.staticData, toolId: `tool-${workflow.id}` });
+		workflow.staticData = r.run.staticData;
+		return { errors: r.texts.map((t) => (/Refused|error/.test(t) ? t : undefined)), outputs: r.texts.map((t) => ({ text: t })) };
+	}
+	const input: INodeExecutionData[] = writes.map((json) => ({ json }));
+	const r = await runNodes([{ name: 'Vault Store', id: `node-${workflow.id}`, parameters, continueOnFail: true }], f.credentials, input, { workflowId: workflow.id, staticData: workflow.staticData });
+	workflow.staticData = r.staticData;
+	const out = r.output().map((i) => i.json);
+	return { errors: out.map((o) => (o.error !== undefined ? String(o.error) : undefined)), outputs: out };
+}
+
+const CELLS = RULES.flatMap((rule) => PATHS.map((path) => ({ rule, path, label: `${rule} × ${path.name}` })));
+
+describe('a budget lets the writes within it go out and refuses the one that would pass it, nothing sent', () => {
+	test.each(CELLS)('$label', async ({ rule, path }) => {
+		serial++;
+		f.sb.clearRequests();
+		const workflow = { id: `wf_budget_${serial}`, staticData: {} as IDataObject };
+		const writes = [path.write(), path.write(), path.write()];
+		const options = budgetOption(rule);
+		const runs: Run[] = [];
+		if (rule === 'per execution') runs.push(await oneExecution(path, options, writes, workflow));
+		else for (const w of writes) runs.push(await oneExecution(path, options, [w], workflow));
+		const errors = runs.flatMap((r) => r.errors);
+		const outputs = runs.flatMap((r) => r.outputs);
+		// Control: the two writes within the budget went out.
+		expect(errors.slice(0, 2)).toEqual([undefined, undefined]);
+		expect(moneyWrites()).toHaveLength(2);
+		const name = rule === 'per execution' ? 'Maximum Total per Execution' : 'Maximum Total per Day';
+		expect(errors[2]).toMatch(new RegExp(`Refused: this write of 2 .* would pass the \\\\?"${name}\\\\?" of 5: 4 already spent .*, 1 left; nothing was sent`));
+		// What is left is in each write's output.
+		if (!path.agent) {
+			const left = outputs.slice(0, 2).map((o) => (o.budgetLeft as IDataObject)[rule === 'per execution' ? 'thisExecution' : 'today']);
+			expect(left).toEqual([3, 1]);
+		} else {
+			expect(outputs[1].text).toMatch(rule === 'per execution' ? /"thisExecution":1/ : /"today":1/);
+		}
+		// A new execution (per execution) or another node (per day) starts afresh: its write goes out.
+		f.sb.clearRequests();
+		const fresh = await oneExecution(path, options, [path.write()], rule === 'per execution' ? workflow : { id: `wf_budget_other_${serial}`, staticData: {} });
+		expect(fresh.errors).toEqual([undefined]);
+		expect(moneyWrites()).toHaveLength(1);
+	});
+});
+
+describe('what counts: an unknown outcome is spent, a write that provably did not happen is not', () => {
+	const KINDS = [
+		{ name: '500 after commit (unknown)', fault: { kind: 'commit-then-500' as const }, counts: true },
+		{ name: 'timeout (unknown)', fault: { kind: 'slow' as const, delayMs: 700 }, options: { timeout: 200 }, counts: true },
+		{ name: '400 (provably not applied)', fault: { kind: 'reply' as const, status: 400, reply: { body: { ok: false, error: { code: 'bad_request', message: 'no (injected)' } } } }, counts: false },
+		{ name: '503 on every attempt (provably not applied)', fault: { kind: 'reply' as const, status: 503, count: 10, reply: { body: { ok: false, error: { code: 'unavailable', message: 'down (injected)' } } } }, options: { maxRetries: 1 }, counts: false },
+	];
+	const OUTCOME_CELLS = KINDS.flatMap((kind) => RULES.map((rule) => ({ kind, rule, label: `${kind.name} × ${rule}` })));
+	test.each(OUTCOME_CELLS)('$label', async ({ kind, rule }) => {
+		serial++;
+		const workflow = { id: `wf_budget_outcome_${serial}`, staticData: {} as IDataObject };
+		const [a, b] = orders(2);
+		const options = { ...budgetOption(rule), ...(kind.options ?? {}) };
+		const path = PATHS[0];
+		// The first write of 3 meets the fault; the second write of 3 fits only if the first gave its amount back.
+		f.sb.faults.add({ ...kind.fault, match: { method: 'POST', path: MONEY } });
+		f.sb.clearRequests();
+		const first = await oneExecution(path, options, [{ order: a, amount: 3 }], workflow);
+		f.sb.faults.clear();
+		await new Promise((resolve) => setTimeout(resolve, kind.fault.kind === 'slow' ? 800 : 0));
+		expect(first.errors[0]).toBeDefined();
+		f.sb.clearRequests();
+		const second = rule === 'per execution'
+			? await oneExecution(path, options, [{ order: a, amount: 0.5 }, { order: b, amount: 3 }], workflow) // one execution: a write of 0.5 first, then 3
+			: await oneExecution(path, options, [{ order: b, amount: 3 }], workflow);
+		if (rule === 'per execution') {
+			// Per execution, a new execution starts afresh: both go out whatever the first execution met.
+			expect(second.errors).toEqual([undefined, undefined]);
+			return;
+		}
+		if (kind.counts) {
+			expect(second.errors[0]).toMatch(/would pass the "Maximum Total per Day" of 5: 3 already spent/);
+			expect(moneyWrites()).toHaveLength(0);
+		} else {
+			expect(second.errors[0]).toBeUndefined();
+			expect(moneyWrites()).toHaveLength(1);
+		}
+	});
+
+	test.each(KINDS)('$name, in one execution: the next item is counted after it', async (kind) => {
+		serial++;
+		const workflow = { id: `wf_budget_items_${serial}`, staticData: {} as IDataObject };
+		const [a, b] = orders(2);
+		f.sb.faults.add({ ...kind.fault, count: kind.fault.kind === 'reply' && kind.fault.status === 503 ? 2 : 1, match: { method: 'POST', path: new RegExp(`/orders/${a}/refund$`) } });
+		f.sb.clearRequests();
+		// Concurrency 1: the first item is settled before the second is admitted.
+		const r = await oneExecution(PATHS[0], { maxTotalPerExecution: BUDGET, concurrency: 1, ...(kind.options ?? {}) }, [{ order: a, amount: 3 }, { order: b, amount: 3 }], workflow);
+		f.sb.faults.clear();
+		await new Promise((resolve) => setTimeout(resolve, kind.fault.kind === 'slow' ? 800 : 0));
+		expect(r.errors[0]).toBeDefined();
+		if (kind.counts) {
+			expect(r.errors[1]).toMatch(/would pass the "Maximum Total per Execution" of 5: 3 already spent in this execution, 2 left/);
+			expect(moneyWrites().filter((q) => q.path.includes(b))).toHaveLength(0);
+		} else {
+			expect(r.errors[1]).toBeUndefined();
+			expect(moneyWrites().filter((q) => q.path.includes(b))).toHaveLength(1);
+		}
+	});
+});
+
+describe('a budget is the user\'s', () => {
+	test.each(AGENT_ROUTES)('%s: a budget filled in by the agent ($fromAI) is refused, nothing sent; a typed one lets the call go out', async (route) => {
+		serial++;
+		const [order] = orders(1);
+		f.sb.clearRequests();
+		for (const name of ['maxTotalPerExecution', 'maxTotalPerDay']) {
+			const r = await runAsAgentTool(route, refundOf(1, order, { maxAmount: 5, [name]: "={{ $fromAI('budget', 'the budget', 'number') }}" }), { budget: 1_000_000 }, f.credentials);
+			expect(r.text).toMatch(/is filled in by the AI agent \(\$fromAI\)/);
+		}
+		expect(moneyWrites()).toHaveLength(0);
+		const typed = await runAsAgentTool(route, refundOf(1, order, { maxAmount: 5, maxTotalPerExecution: 5, maxTotalPerDay: 5 }), {}, f.credentials);
+		expect(typed.text).not.toMatch(/Refused|filled in/);
+		expect(moneyWrites()).toHaveLength(1);
+	});
+
+	test('an agent tool that moves money without both budgets runs with a warning naming them', async () => {
+		serial++;
+		const [order] = orders(1);
+		const r = await runAsAgentTool('engine request', refundOf(1, order, { maxAmount: 5 }), {}, f.credentials);
+		const hints = r.run.hints('Vault Store Tool').map((h) => h.message);
+		expect(hints.join('\n')).toMatch(/Set "Maximum Total per Execution" and "Maximum Total per Day"/);
+	});
+
+	test('a write whose amount the request does not state (a full refund) is refused under a budget; with the amount it goes out', async () => {
+		serial++;
+		const [order] = orders(1);
+		f.sb.clearRequests();
+		const r = await f.run({ resource: 'order', operation: 'refund', orderId: rl(order), options: { maxTotalPerDay: 100 } });
+		expect(r.error()?.message).toMatch(/is not known before it is sent, so it cannot be counted against "Maximum Total per Day"/);
+		expect(moneyWrites()).toHaveLength(0);
+		const ok = await f.run(refundOf(1, order, { maxTotalPerDay: 100 }));
+		expect(ok.error()).toBeUndefined();
+		expect(moneyWrites()).toHaveLength(1);
+	});
+});
