@@ -7,6 +7,11 @@
  *     the execution fails (n8n saves the workflow's static data after failed executions too).
  *     25 hours later the same event is delivered again: the refund is NOT sent (the node's record,
  *     kept 84 hours, says it was made); the output says it was skipped.
+ *   - timeout: a refund the service committed but answered only after the node's Timeout fails
+ *     (outcome unknown). Delivered again at once (control), it goes out under the same key and the
+ *     service replays it; another such event, delivered again after a day on both clocks (the
+ *     sandbox's moved, n8n restarted with its clock 25 h ahead: test/e2e/runner/clock-shift.js), is
+ *     not sent again and fails naming the event.
  *   - outage: the first execution of another event meets a 500 on every attempt (nothing
  *     committed); 25 hours later the event is delivered again and refunded exactly once; a third
  *     delivery sends nothing.
@@ -59,14 +64,14 @@ async function moneyChecks({ inst, sb, t, rest, example }) {
 	};
 
 	/** Creates and activates Trigger -> Refund (-> Stop and Error); returns its id, URL and endpoint. */
-	const workflow = async (/** @type {string} */ name, /** @type {{ fail?: boolean, version?: string, events?: string[], refund?: boolean, reason?: string, graph?: (trigger: any) => { nodes: any[], connections: any } }} */ opts = {}) => {
+	const workflow = async (/** @type {string} */ name, /** @type {{ fail?: boolean, version?: string, events?: string[], refund?: boolean, reason?: string, timeoutMs?: number, graph?: (trigger: any) => { nodes: any[], connections: any } }} */ opts = {}) => {
 		const trigger = {
 			...JSON.parse(JSON.stringify(exampleTrigger)),
 			id: crypto.randomUUID(),
 			webhookId: crypto.randomUUID(),
 			parameters: { events: opts.events ?? ['PAYMENT_COMPLETED'], signatureVersion: opts.version ?? 'V2', options: { rejectDuplicates: false } },
 		};
-		const refund = refundNode({ orderExpr: '={{ $json.data.orderId }}', reason: opts.reason ?? `e2e: ${name}`, credentials: trigger.credentials });
+		const refund = refundNode({ orderExpr: '={{ $json.data.orderId }}', reason: opts.reason ?? `e2e: ${name}`, timeoutMs: opts.timeoutMs, credentials: trigger.credentials });
 		const graph = opts.graph?.(trigger);
 		const nodes = graph?.nodes ?? (opts.refund === false ? [trigger] : [trigger, refund]);
 		/** @type {any} */
@@ -87,9 +92,9 @@ async function moneyChecks({ inst, sb, t, rest, example }) {
 		t.equal(`money: "${name}" URL routed to the node`, await routedStatus(url, 401), 401);
 		return { id, url, ep };
 	};
-	/** Sends the event to n8n as the service's retry would: same id and body, signed now. */
-	const redeliver = async (/** @type {any} */ delivery, /** @type {string} */ url) => {
-		const ts = String(Math.floor(Date.now() / 1000));
+	/** Sends the event to n8n as the service's retry would: same id and body, signed now (`clockMs` ahead when n8n's clock runs ahead). */
+	const redeliver = async (/** @type {any} */ delivery, /** @type {string} */ url, clockMs = 0) => {
+		const ts = String(Math.floor((Date.now() + clockMs) / 1000));
 		const res = await fetch(url, { method: 'POST', headers: { ...delivery.headers, 'webhook-timestamp': ts, 'webhook-signature': deliveriesMod.signV2(secret, delivery.messageId, ts, delivery.body) }, body: delivery.body });
 		await res.text();
 		return res.status;
@@ -155,6 +160,67 @@ async function moneyChecks({ inst, sb, t, rest, example }) {
 		t.equal('money (unknown): two re-deliveries (at once, 25 h later) sent no refund; the ledger keeps ONE', { posts: postsFor(order.id), ledger: ledgerFor(order.id), statuses: [second?.status, third?.status] }, { posts: 1, ledger: 1, statuses: ['error', 'error'] });
 		t.check('money (unknown): each re-delivery fails naming the event and the unclear attempt', errors.every((m) => m.includes(`for event ${messageId} is unknown: an earlier execution sent it at `)), JSON.stringify(errors.map((m) => m.slice(0, 160))));
 		await rest.request('POST', `/api/v1/workflows/${wf.id}/deactivate`, undefined, H);
+	}
+
+	// ------------------------------------------------------------ a refund answered by a timeout, executed again a day later on both clocks
+	{
+		const [order, control] = refundable();
+		t.must('money (timeout): two refundable orders', order && control, `${refundable().length} refundable`);
+		const TIMEOUT_MS = 1000;
+		const wf = await workflow('refund timed out', { timeoutMs: TIMEOUT_MS });
+		const refundPosts = (/** @type {string} */ orderId) => sb.requests.filter((/** @type {any} */ r) => r.method === 'POST' && r.path.endsWith(`/orders/${orderId}/refund`));
+		const execError = async (/** @type {any} */ e) => {
+			const error = (await rest.api(`/executions/${e?.id}?includeData=true`))?.data?.resultData?.error ?? {};
+			return { message: String(error.message ?? ''), description: String(error.description ?? '') };
+		};
+		// The service commits the refund and holds its answer past the node's Timeout; the held
+		// answer is then stored under the key (the sandbox's request log shows its status).
+		const unanswered = async (/** @type {string} */ orderId, /** @type {number} */ n) => {
+			sb.faults.add({ match: { method: 'POST', path: new RegExp(`/orders/${orderId}/refund$`) }, kind: 'slow', delayMs: 4 * TIMEOUT_MS, count: 1 });
+			const messageId = sb.app.deliver(wf.ep.id, 'PAYMENT_COMPLETED', { orderId, amount: 1, currency: 'USD' });
+			const delivery = await firstDelivery(messageId);
+			const execution = (await finished(wf.id, n))[n - 1];
+			await waitUntil(() => refundPosts(orderId).every((/** @type {any} */ r) => r.status !== 0), 15_000);
+			return { messageId, delivery, execution, error: await execError(execution) };
+		};
+		const a = await unanswered(order.id, 1);
+		t.equal('money (timeout): the refund committed, its answer held past the Timeout: sent once, the execution failed', { status: a.execution?.status, posts: postsFor(order.id), ledger: ledgerFor(order.id) }, { status: 'error', posts: 1, ledger: 1 });
+		t.check('money (timeout): the error says the outcome is unknown (the service may have applied it) after the Timeout', /is unknown: the service may have applied it/.test(a.error.message) && a.error.description.includes(`Timeout of ${TIMEOUT_MS} ms`), JSON.stringify(a.error).slice(0, 400));
+
+		// Control (< 22 h): another event whose refund also went unanswered, delivered again at once,
+		// goes out under the same key; the service still remembers it and answers with the refund made.
+		const b = await unanswered(control.id, 2);
+		t.equal('money (timeout): the control event\'s refund went unanswered too: sent once, the execution failed', { status: b.execution?.status, posts: postsFor(control.id), ledger: ledgerFor(control.id) }, { status: 'error', posts: 1, ledger: 1 });
+		await redeliver(b.delivery, wf.url);
+		const [, , again] = await finished(wf.id, 3);
+		const outAgain = await refundOutput(again?.id);
+		const controlKeys = refundPosts(control.id).map((/** @type {any} */ r) => r.headers['idempotency-key']);
+		log(`money (timeout): control event ${b.messageId} delivered again at once: ${again?.status}, ${controlKeys.length} refund request(s) (keys ${[...new Set(controlKeys)].length} distinct), ${ledgerFor(control.id)} refund(s) in the ledger, output ${JSON.stringify(outAgain.json).slice(0, 160)}`);
+		t.equal('money (timeout): control: delivered again at once (< 22 h), the refund went out again under the SAME key and the service replayed it; the ledger keeps ONE', { status: again?.status, posts: controlKeys.length, sameKey: controlKeys.length === 2 && typeof controlKeys[0] === 'string' && controlKeys[0] === controlKeys[1], ledger: ledgerFor(control.id), replay: outAgain.json.idempotentReplay === true }, { status: 'success', posts: 2, sameKey: true, ledger: 1, replay: true });
+
+		// A day passes for both: the service forgets its keys (24 h), n8n restarts with its clock 25 h ahead.
+		const SHIFT_MS = 25 * HOUR;
+		const port = inst.port;
+		sb.app.clock.advance(SHIFT_MS);
+		try {
+			await inst.stop();
+			await inst.start({ port, env: lib.clockShiftEnv(SHIFT_MS) });
+			t.equal('money (timeout): n8n restarted with its clock 25 h ahead; the workflow URL is routed again', await routedStatus(wf.url, 401, 60_000), 401);
+			await redeliver(a.delivery, wf.url, SHIFT_MS);
+			const [, , , late] = await finished(wf.id, 4);
+			const lateError = await execError(late);
+			const hoursApart = (Date.parse(late?.startedAt) - Date.parse(a.execution?.startedAt)) / HOUR;
+			log(`money (timeout): event ${a.messageId} delivered again 25 h later (n8n's clock ${hoursApart.toFixed(2)} h after the first execution): ${late?.status}; ${postsFor(order.id)} refund request(s), ${ledgerFor(order.id)} refund(s) in the ledger; ${lateError.message.slice(0, 200)}`);
+			t.check('money (timeout): n8n\'s clock ran 25 h ahead (the executions\' start times are 25 h apart)', hoursApart > 24.9 && hoursApart < 25.5, `${hoursApart} h`);
+			t.equal('money (timeout): the event executed again after the service forgot its key: no second refund request; the ledger keeps ONE', { status: late?.status, posts: postsFor(order.id), ledger: ledgerFor(order.id) }, { status: 'error', posts: 1, ledger: 1 });
+			const sentAt = /an earlier execution sent it at (\S+) /.exec(lateError.message)?.[1];
+			t.check('money (timeout): the execution fails naming the event and when the unclear attempt was sent', lateError.message.includes(`for event ${a.messageId} is unknown: an earlier execution sent it at `) && Math.abs(Date.parse(sentAt ?? '') - Date.parse(a.execution?.startedAt)) < 60_000, JSON.stringify({ sentAt, first: a.execution?.startedAt, message: lateError.message.slice(0, 300) }));
+			await rest.request('POST', `/api/v1/workflows/${wf.id}/deactivate`, undefined, H);
+		} finally {
+			// Back to n8n's own clock for the scenarios after this one.
+			await inst.stop();
+			await inst.start({ port });
+		}
 	}
 
 	// ------------------------------------------------------------ 503 outage (the service did nothing), then a later retry

@@ -153,6 +153,14 @@ function nodeOutput(run, nodeName, output = 0) {
 	return (r[0].data?.main?.[output] ?? []).map((/** @type {any} */ i) => i);
 }
 
+/**
+ * Extra environment for `inst.start({ env })` that runs n8n's wall clock `shiftMs` ahead
+ * (clock-shift.js preloaded; Date.now() and new Date() move, timers do not).
+ */
+function clockShiftEnv(/** @type {number} */ shiftMs) {
+	return { NODE_OPTIONS: `--require ${JSON.stringify(path.join(__dirname, 'clock-shift.js'))}`, VS_E2E_CLOCK_SHIFT_MS: String(shiftMs) };
+}
+
 async function waitHttp(url, timeoutMs) {
 	const end = Date.now() + timeoutMs;
 	let last = '';
@@ -169,4 +177,4 @@ async function waitHttp(url, timeoutMs) {
 	throw new Error(`${url} not ready after ${timeoutMs} ms (${last})`);
 }
 
-module.exports = { makeInstance, nodeOutput, parseRunJson, waitHttp };
+module.exports = { clockShiftEnv, makeInstance, nodeOutput, parseRunJson, waitHttp };

@@ -11,11 +11,13 @@ const crypto = require('node:crypto');
 const { PKG_NAME, CREDENTIALS } = require('./lib');
 
 /**
- * @param {{orderExpr: string, reason: string, keyExpr?: string, position?: [number, number], credentials?: object}} o
+ * @param {{orderExpr: string, reason: string, keyExpr?: string, timeoutMs?: number, position?: [number, number], credentials?: object}} o
  *   orderExpr: the order id (an expression); keyExpr: the Idempotency Key option (left unset otherwise,
- *   so the node derives its key); credentials: default the store credentials of the examples.
+ *   so the node derives its key); timeoutMs: the Timeout option (default the node's);
+ *   credentials: default the store credentials of the examples.
  */
-function refundNode({ orderExpr, reason, keyExpr, position = [240, 0], credentials }) {
+function refundNode({ orderExpr, reason, keyExpr, timeoutMs, position = [240, 0], credentials }) {
+	const options = { ...(keyExpr ? { idempotencyKey: keyExpr } : {}), ...(timeoutMs ? { timeout: timeoutMs } : {}) };
 	return {
 		id: crypto.randomUUID(),
 		name: 'Refund 1.00',
@@ -27,7 +29,7 @@ function refundNode({ orderExpr, reason, keyExpr, position = [240, 0], credentia
 			operation: 'refund',
 			orderId: { __rl: true, mode: 'id', value: orderExpr },
 			additionalFields: { amount: 1, reason },
-			...(keyExpr ? { options: { idempotencyKey: keyExpr } } : {}),
+			...(Object.keys(options).length ? { options } : {}),
 		},
 		credentials: credentials ?? { vaultStoreStoreApi: { id: CREDENTIALS.store.id, name: CREDENTIALS.store.name } },
 	};

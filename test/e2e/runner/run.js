@@ -16,7 +16,7 @@
  *      the example workflows imported with the n8n CLI
  *   4. action workflows run with `n8n execute --id --rawOutput`      (test/e2e/actions.js)
  *   5. `n8n start`: the trigger workflow published and driven by sandbox events (test/e2e/trigger.js)
- *   5b. money once per event: late re-delivery, outage, migrated endpoint (test/e2e/money.js)
+ *   5b. money once per event: late re-delivery, a timeout a day later (both clocks), outage, migrated endpoint (test/e2e/money.js)
  *   6. the trigger under load: 500 valid and 500 forged/stale deliveries (test/e2e/trigger-load.js)
  *   7. the dispute-evidence example published and driven by a sandbox dispute (test/e2e/dispute.js)
  *   8. the editor in Debian's chromium with playwright-core           (test/e2e/editor.js)
