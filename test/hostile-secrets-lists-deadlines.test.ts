@@ -485,7 +485,7 @@ describe('7. Timeout is a deadline for the whole answer, downloads included', ()
 		const order = f.sb.state.orders[0];
 		f.sb.faults.add({ kind: 'trickle', delayMs: 400, match: { method: 'GET', path: /\/orders\/[^/]+$/ } });
 		const r = await f.run({ resource: 'order', operation: 'get', orderId: rl(order.id), options: { timeout: 1000, maxRetries: 0 } });
-		expect(r.error()?.message).toMatch(/Could not reach the service/);
+		expect(r.error()?.message).toMatch(/The service did not answer in time/);
 		expect(r.error()?.description).toMatch(/no complete answer within the Timeout of 1000 ms/);
 		const [request] = f.requests();
 		expect(await closedByClient(() => request)).toBe(true);

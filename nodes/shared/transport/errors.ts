@@ -119,7 +119,9 @@ export function networkError(
 	// No error code in the message: n8n replaces messages that contain one with its own wording.
 	const message = ambiguousWrite
 		? `The connection failed after the request was sent: ${MAY_HAVE_APPLIED}`
-		: 'Could not reach the service';
+		: code === 'ETIMEDOUT'
+			? 'The service did not answer in time'
+			: 'Could not reach the service';
 	const cause = code === 'ETIMEDOUT' ? ` (no complete answer within the Timeout of ${timeoutMs} ms)` : code ? ` (${code})` : '';
 	const description = ambiguousWrite
 		? `${what} was sent once${cause} and not repeated, because it carries no Idempotency-Key and repeating it could apply it twice.`
