@@ -182,6 +182,43 @@ describe('cap: an amount within the Maximum Amount is written once', () => {
 	});
 });
 
+/**
+ * The spending budgets on every path: a write of WITHIN against a budget just below it is refused
+ * naming the budget, nothing sent; the control, the same write against a budget equal to it, goes
+ * out once. (Totals over many writes, outcomes and agents' tool calls: test/budget.test.ts.)
+ */
+describe('budgets: a write that would pass Maximum Total per Execution or per Day is refused; within it, it goes out', () => {
+	const BUDGETS = [
+		{ rule: 'Maximum Total per Execution', option: 'maxTotalPerExecution' },
+		{ rule: 'Maximum Total per Day', option: 'maxTotalPerDay' },
+	];
+	const BUDGET_CELLS = BUDGETS.flatMap((b) => CELLS.filter((c) => c.path.reaches).map((c) => ({ ...c, ...b, label: `${b.rule} × ${c.label}` })));
+	test.each(BUDGET_CELLS)('$label', async ({ path, op, rule, option }) => {
+		const agent = path.agent ? { maxAmount: CAP } : {};
+		const above = await run(path, op, WITHIN, { ...agent, allowAgentWrites: true, [option]: WITHIN - 0.5 });
+		expect(above.error).toMatch(new RegExp(`Refused: this write of ${WITHIN} .* would pass the \\\\?"${rule}\\\\?" of ${WITHIN - 0.5}: 0 already spent`));
+		expect(above.writes).toBe(0);
+		const within = await run(path, op, WITHIN, { ...agent, allowAgentWrites: true, [option]: WITHIN });
+		expect(within.error).toBeUndefined();
+		expect(within.writes).toBe(1);
+	});
+});
+
+test('budgets: without n8n\'s deduplication store (n8n-core alone, as here), the day\'s total is kept in static data across executions', async () => {
+	const workflow = { id: 'wf_budget_static', staticData: {} as IDataObject };
+	const results: Array<string | undefined> = [];
+	for (let i = 0; i < 3; i++) {
+		const t = target('refund', WITHIN);
+		f.sb.clearRequests();
+		const r = await runNodes([{ name: 'Vault Store', id: 'node-budget-static', parameters: { ...own('refund', t, WITHIN), options: { maxTotalPerDay: 5 } } }], f.credentials, undefined, { workflowId: workflow.id, staticData: workflow.staticData });
+		workflow.staticData = r.staticData;
+		results.push(r.error()?.message);
+		expect(writes()).toBe(i < 2 ? 1 : 0);
+	}
+	expect(results.slice(0, 2)).toEqual([undefined, undefined]);
+	expect(results[2]).toMatch(/would pass the "Maximum Total per Day" of 5: 4 already spent today \(\d{4}-\d\d-\d\d\), 1 left/);
+});
+
 describe('an amount at or below 0 is refused before anything is written (with or without a cap)', () => {
 	// Pay's amount is the session's total, which cannot be below 0. A route no operation declares
 	// (the vault row) is the user's own call outside a cap (see the debit test below).

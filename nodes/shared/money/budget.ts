@@ -1,6 +1,6 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { DEDUP, oneAtATime, rowOf } from './record';
+import { DEDUP, notInitialised, oneAtATime, rowOf } from './record';
 
 /**
  * Spending budgets over many money writes of one node, per currency: a total per execution (every
@@ -71,7 +71,7 @@ export function currencyLabel(currency: string): string {
 }
 
 export class Budgets {
-	private readonly helpers: boolean;
+	private helpers: boolean;
 
 	constructor(
 		private readonly ctx: IExecuteFunctions,
@@ -133,15 +133,27 @@ export class Budgets {
 		const day = dayIn(this.ctx.getTimezone(), this.now());
 		const key = `${day}|${currency}|${budget}`;
 		const hints = this.staticDay();
-		if (!this.helpers) {
-			const before = hints[key] ?? 0;
-			if (round(before + amount) > budget) throw new BudgetExceeded(exceeded('Maximum Total per Day', budget, amount, before, label, `today (${day})`));
-			this.pruneDays(hints, day);
-			hints[key] = round(before + amount);
-			res.day = { key };
-			res.left.today = round(budget - hints[key]);
-			return;
+		if (this.helpers) {
+			// n8n-core without n8n: its deduplication service was never given a store (static data then).
+			const claimed = await this.claimUnits(budget, amount, day, key, label, res).then(
+				() => true,
+				(error: unknown) => (notInitialised(error) ? false : Promise.reject(error)),
+			);
+			if (claimed) return;
+			this.helpers = false;
 		}
+		// The day's total in static data: exact within one n8n process.
+		const before = hints[key] ?? 0;
+		if (round(before + amount) > budget) throw new BudgetExceeded(exceeded('Maximum Total per Day', budget, amount, before, label, `today (${day})`));
+		this.pruneDays(hints, day);
+		hints[key] = round(before + amount);
+		res.day = { key };
+		res.left.today = round(budget - hints[key]);
+	}
+
+	/** The day's units this write needs, claimed in n8n's store (see above). */
+	private async claimUnits(budget: number, amount: number, day: string, key: string, label: string, res: Reservation): Promise<void> {
+		const hints = this.staticDay();
 		const unit = budget / UNITS;
 		const need = Math.max(1, Math.ceil(round(amount / unit)));
 		const hintKey = `next|${key}`;

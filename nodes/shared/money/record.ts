@@ -166,7 +166,7 @@ function isDetail(value: unknown): value is Detail {
 }
 
 /** n8n-core without n8n: the deduplication service was never given a store. */
-function notInitialised(error: unknown): boolean {
+export function notInitialised(error: unknown): boolean {
 	return /needs to (be )?initiali[sz]ed/i.test(error instanceof Error ? error.message : String(error));
 }
 
