@@ -305,6 +305,70 @@ describe('a guessed filter the answer plainly ignored is named in a hint', () =>
 		expect(again.hints()).toHaveLength(1);
 	});
 
+	/**
+	 * The order and customer list filters whose names the service does not document (search text,
+	 * sort, direction): each row is a guess the service ignored (the answer is not filtered or not in
+	 * order: a hint names it and the field that corrects it) with its control (the same answer
+	 * filtered or in order: no hint), against the polite sandbox too, which honours the names.
+	 */
+	const cus = (email: string, createdAt: string, extra: IDataObject = {}) => ({ id: `cus_${email.slice(0, 3)}${'x'.repeat(9)}`, email, firstName: 'A', lastName: 'B', createdAt, ...extra });
+	const GUESSES: Array<{ name: string; params: IDataObject; path: RegExp; ignored: IDataObject[]; honoured: IDataObject[]; hint: RegExp }> = [
+		{
+			name: 'Customer → Get Many, Search',
+			params: { resource: 'customer', operation: 'getAll', filters: { search: 'ada@' } },
+			path: /\/customers$/,
+			ignored: [cus('ada@example.com', '2026-01-02'), cus('bob@example.com', '2026-01-01')],
+			honoured: [cus('ada@example.com', '2026-01-02')],
+			hint: /ignore the text filter sent as "search": 1 of 2 records match "ada@" in none of email, firstName, lastName\. The list may not be filtered.*Additional Query Parameters/,
+		},
+		{
+			name: 'Customer → Get Many, Sort By email ascending',
+			params: { resource: 'customer', operation: 'getAll', filters: { sort: 'email', direction: 'asc' } },
+			path: /\/customers$/,
+			ignored: [cus('bob@example.com', '2026-01-02'), cus('ada@example.com', '2026-01-01')],
+			honoured: [cus('ada@example.com', '2026-01-02'), cus('bob@example.com', '2026-01-01')],
+			hint: /ignore the sort sent as "sort=email&direction=asc": the records are not in ascending order of email \(record 2\).*Additional Query Parameters/,
+		},
+		{
+			name: 'Order → Get Many, Search',
+			params: { resource: 'order', operation: 'getAll', filters: { search: 'ORD-1001' } },
+			path: /\/orders\/?$/,
+			ignored: [{ id: ord('a'), orderNumber: 'ORD-1001', customer: { email: 'a@x.io' } }, { id: ord('b'), orderNumber: 'ORD-2002', customer: { email: 'b@x.io' } }],
+			honoured: [{ id: ord('a'), orderNumber: 'ORD-1001', customer: { email: 'a@x.io' } }],
+			hint: /ignore the text filter sent as "search": 1 of 2 records match "ORD-1001" in none of orderNumber, customer\.email/,
+		},
+		{
+			name: 'Order → Get Many, Sort Direction ascending',
+			params: { resource: 'order', operation: 'getAll', filters: { sortDirection: 'asc' } },
+			path: /\/orders\/?$/,
+			ignored: [{ id: ord('a'), createdAt: '2026-01-02T00:00:00Z' }, { id: ord('b'), createdAt: '2026-01-01T00:00:00Z' }],
+			honoured: [{ id: ord('b'), createdAt: '2026-01-01T00:00:00Z' }, { id: ord('a'), createdAt: '2026-01-02T00:00:00Z' }],
+			hint: /ignore the sort sent as "sortDirection=asc": the records are not in ascending order of createdAt/,
+		},
+		{
+			name: 'Order → Get Many, Status',
+			params: { resource: 'order', operation: 'getAll', filters: { status: 'PENDING' } },
+			path: /\/orders\/?$/,
+			ignored: [{ id: ord('a'), status: 'PENDING' }, { id: ord('b'), status: 'COMPLETED' }],
+			honoured: [{ id: ord('a'), status: 'PENDING' }],
+			hint: /seems to ignore "status" \(sent status=PENDING\): 1 of 2 records have another status/,
+		},
+	];
+	test.each(GUESSES)('$name: an answer that ignores it gives a hint naming it and where to correct it; an answer that honours it gives none', async (g) => {
+		f.sb.faults.add({ kind: 'reply', status: 200, match: { method: 'GET', path: g.path }, reply: { body: page(g.ignored) } });
+		const ignored = await f.run(g.params);
+		expect(ignored.error()).toBeUndefined();
+		expect(ignored.output()).toHaveLength(g.ignored.length); // the data is passed on unchanged
+		expect(ignored.hints().map((h) => h.message).join('\n')).toMatch(g.hint);
+		f.sb.faults.add({ kind: 'reply', status: 200, match: { method: 'GET', path: g.path }, reply: { body: page(g.honoured) } });
+		const honoured = await f.run(g.params);
+		expect(honoured.hints()).toEqual([]);
+		// The polite sandbox honours the guessed names: no hint either.
+		const polite = await f.run(g.params);
+		expect(polite.error()).toBeUndefined();
+		expect(polite.hints()).toEqual([]);
+	});
+
 	test('no hint when the records match, lack the field, or no filter was sent', async () => {
 		const cases: [IDataObject, IDataObject[]][] = [
 			[{ filters: { orderId: ord('a') } }, [{ id: 'ref_1', orderId: ord('a') }]],

@@ -33,5 +33,49 @@ export function ignoredNames(op: Operation, request: ApiRequest, records: IDataO
 			);
 		}
 	}
+	const query = request.query as IDataObject | undefined;
+	const text = op.guessedNames?.text;
+	const sent = text !== undefined ? query?.[text.name] : undefined;
+	if (text !== undefined && typeof sent === 'string' && sent !== '' && records.length > 0) {
+		const needle = sent.toLowerCase();
+		const missing = records.filter((record) => !text.fields.some((path) => String(valueAt(record, path) ?? '').toLowerCase().includes(needle)));
+		if (missing.length > 0) {
+			messages.push(
+				`The service seems to ignore the text filter sent as "${text.name}": ${missing.length} of ${records.length} records match "${cut(sent)}" in none of ${text.fields.join(', ')}. The list may not be filtered: check it before acting on it. If your account's API reference names the filter differently, send it under "Additional Query Parameters".`,
+			);
+		}
+	}
+	const sort = op.guessedNames?.sort;
+	if (sort !== undefined && query !== undefined) {
+		const field = sort.field ?? (sort.by !== undefined && typeof query[sort.by] === 'string' ? (query[sort.by] as string) : undefined);
+		const direction = query[sort.direction];
+		if (field !== undefined && (direction === 'asc' || direction === 'desc')) {
+			const values = records.map((record) => valueAt(record, field)).filter((v): v is string | number => typeof v === 'string' || typeof v === 'number');
+			const wrong = values.findIndex((v, i) => i > 0 && (direction === 'asc' ? compare(values[i - 1], v) > 0 : compare(values[i - 1], v) < 0));
+			if (wrong > 0) {
+				messages.push(
+					`The service seems to ignore the sort sent as "${sort.by !== undefined ? `${sort.by}=${field}&` : ''}${sort.direction}=${direction}": the records are not in ${direction === 'asc' ? 'ascending' : 'descending'} order of ${field} (record ${wrong + 1}). If your account's API reference names these differently, send them under "Additional Query Parameters".`,
+				);
+			}
+		}
+	}
 	return messages;
+}
+
+function cut(value: string): string {
+	return value.length > 40 ? `${value.slice(0, 37)}...` : value;
+}
+
+function valueAt(record: IDataObject, path: string): unknown {
+	let here: unknown = record;
+	for (const part of path.split('.')) {
+		if (here === null || typeof here !== 'object') return undefined;
+		here = (here as IDataObject)[part];
+	}
+	return here;
+}
+
+function compare(a: string | number, b: string | number): number {
+	if (typeof a === 'number' && typeof b === 'number') return a - b;
+	return String(a) < String(b) ? -1 : String(a) > String(b) ? 1 : 0;
 }

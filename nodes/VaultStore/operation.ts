@@ -154,7 +154,17 @@ export interface Operation {
 	 * come back with another value, the service plainly ignored the name, and
 	 * the node says so in an execution hint.
 	 */
-	guessedNames?: { query?: string[]; body?: string[] };
+	guessedNames?: {
+		query?: string[];
+		body?: string[];
+		/** A text filter sent under a guessed query name: the record fields it matches (dotted paths). */
+		text?: { name: string; fields: string[] };
+		/**
+		 * A sort sent under guessed query names: the field name (`by`, or the fixed field `field`)
+		 * and the direction name (`asc`/`desc`) whose order the records must come in.
+		 */
+		sort?: { by?: string; field?: string; direction: string };
+	};
 	/** Sends an Idempotency-Key: `required` by the spec, or `honoured` by the route. */
 	idempotent?: 'required' | 'honoured';
 	/** The spec names the operation but not its path or body. */

@@ -16,6 +16,8 @@ const getAll: Operation = {
 	family: 'core',
 	path: '/customers',
 	list: 'paged',
+	notes: 'inferred filter names search, sort, direction (correct them under Additional Query Parameters; a hint names one the answer ignored)',
+	guessedNames: { text: { name: 'search', fields: ['email', 'firstName', 'lastName'] }, sort: { by: 'sort', direction: 'direction' } },
 	query: (p) => {
 		const f = p.fields('filters');
 		return {
@@ -33,7 +35,8 @@ const getAll: Operation = {
 				type: 'string',
 				default: '',
 				placeholder: 'ada@example.com',
-				description: 'Text to match against the email or name of the customer (max 128 characters)',
+				description:
+					'Text to match against the email or name of the customer (max 128 characters). Sent as the query parameter "search"; if your account\'s API reference names it differently, leave this empty and send it under Additional Query Parameters. The node warns when the answer is not filtered.',
 			},
 			{
 				displayName: 'Sort By',
@@ -41,7 +44,7 @@ const getAll: Operation = {
 				type: 'options',
 				options: enumOptions(CUSTOMER_SORTS, { createdAt: 'Created At', orderCount: 'Order Count', totalSpent: 'Total Spent' }),
 				default: 'createdAt',
-				description: 'Field the customers are sorted by',
+				description: 'Field the customers are sorted by, sent as the query parameter "sort" (with Sort Direction as "direction"); if your account\'s API reference names them differently, send them under Additional Query Parameters. The node warns when the answer is not in this order.',
 			},
 			{
 				displayName: 'Sort Direction',
@@ -49,7 +52,7 @@ const getAll: Operation = {
 				type: 'options',
 				options: enumOptions(SORT_DIRECTIONS),
 				default: 'desc',
-				description: 'Direction of the sort',
+				description: 'Direction of the sort, sent as the query parameter "direction"'
 			},
 		]),
 	],

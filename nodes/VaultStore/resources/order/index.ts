@@ -38,6 +38,8 @@ const getAll: Operation = {
 	family: 'core',
 	path: '/orders/',
 	list: 'paged',
+	notes: 'inferred filter names search, sortDirection (correct them under Additional Query Parameters; a hint names one the answer ignored)',
+	guessedNames: { query: ['status'], text: { name: 'search', fields: ['orderNumber', 'customer.email'] }, sort: { field: 'createdAt', direction: 'sortDirection' } },
 	query: (p) => {
 		const f = p.fields('filters');
 		return {
@@ -55,7 +57,8 @@ const getAll: Operation = {
 				name: 'search',
 				type: 'string',
 				default: '',
-				description: 'Text to match against order number or customer email (max 128 characters)',
+				description:
+					'Text to match against order number or customer email (max 128 characters). Sent as the query parameter "search"; if your account\'s API reference names it differently, leave this empty and send it under Additional Query Parameters. The node warns when the answer is not filtered.',
 			},
 			{
 				displayName: 'Sort Direction',
@@ -63,7 +66,8 @@ const getAll: Operation = {
 				type: 'options',
 				options: enumOptions(SORT_DIRECTIONS, { asc: 'Ascending (Oldest First)', desc: 'Descending (Newest First)' }),
 				default: 'desc',
-				description: 'Order of creation time. Another value the service accepts can be given with an expression.',
+				description:
+					'Order of creation time, sent as the query parameter "sortDirection". Another value the service accepts can be given with an expression; if your account\'s API reference names the parameter differently, send it under Additional Query Parameters. The node warns when the answer is not in this order.',
 			},
 			{
 				displayName: 'Status',
