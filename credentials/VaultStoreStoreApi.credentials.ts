@@ -34,7 +34,7 @@ export class VaultStoreStoreApi implements ICredentialType {
 			required: true,
 			placeholder: 'https://api.example.com',
 			description:
-				'Address of the service, without a trailing path (for the local sandbox: the URL `npm run sandbox` prints)',
+				'Address of the service; behind a gateway, with its path (https://gw.example.com/vault-store). No query. For the local sandbox: the URL `npm run sandbox` prints.',
 		},
 		{
 			displayName: 'Store ID',
@@ -76,11 +76,12 @@ export class VaultStoreStoreApi implements ICredentialType {
 
 	test: ICredentialTestRequest = {
 		request: {
-			// Only https (or plain http on loopback) and no path: anything else resolves to a host that
+			// Only https (or plain http on loopback), a path prefix allowed, no query, fragment or user:
+			// anything else resolves to a host that
 			// does not exist, so the key is never sent. Redirects are not followed.
 			// A signing secret (or previous one) that is set but blank or a bare whsec_ fails the test the same
 			// way: the trigger refuses it at activation too. A short one passes (the trigger warns).
-			baseURL: `={{ ${usableSecret('signingSecret')} && ${usableSecret('previousSigningSecret')} ? (/^(https:\\/\\/[^\\s\\/?#@]+|http:\\/\\/(localhost|127\\.\\d+\\.\\d+\\.\\d+|\\[::1\\])(:\\d+)?)\\/?$/.test($credentials.baseUrl.trim()) ? $credentials.baseUrl.trim().replace(/\\/+$/, "") : "https://base-url-must-be-https-and-without-a-path.invalid") : "https://webhook-signing-secret-is-blank-or-only-whsec.invalid" }}`,
+			baseURL: `={{ ${usableSecret('signingSecret')} && ${usableSecret('previousSigningSecret')} ? (/^(https:\\/\\/[^\\s\\/?#@]+|http:\\/\\/(localhost|127\\.\\d+\\.\\d+\\.\\d+|\\[::1\\])(:\\d+)?)(\\/[^\\s?#@%\\\\]*)?$/.test($credentials.baseUrl.trim()) ? $credentials.baseUrl.trim().replace(/\\/+$/, "") : "https://base-url-must-be-https-without-query-or-user.invalid") : "https://webhook-signing-secret-is-blank-or-only-whsec.invalid" }}`,
 			url: '=/v2/core/stores/{{$credentials.storeId}}',
 			method: 'GET',
 			// The header is set here and by the node's transport, not by an `authenticate` block: n8n adds

@@ -22,7 +22,7 @@ export class VaultStoreVaultApi implements ICredentialType {
 			default: '',
 			required: true,
 			placeholder: 'https://api.example.com',
-			description: 'Address of the service, without a trailing path',
+			description: 'Address of the service; behind a gateway, with its path (https://gw.example.com/vault-store). No query. For the local sandbox: the URL `npm run sandbox` prints.',
 		},
 		{
 			displayName: 'Workspace ID',
@@ -56,9 +56,10 @@ export class VaultStoreVaultApi implements ICredentialType {
 
 	test: ICredentialTestRequest = {
 		request: {
-			// Only https (or plain http on loopback) and no path: anything else resolves to a host that
+			// Only https (or plain http on loopback), a path prefix allowed, no query, fragment or user:
+			// anything else resolves to a host that
 			// does not exist, so the key is never sent. Redirects are not followed.
-			baseURL: '={{ /^(https:\\/\\/[^\\s\\/?#@]+|http:\\/\\/(localhost|127\\.\\d+\\.\\d+\\.\\d+|\\[::1\\])(:\\d+)?)\\/?$/.test($credentials.baseUrl.trim()) ? $credentials.baseUrl.trim().replace(/\\/+$/, "") : "https://base-url-must-be-https-and-without-a-path.invalid" }}',
+			baseURL: '={{ /^(https:\\/\\/[^\\s\\/?#@]+|http:\\/\\/(localhost|127\\.\\d+\\.\\d+\\.\\d+|\\[::1\\])(:\\d+)?)(\\/[^\\s?#@%\\\\]*)?$/.test($credentials.baseUrl.trim()) ? $credentials.baseUrl.trim().replace(/\\/+$/, "") : "https://base-url-must-be-https-without-query-or-user.invalid" }}',
 			url: '=/v2/workspaces/{{$credentials.workspaceId}}/vaults/{{$credentials.vaultId}}/tokens',
 			method: 'GET',
 			// The header is set here and by the node's transport, not by an `authenticate` block: n8n adds

@@ -9,7 +9,7 @@
  * 2, every write operation) is write-faults.test.ts.
  */
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { createServer, request as httpRequest, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 import { LoadOptionsContext } from 'n8n-core';
@@ -223,7 +223,7 @@ describe('1. no credential is sent to another origin', () => {
 		expect(other.hits[0].headers.authorization).toBeUndefined();
 	});
 
-	test('credential tests: redirects are not followed, and a Base URL that is not https (or loopback) or has a path resolves to a host that cannot exist', () => {
+	test('credential tests: redirects are not followed, and a Base URL that is not https (or loopback), or has a query, fragment, user or encoded character, resolves to a host that cannot exist', () => {
 		for (const Type of [VaultStoreStoreApi, VaultStoreVaultApi]) {
 			const request = new Type().test.request;
 			expect(request.disableFollowRedirect).toBe(true);
@@ -236,7 +236,9 @@ describe('1. no credential is sent to another origin', () => {
 			expect(evaluate('https://api.example.com/')).toBe('https://api.example.com');
 			expect(evaluate('http://127.0.0.1:5858')).toBe('http://127.0.0.1:5858');
 			expect(evaluate('http://localhost:5858/')).toBe('http://localhost:5858');
-			for (const bad of ['http://api.example.com', 'https://api.example.com/v2', 'https://u:p@api.example.com', 'https://api.example.com?x=1']) {
+			// A gateway's path prefix is kept (the requests go below it).
+			expect(evaluate('https://gw.example.com/vault-store/')).toBe('https://gw.example.com/vault-store');
+			for (const bad of ['http://api.example.com', 'https://u:p@api.example.com', 'https://api.example.com?x=1', 'https://api.example.com/gw#x', 'https://api.example.com/gw%2Fadmin']) {
 				expect(evaluate(bad)).toMatch(/\.invalid$/);
 			}
 		}
@@ -428,9 +430,10 @@ describe('6. the Base URL and keys are checked before anything is sent', () => {
 	});
 	test.each([
 		['http://api.example.invalid', /"Base URL" must start with https:\/\//],
-		['https://api.example.invalid/v2', /without a path, query or fragment/],
-		['https://api.example.invalid?x=1', /without a path, query or fragment/],
-		['https://api.example.invalid#top', /without a path, query or fragment/],
+		['https://api.example.invalid?x=1', /without a query or fragment/],
+		['https://api.example.invalid#top', /without a query or fragment/],
+		['https://api.example.invalid/gw%2Fadmin', /encoded slash, a backslash or a doubled slash/],
+		['https://api.example.invalid/gw//x', /encoded slash, a backslash or a doubled slash/],
 		['https://user:pw@api.example.invalid', /must not contain a user name or password/],
 		['https://api.example.invalid\n', /./],
 		['ftp://api.example.invalid', /must start with https:\/\//],
@@ -450,6 +453,42 @@ describe('6. the Base URL and keys are checked before anything is sent', () => {
 		const r = await f.run({ resource: 'order', operation: 'get', orderId: rl(f.sb.state.orders[0].id) }, undefined, { credentials: withStore({ baseUrl }) });
 		expect(r.error()?.message).toMatch(/Could not reach the service/);
 		expect(r.error()?.message).not.toMatch(/Base URL/);
+	});
+
+	test('a Base URL with the path of a gateway in front of the service: every request goes below it, the key nowhere else', async () => {
+		// A gateway on another port that serves the sandbox under /gw/vault-store and nothing else.
+		const PREFIX = '/gw/vault-store';
+		const seen: string[] = [];
+		const gateway = createServer((req, res) => {
+			seen.push(req.url ?? '');
+			if (!(req.url ?? '').startsWith(`${PREFIX}/`)) {
+				res.writeHead(404).end();
+				return;
+			}
+			const target = new URL(f.sb.baseUrl);
+			const upstream = httpRequest({ host: target.hostname, port: target.port, method: req.method, path: (req.url ?? '').slice(PREFIX.length), headers: req.headers }, (answer) => {
+				res.writeHead(answer.statusCode ?? 502, answer.headers);
+				answer.pipe(res);
+			});
+			req.pipe(upstream);
+		});
+		await new Promise<void>((resolve) => gateway.listen(0, '127.0.0.1', resolve));
+		try {
+			const baseUrl = `http://127.0.0.1:${(gateway.address() as AddressInfo).port}${PREFIX}/`;
+			const order = f.sb.state.orders[0].id;
+			const r = await f.run({ resource: 'order', operation: 'get', orderId: rl(order) }, undefined, { credentials: withStore({ baseUrl }) });
+			expect(r.error()).toBeUndefined();
+			expect(r.output()[0].json.id).toBe(order);
+			const custom = await f.run({ resource: 'custom', operation: 'request', method: 'GET', path: '/v2/core/stores/{storeId}/customers' }, undefined, { credentials: withStore({ baseUrl }) });
+			expect(custom.error()).toBeUndefined();
+			expect(seen.length).toBeGreaterThanOrEqual(2);
+			expect(seen.every((url) => url.startsWith(`${PREFIX}/v2/`))).toBe(true);
+			// The store key still reaches the store's routes only.
+			const vault = await f.run({ resource: 'custom', operation: 'request', method: 'GET', path: '/v2/workspaces/wks_x/vaults/vlt_x/tokens' }, undefined, { credentials: withStore({ baseUrl }) });
+			expect(vault.error()?.message).toMatch(/only reaches this store's routes/);
+		} finally {
+			await new Promise((resolve) => gateway.close(resolve));
+		}
 	});
 
 	test('a secret key with a line break is reported as such, not as a network problem', async () => {

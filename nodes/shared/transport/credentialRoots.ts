@@ -79,13 +79,14 @@ export async function loadCredential(ctx: HttpContext, name: CredentialName, sec
 export const LOOPBACK_HOST = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
 
 /**
- * The credential's Base URL: https://host[:port] (plain http only for
- * loopback hosts), without user, path, query or fragment. Returns the origin.
+ * The credential's Base URL: https://host[:port] (plain http only for loopback hosts), with an
+ * optional path prefix (a service behind a gateway, e.g. https://gw.example.com/vault-store),
+ * without user, query or fragment. Returns the origin and the prefix, without a trailing slash.
  */
 export function checkBaseUrl(node: INode, raw: unknown): string {
 	const field = 'Credential field "Base URL"';
 	const text = typeof raw === 'string' ? raw.trim() : '';
-	const example = 'Example: https://api.example.com (for the local sandbox, the URL `npm run sandbox` prints)';
+	const example = 'Example: https://api.example.com, or with the path of a gateway in front of the service, https://gw.example.com/vault-store (for the local sandbox, the URL `npm run sandbox` prints)';
 	if (text === '') throw new NodeOperationError(node, `${field} is empty`, { description: example });
 	if (/\s/.test(text)) {
 		throw new NodeOperationError(node, `${field} contains spaces or line breaks`, { description: example });
@@ -105,12 +106,18 @@ export function checkBaseUrl(node: INode, raw: unknown): string {
 	if (url.username !== '' || url.password !== '') {
 		throw new NodeOperationError(node, `${field} must not contain a user name or password`, { description: example });
 	}
-	if (url.pathname !== '/' || url.search !== '' || url.hash !== '' || /[?#]/.test(text)) {
-		throw new NodeOperationError(node, `${field} must be only the address (scheme, host and port), without a path, query or fragment`, {
+	if (url.search !== '' || url.hash !== '' || /[?#]/.test(text)) {
+		throw new NodeOperationError(node, `${field} must be the address (scheme, host, port and an optional path), without a query or fragment`, {
 			description: example,
 		});
 	}
-	return url.origin;
+	// A path prefix as the URL parser leaves it (dot segments resolved); an encoded slash or a
+	// backslash in it would be read as another path by the service.
+	const prefix = url.pathname.replace(/\/+$/, '');
+	if (/%2f|%5c|\\|\/\//i.test(prefix)) {
+		throw new NodeOperationError(node, `${field} has an encoded slash, a backslash or a doubled slash in its path`, { description: example });
+	}
+	return `${url.origin}${prefix}`;
 }
 
 /** A credential id: its prefix, and with `pathLength` (the store id) 12 to 48 characters. */
