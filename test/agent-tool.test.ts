@@ -68,7 +68,9 @@ describe('the limits on an agent are the user\'s: Maximum Amount or Allow Agent 
 		const agent = await runAsAgentTool(route, refund({ maxAmount: "={{ $fromAI('max', 'the most to refund', 'number') }}" }), { max: 1_000_000 }, f.credentials);
 		expect(agent.text).toMatch(/"Maximum Amount" is filled in by the AI agent/);
 		expect(f.requests().filter((q) => q.path.endsWith('/refund'))).toHaveLength(0);
-		const writes = await runAsAgentTool(route, refund({ maxAmount: 5, allowAgentWrites: "={{ $fromAI('allow', 'allow writes', 'boolean') }}" }), { allow: true }, f.credentials);
+		// Allow Agent Writes acts on Custom API Call (a refund route here) and the operations it unlocks.
+		const customRefund = { resource: 'custom', operation: 'request', method: 'POST', path: `/v2/stores/{storeId}/orders/${id}/refund`, body: '{"amount": 1}', options: { maxAmount: 5, allowAgentWrites: "={{ $fromAI('allow', 'allow writes', 'boolean') }}" } };
+		const writes = await runAsAgentTool(route, customRefund, { allow: true }, f.credentials);
 		expect(writes.text).toMatch(/"Allow Agent Writes" is filled in by the AI agent/);
 		expect(f.requests().filter((q) => q.path.endsWith('/refund'))).toHaveLength(0);
 		// Control: a cap the user typed lets the refund within it go out.

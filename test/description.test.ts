@@ -15,6 +15,8 @@ import path from 'node:path';
 import type { IDataObject, INodeTypeDescription } from 'n8n-workflow';
 
 import { VaultStore } from '../nodes/VaultStore/VaultStore.node';
+import { optionsFor } from '../nodes/VaultStore/options';
+import { resources } from '../nodes/VaultStore/resources';
 import type { Canon } from './support/description-canon';
 import { canonical } from './support/description-canon';
 
@@ -48,12 +50,19 @@ const CORRECTIONS: Record<string, Record<string, (old: Record<string, unknown>) 
 };
 
 /** Corrections of a node-wide parameter, shown for every operation. */
-const EVERY_OPERATION: Record<string, (old: Record<string, unknown>) => Record<string, unknown>> = {
+const EVERY_OPERATION: Record<string, (old: Record<string, unknown>, key: string) => Record<string, unknown>> = {
 	// Concurrency became the ceiling of an adaptive pool: default 1000, up to 1000 (was a fixed 5, up to 20;
 	// then 64, up to 100, and 256, which bound a healthy service's window below what the HTTP Request
 	// node sends). An option inside a collection: saved workflows store it only once the user adds it.
-	options: (old) => {
-		const children = old.children as Record<string, Record<string, unknown>>;
+	options: (old, key) => {
+		// Each operation shows only the options that act on it (an option that did nothing there, e.g.
+		// Return All Maximum on a single read or Maximum Amount on a product update, is no longer offered;
+		// n8n drops a saved value of it, which changed nothing).
+		const [resourceName, operationName] = key.split(':');
+		const resource = resources.find((r) => r.value === resourceName);
+		const op = resource?.operations.find((o) => o.value === operationName);
+		const shown = new Set(op && resource ? (optionsFor(op, resource).options ?? []).map((o) => ('name' in o ? o.name : '')) : []);
+		const children = Object.fromEntries(Object.entries(old.children as Record<string, Record<string, unknown>>).filter(([name]) => shown.has(name)));
 		// Timeout and Return All Maximum gained the editor bounds the run-time check already had
 		// (300000 ms, 10,000,000 items): a value above them was refused at run time before, now in the editor.
 		return {
@@ -62,7 +71,7 @@ const EVERY_OPERATION: Record<string, (old: Record<string, unknown>) => Record<s
 				...children,
 				concurrency: { ...children.concurrency, default: 1000, maxValue: 1000 },
 				timeout: { ...children.timeout, maxValue: 300000 },
-				maxItems: { ...children.maxItems, maxValue: 10000000 },
+				...(children.maxItems ? { maxItems: { ...children.maxItems, maxValue: 10000000 } } : {}),
 			},
 		};
 	},
@@ -81,7 +90,7 @@ test('the 0.1.0 parameters of every resource and operation are unchanged (but fo
 		const corrected: Record<string, unknown> = {};
 		for (const [name, shape] of Object.entries(params)) {
 			const fix = CORRECTIONS[key]?.[name] ?? EVERY_OPERATION[name];
-			corrected[name] = fix ? fix(shape as Record<string, unknown>) : shape;
+			corrected[name] = fix ? fix(shape as Record<string, unknown>, key) : shape;
 		}
 		// New options inside an existing collection are as harmless as new parameters.
 		const kept = Object.fromEntries(

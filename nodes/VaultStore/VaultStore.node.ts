@@ -6,12 +6,11 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
-import { operationProperty, resourceExtras, resourceParameters, resourceProperty } from './properties';
+import { operationProperty, resourceExtras, resourceOptions, resourceParameters, resourceProperty } from './properties';
 import { executeOperation } from './executor';
 import { listSearch } from './listSearch';
 import { resources } from './resources';
 import { VAULT_CREDENTIAL, STORE_CREDENTIAL } from '../shared/credentials';
-import { optionsProperty } from './options';
 
 const vaultResources = resources.filter((r) => r.credential === VAULT_CREDENTIAL).map((r) => r.value);
 /** Resources whose credential a parameter chooses (the Custom API Call's API). */
@@ -46,7 +45,7 @@ export class VaultStore implements INodeType {
 			...resources.map(operationProperty),
 			// An operation's own fields (Additional Fields last), then Options, then the escape hatches.
 			...resources.flatMap(resourceParameters),
-			optionsProperty,
+			...resources.flatMap(resourceOptions),
 			...resources.flatMap(resourceExtras),
 		],
 	};

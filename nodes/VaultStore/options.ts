@@ -1,5 +1,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 
+import type { Operation, Resource } from './operation';
+
 /** Node-wide options: speed, retries and the idempotency key. */
 export const optionsProperty: INodeProperties = {
 	displayName: 'Options',
@@ -96,3 +98,34 @@ export const optionsProperty: INodeProperties = {
 		},
 	],
 };
+
+/** Where an option applies, from what the rows declare; an option not named here applies to every operation. */
+const APPLIES: Record<string, { label: string; to: (op: Operation, resource: Resource) => boolean }> = (() => {
+	const custom = (resource: Resource) => resource.value === 'custom';
+	// Also on operations that may charge an amount the request does not state: under a Maximum Amount they are refused.
+	const money = {
+		label: 'Order → Refund, Payout → Create, Checkout → Pay, Subscription → Change and → Resume, Custom API Call',
+		to: (op: Operation, r: Resource) => op.money !== undefined || op.charges !== undefined || custom(r),
+	};
+	return {
+		allowAgentWrites: { label: 'operations an agent may use only when allowed, Custom API Call', to: (op, r) => op.agent?.confirm !== undefined || custom(r) },
+		idempotencyKey: { label: 'operations that send an Idempotency-Key, Custom API Call', to: (op, r) => op.idempotent !== undefined || custom(r) },
+		maxAmount: money,
+		maxTotalPerDay: money,
+		maxTotalPerExecution: money,
+		maxItems: { label: 'Get Many operations (Return All)', to: (op) => op.list !== undefined },
+	};
+})();
+
+/** Where the option `name` is shown, in words (the README's Options table). */
+export function optionShownFor(name: string): string {
+	return APPLIES[name]?.label ?? 'every operation';
+}
+
+/** The Options collection of one operation: only the options that apply to it. */
+export function optionsFor(op: Operation, resource: Resource): INodeProperties {
+	return {
+		...optionsProperty,
+		options: (optionsProperty.options ?? []).filter((o) => !('name' in o) || APPLIES[o.name] === undefined || APPLIES[o.name].to(op, resource)),
+	};
+}

@@ -2,6 +2,7 @@ import type { INodeProperties, INodePropertyModeValidation, INodePropertyOptions
 
 import type { Operation, Resource } from './operation';
 import { extrasOf } from './operation';
+import { optionsFor } from './options';
 import type { IdRule } from '../shared/validate';
 
 /**
@@ -18,6 +19,11 @@ import type { IdRule } from '../shared/validate';
  */
 export function resourceParameters(resource: Resource): INodeProperties[] {
 	return shownWhereDeclared(resource, (op) => op.fields ?? []);
+}
+
+/** The Options of a resource's operations, each showing the options that apply to it. */
+export function resourceOptions(resource: Resource): INodeProperties[] {
+	return shownWhereDeclared(resource, (op) => [optionsFor(op, resource)]);
 }
 
 /** Additional Query Parameters and Additional Body Fields of a resource, shown for the operations that offer them. */
