@@ -23,7 +23,7 @@ import { canonical } from './support/description-canon';
 const FIXTURE = path.join(__dirname, 'fixtures', 'description-0.1.0.json');
 
 /** Deliberate corrections since 0.1.0: resource:operation → parameter → the new canonical form's differing keys. */
-const CORRECTIONS: Record<string, Record<string, (old: Record<string, unknown>) => Record<string, unknown>>> = {
+const CORRECTIONS: Record<string, Record<string, (old: Record<string, unknown>, key: string) => Record<string, unknown>>> = {
 	// The refund amount said minValue 0 and default 0 while the request requires at least 0.01.
 	'order:refund': {
 		additionalFields: (old) => {
