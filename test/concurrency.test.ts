@@ -10,7 +10,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 import { DEFAULT_MAX_CONCURRENCY, INITIAL_CONCURRENCY } from '../nodes/shared/transport/concurrency';
-import { runNode } from './support/harness';
+import { runNode, runNodes } from './support/harness';
 import { items } from './support/fixtures';
 
 interface Peer {
@@ -85,6 +85,24 @@ describe('concurrency option', () => {
 			expect(out.map((i) => (i.pairedItem as { item: number }).item)).toEqual(orderIds.map((_, i) => i));
 			expect(peer.maxInFlight).toBeLessThanOrEqual(ceiling);
 			if (ceiling === 1) expect(peer.maxInFlight).toBe(1);
+		} finally {
+			await peer.close();
+		}
+	});
+
+	test('a node saved with version 1 (0.1.0) keeps its default of 5 in flight when Concurrency is not set; version 1.1 goes past it', async () => {
+		const peer = await countingServer(25);
+		const credentials = { vaultStoreStoreApi: { baseUrl: peer.url, storeId: 'shp_concurrency1', secretKey: 'sk_concurrency_test', signingSecret: '' } };
+		const parameters = { resource: 'order', operation: 'get', orderId: { __rl: true, mode: 'id', value: '={{ $json.id }}' } };
+		try {
+			const v1 = await runNodes([{ parameters, typeVersion: 1 }], credentials, items(...orderIds.map((id) => ({ id }))));
+			expect(v1.error()).toBeUndefined();
+			expect(v1.output()).toHaveLength(orderIds.length);
+			expect(peer.maxInFlight).toBe(5);
+			peer.maxInFlight = 0;
+			const latest = await runNodes([{ parameters, typeVersion: 1.1 }], credentials, items(...orderIds.map((id) => ({ id }))));
+			expect(latest.error()).toBeUndefined();
+			expect(peer.maxInFlight).toBeGreaterThan(5);
 		} finally {
 			await peer.close();
 		}

@@ -14,6 +14,7 @@ import { VaultStoreStoreApi } from '../credentials/VaultStoreStoreApi.credential
 import { VaultStoreVaultApi } from '../credentials/VaultStoreVaultApi.credentials';
 import { moneyRoutesOf } from '../nodes/VaultStore/moneyRoutes';
 import { resources } from '../nodes/VaultStore/resources';
+import { LATEST_VERSION } from '../nodes/VaultStore/versions';
 import type { Route } from '../nodes/shared/money/routes';
 import { routeOf } from '../nodes/shared/money/routes';
 import { VaultStore } from '../nodes/VaultStore/VaultStore.node';
@@ -50,12 +51,15 @@ test.each(descriptions)('%s: no displayed string says "spec" or "inferred"', (_n
 	expect(strings.filter((s) => /\bspec\b|\binferred\b|\bthe spec\b/i.test(s))).toEqual([]);
 });
 
-test('every resource opens on a read: never on an operation that changes data or moves money', () => {
+test('every resource opens on a read in new nodes: never on an operation that changes data or moves money (version 1 keeps 0.1.0\'s: test/description.test.ts)', () => {
 	const node = new VaultStore().description;
 	const withoutRead: Record<string, string> = { checkout: 'estimate', mandate: 'create' };
 	for (const resource of resources) {
 		const selector = node.properties.find(
-			(p) => p.name === 'operation' && (p.displayOptions?.show?.resource as string[] | undefined)?.includes(resource.value),
+			(p) =>
+				p.name === 'operation' &&
+				(p.displayOptions?.show?.resource as string[] | undefined)?.includes(resource.value) &&
+				((p.displayOptions?.show?.['@version'] as number[] | undefined) ?? [LATEST_VERSION]).includes(LATEST_VERSION),
 		);
 		const op = resource.operations.find((o) => o.value === selector?.default);
 		const acceptable = op?.method === 'GET' || withoutRead[resource.value] === op?.value;

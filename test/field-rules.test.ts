@@ -13,6 +13,8 @@ import { useSandbox } from './support/fixtures';
 const { resources } = require('../dist/nodes/VaultStore/resources') as typeof import('../nodes/VaultStore/resources');
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { resourceParameters } = require('../dist/nodes/VaultStore/properties') as typeof import('../nodes/VaultStore/properties');
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { LATEST_VERSION } = require('../dist/nodes/VaultStore/versions') as typeof import('../nodes/VaultStore/versions');
 
 const f = useSandbox();
 
@@ -26,9 +28,11 @@ interface Probe {
 const expr = (value: string) => ({ __rl: true, mode: 'id', value: `={{ ${JSON.stringify(value)} }}` });
 const validId = (prefix = '') => `${prefix}${'a'.repeat(16 - prefix.length)}`;
 
+/** Shown for the operation in today's version (a field kept for version 1 with its old default is not). */
 function shownFor(field: INodeProperties, operation: string): boolean {
 	const ops = field.displayOptions?.show?.operation as string[] | undefined;
-	return !ops || ops.includes(operation);
+	const versions = field.displayOptions?.show?.['@version'] as number[] | undefined;
+	return (!ops || ops.includes(operation)) && (!versions || versions.includes(LATEST_VERSION));
 }
 
 function probes(): Probe[] {

@@ -6,7 +6,8 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
-import { operationProperty, resourceExtras, resourceOptions, resourceParameters, resourceProperty } from './properties';
+import { operationProperties, resourceExtras, resourceOptions, resourceParameters, resourceProperty } from './properties';
+import { LATEST_VERSION, NODE_VERSIONS } from './versions';
 import { executeOperation } from './executor';
 import { listSearch } from './listSearch';
 import { resources } from './resources';
@@ -22,7 +23,8 @@ export class VaultStore implements INodeType {
 		name: 'vaultStore',
 		icon: { light: 'file:../../icons/vaultStore.svg', dark: 'file:../../icons/vaultStore.dark.svg' },
 		group: ['transform'],
-		version: 1,
+		version: NODE_VERSIONS,
+		defaultVersion: LATEST_VERSION,
 		subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
 		description: 'Manage orders, refunds, subscriptions, payouts, reports and vault tokens of Vault & Store',
 		defaults: { name: 'Vault Store' },
@@ -42,7 +44,7 @@ export class VaultStore implements INodeType {
 		],
 		properties: [
 			resourceProperty(resources),
-			...resources.map(operationProperty),
+			...resources.flatMap(operationProperties),
 			// An operation's own fields (Additional Fields last), then Options, then the escape hatches.
 			...resources.flatMap(resourceParameters),
 			...resources.flatMap(resourceOptions),

@@ -75,7 +75,7 @@ async function runOperation(ctx: IExecuteFunctions, resources: readonly Resource
 	const itemSecretNames = [...secretParameterNames(resources)].filter((name) => Object.prototype.hasOwnProperty.call(run.node.parameters, name));
 	const params = (itemIndex: number) => (itemIndex === 0 ? first : new Params(ctx, itemIndex, localChecks.sink(itemIndex), run));
 	const first = new Params(ctx, 0, localChecks.sink(0), run);
-	const options = readRunOptions(first);
+	const options = readRunOptions(first, run.node.typeVersion);
 	const hinted = new Set<string>();
 	// An agent's run: its output goes to a model provider (the output gate's 'store-agent' policy).
 	const tool = isToolRun(ctx);

@@ -3,6 +3,7 @@ import type { INodeProperties, INodePropertyModeValidation, INodePropertyOptions
 import type { Operation, Resource } from './operation';
 import { extrasOf } from './operation';
 import { optionsFor } from './options';
+import { perVersion, V1_DEFAULT_OPERATION } from './versions';
 import type { IdRule } from '../shared/validate';
 
 /**
@@ -202,8 +203,15 @@ export function resourceProperty(resources: readonly Resource[]): INodePropertie
 	};
 }
 
+/** One operation selector per resource (two where version 1 opened on another operation). */
+export function operationProperties(resource: Resource): INodeProperties[] {
+	const property = operationProperty(resource);
+	const v1 = V1_DEFAULT_OPERATION[resource.value];
+	return v1 !== undefined && v1 !== property.default ? perVersion(property, { default: v1 }) : [property];
+}
+
 /** One operation selector per resource, built from its operation rows. */
-export function operationProperty(resource: Resource): INodeProperties {
+function operationProperty(resource: Resource): INodeProperties {
 	const options: INodePropertyOptions[] = resource.operations.map((op) => ({
 		name: op.name,
 		value: op.value,

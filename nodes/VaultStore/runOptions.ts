@@ -3,6 +3,7 @@ import { DEFAULT_MAX_CONCURRENCY, MAX_CONCURRENCY } from '../shared/transport/co
 import { DEFAULT_MAX_ITEMS } from '../shared/transport/paginate';
 import { DEFAULT_TRANSPORT_OPTIONS } from '../shared/transport/request';
 import type { Params } from './operation';
+import { LATEST_VERSION, V1_CONCURRENCY } from './versions';
 
 /** The node's Options that apply to the whole run (read from the first item). */
 export interface RunOptions {
@@ -13,12 +14,14 @@ export interface RunOptions {
 	maxItems: number;
 }
 
-export function readRunOptions(p: Params): RunOptions {
+export function readRunOptions(p: Params, typeVersion: number): RunOptions {
 	const o = p.fields('options');
 	return {
 		concurrency:
 			o.concurrency === undefined
-				? DEFAULT_MAX_CONCURRENCY
+				? typeVersion < LATEST_VERSION
+					? V1_CONCURRENCY
+					: DEFAULT_MAX_CONCURRENCY
 				: p.v.number('Concurrency', o.concurrency, { min: 1, max: MAX_CONCURRENCY, integer: true }),
 		maxRetries:
 			o.maxRetries === undefined

@@ -11,7 +11,7 @@ export type Canon = Record<string, Record<string, unknown>>;
 
 type Show = Record<string, unknown[] | undefined>;
 
-function conditionsHold(conditions: Show | undefined, values: Record<string, string>, negate: boolean): boolean {
+function conditionsHold(conditions: Show | undefined, values: Record<string, string | number>, negate: boolean): boolean {
 	for (const [key, allowed] of Object.entries(conditions ?? {})) {
 		if (!(key in values) || !Array.isArray(allowed)) continue;
 		const hit = allowed.includes(values[key]);
@@ -25,7 +25,7 @@ function otherConditions(property: INodeProperties): unknown {
 	const strip = (conditions: Show | undefined) => {
 		const out: Record<string, unknown> = {};
 		for (const [key, allowed] of Object.entries(conditions ?? {})) {
-			if (key !== 'resource' && key !== 'operation') out[key] = allowed;
+			if (key !== 'resource' && key !== 'operation' && key !== '@version') out[key] = allowed;
 		}
 		return Object.keys(out).length ? out : undefined;
 	};
@@ -64,15 +64,15 @@ function canonProperty(property: INodeProperties | INodePropertyCollection): Rec
 	return out;
 }
 
-/** For every resource:operation, its visible parameters in canonical form. */
-export function canonical(description: INodeTypeDescription): Canon {
+/** For every resource:operation, its visible parameters in canonical form, in a node version (default: the default version). */
+export function canonical(description: INodeTypeDescription, version: number = description.defaultVersion ?? 1): Canon {
 	const props = description.properties;
 	const resource = props.find((p) => p.name === 'resource')!;
 	const out: Canon = {};
 	for (const r of resource.options as { value: string }[]) {
-		const opProp = props.find((p) => p.name === 'operation' && conditionsHold(p.displayOptions?.show as Show, { resource: r.value }, false));
+		const opProp = props.find((p) => p.name === 'operation' && conditionsHold(p.displayOptions?.show as Show, { resource: r.value, '@version': version }, false));
 		for (const o of (opProp?.options ?? []) as { value: string }[]) {
-			const values = { resource: r.value, operation: o.value };
+			const values = { resource: r.value, operation: o.value, '@version': version };
 			const byName = new Map<string, Record<string, unknown>[]>();
 			for (const p of props) {
 				if (p.name === 'resource' || p.name === 'operation') continue;
@@ -90,4 +90,16 @@ export function canonical(description: INodeTypeDescription): Canon {
 		}
 	}
 	return out;
+}
+
+/** The operation each resource opens on, in a node version. */
+export function operationDefaults(description: INodeTypeDescription, version: number): Record<string, unknown> {
+	const props = description.properties;
+	const resource = props.find((p) => p.name === 'resource')!;
+	return Object.fromEntries(
+		(resource.options as { value: string }[]).map((r) => [
+			r.value,
+			props.find((p) => p.name === 'operation' && conditionsHold(p.displayOptions?.show as Show, { resource: r.value, '@version': version }, false))?.default,
+		]),
+	);
 }

@@ -22,7 +22,7 @@ function refundNode({ orderExpr, reason, keyExpr, timeoutMs, position = [240, 0]
 		id: crypto.randomUUID(),
 		name: 'Refund 1.00',
 		type: `${PKG_NAME}.vaultStore`,
-		typeVersion: 1,
+		typeVersion: 1.1,
 		position,
 		parameters: {
 			resource: 'order',

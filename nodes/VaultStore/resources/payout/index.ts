@@ -1,6 +1,7 @@
 import { STORE_CREDENTIAL } from '../../../shared/credentials';
 import { opt } from '../../../shared/readers';
 import { collectionField, returnAllFields } from '../../properties';
+import { perVersion } from '../../versions';
 import type { Operation, Params, Resource } from '../../operation';
 
 /**
@@ -54,15 +55,19 @@ const create: Operation = {
 		};
 	},
 	fields: [
-		{
-			displayName: 'Amount',
-			name: 'amount',
-			type: 'number',
-			required: true,
-			typeOptions: { minValue: AMOUNT_MIN, numberPrecision: 2 },
-			default: AMOUNT_MIN,
-			description: 'Amount to pay out, greater than 0, in the payout currency',
-		},
+		// Version 1 opened the field at 0 (refused when run): a saved version-1 node left at it keeps 0.
+		...perVersion(
+			{
+				displayName: 'Amount',
+				name: 'amount',
+				type: 'number',
+				required: true,
+				typeOptions: { minValue: AMOUNT_MIN, numberPrecision: 2 },
+				default: AMOUNT_MIN,
+				description: 'Amount to pay out, greater than 0, in the payout currency',
+			},
+			{ default: 0, typeOptions: { minValue: 0, numberPrecision: 2 } },
+		),
 		collectionField('additionalFields', [
 			{
 				displayName: 'Bank Account ID',
