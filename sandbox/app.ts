@@ -18,7 +18,9 @@
  * Paths: `core(sub)` = /v2/core/stores/:storeId + sub, `stores(sub)` = /v2/stores/:storeId + sub,
  * `both(sub)` = both of them, `vaultPath(sub)` = /v2/workspaces/:workspaceId/vaults/:vaultId + sub.
  * A path may be a string or an array of strings. `:name` segments become ctx.params.name.
- * Trailing slashes are ignored on both sides (`/orders/` and `/orders` are the same route).
+ * Trailing slashes are ignored on both sides (`/orders/` and `/orders` are the same route), except
+ * in the disagreeing mode (disagree.ts), whose routing is strict: the trailing slash as registered,
+ * and a route registered under both roots answers under the one disagree.STRICT_ROOTS names.
  *
  * Route options (all optional):
  *   auth        'store' (default) | 'vault' | 'none'. 'store' needs `Authorization: Bearer sk_/stk_`
@@ -49,6 +51,8 @@
  * app.emit(eventType, data) delivers webhooks; app.collection(name, init) for new seeded data;
  * app.newId(prefix); ctx.now()/ctx.iso() read the sandbox clock.
  */
+import type { DisagreeMode } from './disagree';
+import { STRICT_ROOTS } from './disagree';
 import { HttpError, Reply, badRequest } from './reply';
 import type { SandboxState } from './state';
 import type { Clock, Rng } from './util';
@@ -132,6 +136,13 @@ export interface SandboxApp {
 	readonly options: Readonly<ResolvedOptions>;
 	/** Hostile switches a test may turn on and off at run time (see HostileMode). */
 	readonly hostile: HostileMode;
+	/** The disagreeing mode (disagree.ts): on, the details the spec does not show differ from the node's guesses. */
+	readonly disagree: DisagreeMode;
+	/**
+	 * The origin (`http://127.0.0.1:<port>`) of a second listener of this sandbox, another host
+	 * for the same service (disagreeing report file URLs); started on first use.
+	 */
+	otherOrigin(): Promise<string>;
 }
 
 /** Misbehaviour that is a mode of the whole service rather than a per-request fault. */
@@ -172,6 +183,18 @@ interface Route {
 	segments: string[];
 	handler: Handler;
 	options: RouteOptions;
+	/** Registered with a trailing slash (`/orders/`): strict routing asks for it. */
+	slash: boolean;
+	/** The root the pattern starts with, and the path below it. */
+	root?: 'core' | 'stores';
+	sub?: string;
+}
+
+/** Which root a pattern starts with, and the path below it. */
+function rootOf(pattern: string): { root?: 'core' | 'stores'; sub?: string } {
+	if (pattern === CORE || pattern.startsWith(`${CORE}/`)) return { root: 'core', sub: pattern.slice(CORE.length) };
+	if (pattern === STORES || pattern.startsWith(`${STORES}/`)) return { root: 'stores', sub: pattern.slice(STORES.length) };
+	return {};
 }
 
 export class Router {
@@ -180,22 +203,50 @@ export class Router {
 	add(method: Method, pattern: string, handler: Handler, options: RouteOptions): void {
 		const p = normalizePath(pattern);
 		if (this.routes.some((r) => r.method === method && r.pattern === p)) throw new Error(`Duplicate route ${method} ${p}`);
-		this.routes.push({ method, pattern: p, segments: p.split('/'), handler, options });
+		this.routes.push({ method, pattern: p, segments: p.split('/'), handler, options, slash: pattern.length > 1 && pattern.endsWith('/'), ...rootOf(p) });
 	}
 
-	/** The route for method+path; or `allowed` methods when only the method is wrong; or nothing. */
-	match(method: string, path: string): { route: Route; params: Record<string, string> } | { allowed: string[] } | undefined {
+	/**
+	 * The route for method+path; or `allowed` methods when only the method is wrong; or nothing.
+	 * `strict` (the disagreeing mode): the trailing slash as registered, and a route registered
+	 * under both roots only under the root STRICT_ROOTS names.
+	 */
+	match(method: string, path: string, strict = false): { route: Route; params: Record<string, string> } | { allowed: string[] } | undefined {
 		const parts = normalizePath(path).split('/');
+		const slash = path.length > 1 && path.endsWith('/');
 		const allowed: string[] = [];
 		// Literal segments win over params: try routes with fewer params first.
 		const candidates = [...this.routes].sort((a, b) => paramCount(a) - paramCount(b));
 		for (const route of candidates) {
+			if (strict && !this.strictlyAt(route, slash)) continue;
 			const params = matchSegments(route.segments, parts);
 			if (!params) continue;
 			if (route.method === method) return { route, params };
 			allowed.push(route.method);
 		}
 		return allowed.length ? { allowed: [...new Set(allowed)] } : undefined;
+	}
+
+	private strictlyAt(route: Route, slash: boolean): boolean {
+		if (route.slash !== slash) return false;
+		if (route.root === undefined || !this.bothRoots(route)) return true;
+		const one = STRICT_ROOTS[`${route.method} ${route.sub}`];
+		return one === 'both' || one === route.root;
+	}
+
+	/** The route is also registered under the other root. */
+	private bothRoots(route: Route): boolean {
+		const other = route.root === 'core' ? STORES : CORE;
+		return this.routes.some((r) => r.method === route.method && r.pattern === other + route.sub);
+	}
+
+	/** Throws when a route served under both roots has no entry in STRICT_ROOTS (the list must stay complete). */
+	checkStrictRoots(): void {
+		for (const route of this.routes) {
+			if (route.root !== undefined && this.bothRoots(route) && STRICT_ROOTS[`${route.method} ${route.sub}`] === undefined) {
+				throw new Error(`sandbox/disagree.ts STRICT_ROOTS: name the one root of ${route.method} ${route.sub} (served under both roots)`);
+			}
+		}
 	}
 }
 

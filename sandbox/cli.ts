@@ -2,11 +2,12 @@
  * Runs the sandbox until Ctrl-C:
  *   tsc -p tsconfig.dev.json && node out/sandbox/cli.js [--port 5858] [--seed 1] [--orders 250]
  *     [--latency-ms 0] [--allow-http-webhooks] [--webhook-time-scale 1] [--rate-limit 50 [--rate-burst 50]]
+ *     [--disagree]   (the disagreeing mode, disagree.ts: every detail the spec does not show differs from the node's guess)
  */
 import { SandboxOptions, startSandbox } from './server';
 
 const USAGE =
-	'usage: cli [--port N] [--seed N] [--orders N] [--latency-ms N] [--allow-http-webhooks] [--webhook-time-scale X] [--rate-limit PER_SECOND] [--rate-burst N]';
+	'usage: cli [--port N] [--seed N] [--orders N] [--latency-ms N] [--allow-http-webhooks] [--webhook-time-scale X] [--rate-limit PER_SECOND] [--rate-burst N] [--disagree]';
 
 export function parseArgs(argv: string[]): SandboxOptions {
 	const opts: SandboxOptions = { port: 5858 };
@@ -23,6 +24,8 @@ export function parseArgs(argv: string[]): SandboxOptions {
 		const [flag, inline] = argv[i].split('=', 2);
 		if (flag === '--allow-http-webhooks') {
 			opts.allowHttpWebhooks = true;
+		} else if (flag === '--disagree') {
+			opts.disagree = true;
 		} else if (flag in numeric) {
 			const raw = inline ?? argv[++i];
 			const n = Number(raw);
@@ -44,6 +47,7 @@ async function main(): Promise<void> {
 	console.log(`Vault & Store sandbox listening on ${sandbox.baseUrl}\n`);
 	const { rateLimit, rateBurst } = sandbox.app.options;
 	if (rateLimit > 0) console.log(`Rate limit: ${rateLimit} requests/s per key, burst ${rateBurst} (429 with Retry-After above it)\n`);
+	if (sandbox.disagree.on) console.log('Disagreeing mode: every detail the spec does not show differs from the node\'s guess (sandbox/disagree.ts)\n');
 	console.log('Store API credential (vaultStoreStoreApi):');
 	console.log(JSON.stringify(vaultStoreStoreApi, null, 2));
 	console.log(`  read-only store token (stk_): ${sandbox.store.storeTokenKey}\n`);

@@ -21,6 +21,7 @@ import {
 	SandboxApp,
 } from './app';
 import { DeliveryAttempt, Deliveries } from './deliveries';
+import type { DisagreeMode } from './disagree';
 import { FaultSpec, Faults } from './faults';
 import { digitIdRecord, everyRecord, secretEchoes } from './hostileAnswers';
 import { IdempotencyStore } from './idempotency';
@@ -51,6 +52,11 @@ export interface SandboxOptions {
 	rateLimit?: number;
 	/** Bucket size of `rateLimit`: requests a key may send at once. Default one second's worth. */
 	rateBurst?: number;
+	/**
+	 * Start in the disagreeing mode (disagree.ts): every detail the spec does not show differs
+	 * from the node's guess. A test switches it with `sandbox.disagree.on`. Default false.
+	 */
+	disagree?: boolean;
 }
 
 export interface RequestLogEntry {
@@ -96,6 +102,11 @@ export interface Sandbox {
 	app: SandboxApp;
 	/** Service-wide hostile switches (off by default). */
 	hostile: HostileMode;
+	/**
+	 * The disagreeing mode (disagree.ts), switched at run time: `sandbox.disagree.on = true`. The
+	 * signing secret (store.signingSecret, credentials()) follows it.
+	 */
+	disagree: DisagreeMode;
 	/** Gives endpoint `webhookId` a new signing secret of its own (a dashboard rotation); returns it. */
 	rotateEndpointSecret(webhookId: string): string;
 	close(): Promise<void>;
@@ -139,8 +150,17 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
 	]);
 
 	const hostile: HostileMode = { registrationSecret: false };
+	const disagree: DisagreeMode = { on: opts.disagree ?? false };
+	// Disagreeing, the store's signing secret is short (an 8-byte key), derived from the seeded one.
+	const shortSigningSecret = `whsec_${Buffer.from(sha256(`short ${secrets.signingSecret}`), 'hex').subarray(0, 8).toString('base64')}`;
+	const signingSecret = () => (disagree.on ? shortSigningSecret : secrets.signingSecret);
+	// A second listener of the same service: another host (disagreeing report file URLs).
+	let other: { server: ReturnType<typeof createServer>; origin: Promise<string> } | undefined;
 	const deliveries = new Deliveries({
-		secret: secrets.signingSecret,
+		// Read at every delivery: the secret follows the disagreeing switch.
+		get secret() {
+			return signingSecret();
+		},
 		clock,
 		timers,
 		rng,
@@ -169,6 +189,19 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
 		},
 		newId: (prefix) => rng.id(prefix),
 		hostile,
+		disagree,
+		otherOrigin() {
+			if (other === undefined) {
+				const second = createServer((req, res) => serve(req, res));
+				second.on('clientError', (_err, socket) => socket.destroy());
+				const origin = new Promise<string>((resolve, reject) => {
+					second.once('error', reject);
+					second.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(second.address() as AddressInfo).port}`));
+				});
+				other = { server: second, origin };
+			}
+			return other.origin;
+		},
 		state,
 		clock,
 		vault,
@@ -177,6 +210,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
 	};
 
 	loadResources(app);
+	router.checkStrictRoots();
 
 	// ------------------------------------------------------------ request pipeline
 
@@ -203,7 +237,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
 		const method = entry.method as Method;
 		const path = normalizePath(entry.path);
 		const style = errorStyle(path);
-		const found = router.match(method, path);
+		const found = router.match(method, entry.path, disagree.on);
 		if (!found) throw notFound(`Route ${entry.method} ${path}`);
 		if ('allowed' in found) {
 			throw new HttpError(405, 'method_not_allowed', `Method ${entry.method} not allowed on ${path}`, undefined, { Allow: found.allowed.join(', ') });
@@ -249,7 +283,9 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
 			await slow();
 			return after(reply);
 		}
-		const begun = idempotency.begin(`${auth?.keyId ?? 'anonymous'} ${method} ${path}`, idemKey, body);
+		// Disagreeing, a key is the credential's alone, judged by the body (the spec's rule) whatever the route.
+		const scope = disagree.on ? (auth?.keyId ?? 'anonymous') : `${auth?.keyId ?? 'anonymous'} ${method} ${path}`;
+		const begun = idempotency.begin(scope, idemKey, body);
 		if (!begun.run) return begun.reply;
 		let reply: Reply = errorReply(internalError(), style);
 		try {
@@ -304,12 +340,13 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
 		send(res, reply);
 	};
 
-	const server = createServer((req, res) => {
+	const serve = (req: IncomingMessage, res: ServerResponse): void => {
 		handle(req, res).catch((err) => {
 			console.error('[sandbox] unexpected error', err);
 			if (!res.headersSent) send(res, errorReply(internalError(), 'store'));
 		});
-	});
+	};
+	const server = createServer(serve);
 	server.on('clientError', (_err, socket) => socket.destroy());
 	await new Promise<void>((resolve, reject) => {
 		server.once('error', reject);
@@ -319,7 +356,14 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
 
 	return {
 		baseUrl,
-		store: { storeId: state.store.id, secretKey: secrets.storeSecretKey, storeTokenKey: secrets.storeTokenKey, signingSecret: secrets.signingSecret },
+		store: {
+			storeId: state.store.id,
+			secretKey: secrets.storeSecretKey,
+			storeTokenKey: secrets.storeTokenKey,
+			get signingSecret() {
+				return signingSecret();
+			},
+		},
 		vault: {
 			workspaceId: secrets.workspaceId,
 			vaultId: secrets.vaultId,
@@ -329,7 +373,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
 			useCvc: vault.useCvc,
 		},
 		credentials: () => ({
-			vaultStoreStoreApi: { baseUrl, storeId: state.store.id, secretKey: secrets.storeSecretKey, signingSecret: secrets.signingSecret },
+			vaultStoreStoreApi: { baseUrl, storeId: state.store.id, secretKey: secrets.storeSecretKey, signingSecret: signingSecret() },
 			vaultStoreVaultApi: { baseUrl, workspaceId: secrets.workspaceId, vaultId: secrets.vaultId, secretKey: secrets.vaultKey },
 		}),
 		requests,
@@ -343,6 +387,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
 		state,
 		app,
 		hostile,
+		disagree,
 		rotateEndpointSecret: (webhookId) => {
 			const endpoint = state.webhooks.find((w) => w.id === webhookId);
 			if (!endpoint) throw new Error(`no webhook endpoint ${webhookId}`);
@@ -354,6 +399,11 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
 			deliveries.close();
 			server.closeAllConnections();
 			await new Promise<void>((resolve) => server.close(() => resolve()));
+			if (other !== undefined) {
+				const second = other.server;
+				second.closeAllConnections();
+				if (second.listening) await new Promise<void>((resolve) => second.close(() => resolve()));
+			}
 		},
 	};
 }

@@ -130,8 +130,10 @@ export interface ParsedTokenData {
  * data are not given by the spec; the sandbox uses:
  *   bank_account: {account_number (required), routing_number?, bank_name?, country? (2 letters, default US)}
  *   pii: {value (required)}
+ * Nor are the mask names of those two types: bank_name, last4, country and last4; disagreeing
+ * (disagree.ts) bankName, lastFour, countryCode and lastChars.
  */
-export function parseTokenData(type: TokenType, raw: unknown): ParsedTokenData {
+export function parseTokenData(type: TokenType, raw: unknown, disagree = false): ParsedTokenData {
 	const data = v.obj(raw, 'data', { required: true })!;
 	switch (type) {
 		case 'card': {
@@ -155,13 +157,15 @@ export function parseTokenData(type: TokenType, raw: unknown): ParsedTokenData {
 			const country = v.str(data.country, 'data.country', { pattern: /^[A-Z]{2}$/ }) ?? 'US';
 			return {
 				data: { account_number: accountNumber, ...(routingNumber ? { routing_number: routingNumber } : {}), bank_name: bankName, country },
-				mask: { bank_name: bankName, last4: accountNumber.slice(-4), country },
+				mask: disagree
+					? { bankName, lastFour: accountNumber.slice(-4), countryCode: country }
+					: { bank_name: bankName, last4: accountNumber.slice(-4), country },
 			};
 		}
 		case 'pii': {
 			v.onlyFields(data, ['value'], 'pii data');
 			const value = v.str(data.value, 'data.value', { required: true, max: 1024 })!;
-			return { data: { value }, mask: { last4: value.slice(-4) } };
+			return { data: { value }, mask: disagree ? { lastChars: value.slice(-4) } : { last4: value.slice(-4) } };
 		}
 		case 'custom': {
 			if (Buffer.byteLength(JSON.stringify(data), 'utf8') > CUSTOM_MAX_BYTES) {

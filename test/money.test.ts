@@ -134,7 +134,7 @@ describe('normal runs', () => {
 		expect(writes()).toHaveLength(1);
 		f.sb.faults.add({ match: { method: 'POST', path: /\/payouts$/ }, kind: 'reply', status: 201, reply: { body: { ok: true, data: { id: 'po_readback01', amount: 7, currency: 'eur' } } } });
 		const cof = await f.run({ resource: 'payout', operation: 'create', amount: 7, additionalFields: { currency: 'USD' } }, undefined, { continueOnFail: true });
-		expect(cof.output()[0].json.error).toMatch(/recorded currency eur where USD was asked \(create po_readback01\)/);
+		expect(cof.output()[0].json.error).toMatch(/recorded currency eur where USD was asked \(payout po_readback01\)/);
 	});
 
 	test('read-back: the same currency in another case matches; an answer without amount passes with a hint that it could not be checked', async () => {

@@ -6,7 +6,7 @@ import { createServer, IncomingMessage, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
 import axios, { AxiosRequestConfig } from 'axios';
 import { Sandbox, startSandbox } from '../sandbox/server';
-import { ok } from '../sandbox/app';
+import { ok, Router } from '../sandbox/app';
 import { useSandbox } from './support/fixtures';
 
 const http = axios.create({ validateStatus: () => true });
@@ -675,5 +675,156 @@ describe('routes the spec names without a path (the sandbox choice, shared with 
 		expect(session).toMatchObject({ status: 'OPEN', amount: product.price * 2 });
 		const anonymous = await fetch(`${sbx.sb.baseUrl}/v2/checkouts`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
 		expect(anonymous.status).toBe(401);
+	});
+});
+
+describe('the disagreeing mode (sandbox/disagree.ts): every detail the spec does not show differs from the node\'s guess', () => {
+	afterEach(() => {
+		sb.disagree.on = false;
+	});
+	/** The same request in the default and in the disagreeing mode. */
+	async function both<T>(request: () => Promise<T>): Promise<{ polite: T; disagreeing: T }> {
+		const polite = await request();
+		sb.disagree.on = true;
+		try {
+			return { polite, disagreeing: await request() };
+		} finally {
+			sb.disagree.on = false;
+		}
+	}
+	const ids = (res: { data: { data: { items: { id: string }[] } } }) => res.data.data.items.map((i) => i.id);
+
+	it('is off by default and switches at run time; startSandbox({ disagree: true }) starts in it', async () => {
+		expect(sb.disagree.on).toBe(false);
+		const other = await startSandbox({ orders: 1, disagree: true });
+		try {
+			expect(other.disagree.on).toBe(true);
+		} finally {
+			await other.close();
+		}
+	});
+
+	it('list filters under other names: the node\'s names are ignored, the other ones filter', async () => {
+		const customer = sb.state.customers[3];
+		const { polite, disagreeing } = await both(() => get(core(`/customers?search=${encodeURIComponent(customer.email)}`)));
+		expect(ids(polite)).toEqual([customer.id]);
+		expect(ids(disagreeing).length).toBeGreaterThan(1);
+		sb.disagree.on = true;
+		expect(ids(await get(core(`/customers?q=${encodeURIComponent(customer.email)}`)))).toEqual([customer.id]);
+		const byEmail = await get(core('/customers?sort_by=email&sort_order=asc&limit=5'));
+		const emails = byEmail.data.data.items.map((c: { email: string }) => c.email);
+		expect(emails).toEqual([...emails].sort());
+		expect((await get(core('/customers?sort_by=nope'))).data.error.field).toBe('sort_by');
+		const order = sb.state.orders[7];
+		expect(ids(await get(core(`/orders/?q=${order.orderNumber}`)))).toEqual([order.id]);
+		expect(ids(await get(core(`/orders/?search=${order.orderNumber}`)))).not.toEqual([order.id]);
+		const disputes = (await get(stores('/disputes?state=WON'))).data.data.items;
+		expect(disputes.map((d: { status: string }) => d.status)).toEqual(['WON']);
+		expect(new Set((await get(stores('/disputes?status=WON'))).data.data.items.map((d: { status: string }) => d.status)).size).toBeGreaterThan(1);
+		expect((await get(core('/licenses?state=AVAILABLE'))).data.data.items.every((l: { status: string }) => l.status === 'AVAILABLE')).toBe(true);
+		sb.disagree.on = false;
+		const overview = await both(() => get(core('/analytics/overview?range=7d')));
+		expect(overview.polite.data.data.range).toBe('7d');
+		expect(overview.disagreeing.data.data.range).toBe('30d');
+		sb.disagree.on = true;
+		expect((await get(core('/analytics/overview?period=7d'))).data.data.range).toBe('7d');
+	});
+
+	it('refund and payout answers carry the order total and the net amount', async () => {
+		const order = completedOrder(20);
+		sb.disagree.on = true;
+		const refund = await post(stores(`/orders/${order.id}/refund`), { amount: 1 }, { 'Idempotency-Key': 'disagree-refund' });
+		expect(refund.status).toBe(201);
+		expect(refund.data.data).toMatchObject({ amount: order.payment.totalAmount, refundedAmount: 1, orderId: order.id });
+		expect(sb.state.refunds.find((r) => r.id === refund.data.data.id)?.amount).toBe(1);
+		const payout = await post(stores('/payouts'), { amount: 100 }, { 'Idempotency-Key': 'disagree-payout' });
+		expect(payout.status).toBe(201);
+		expect(payout.data.data).toMatchObject({ amount: 100 - payout.data.data.fee, grossAmount: 100 });
+	});
+
+	it('masks of bank accounts and personal values under other names', async () => {
+		const create = (key: string, body: unknown) =>
+			http.post(vaultUrl('/tokens'), body, { headers: { Authorization: `Bearer ${sb.vault.secretKey}`, 'Idempotency-Key': key } });
+		sb.disagree.on = true;
+		const bank = await create('disagree-bank', { type: 'bank_account', data: { account_number: '000123456789', bank_name: 'Bank', country: 'DE' } });
+		expect(bank.data.mask).toEqual({ bankName: 'Bank', lastFour: '6789', countryCode: 'DE' });
+		const pii = await create('disagree-pii', { type: 'pii', data: { value: 'AB-123-987' } });
+		expect(pii.data.mask).toEqual({ lastChars: '-987' });
+		const card = await create('disagree-card', { type: 'card', data: { number: '4242424242424242', exp_month: 12, exp_year: 2040 } });
+		expect(card.data.mask).toMatchObject({ brand: 'visa', last4: '4242' }); // the spec's names stay
+	});
+
+	it('no checkout read route; report files on another host; a short signing secret', async () => {
+		const paylink = (sb.state.collections.checkoutPaylinks as { id: string; active: boolean }[]).find((p) => p.active)!;
+		const session = (await http.post(`${sb.baseUrl}/v2/storefront/paylinks/${paylink.id}/checkout`)).data.data;
+		const read = await both(() => get(stores(`/checkouts/${session.id}`)));
+		expect(read.polite.status).toBe(200);
+		expect(read.disagreeing.status).toBe(404);
+
+		const to = new Date(sb.clock.now()).toISOString();
+		const from = new Date(sb.clock.now() - 10 * 86_400_000).toISOString();
+		const report = (await post(stores('/reports'), { type: 'PAYMENT_ACTIVITY', from, to })).data.data;
+		sb.clock.advance(3 * 60_000);
+		const link = await both(() => get(stores(`/reports/${report.id}/download/CSV`)));
+		expect(new URL(link.polite.data.data.url).origin).toBe(sb.baseUrl);
+		const elsewhere = new URL(link.disagreeing.data.data.url);
+		expect(elsewhere.origin).not.toBe(sb.baseUrl);
+		const file = await http.get(elsewhere.href);
+		expect(file.status).toBe(200);
+		expect(String(file.data)).toMatch(/^created_at,order_id/);
+
+		const long = sb.store.signingSecret;
+		sb.disagree.on = true;
+		const short = sb.store.signingSecret;
+		expect(short).toMatch(/^whsec_[A-Za-z0-9+/=]{12}$/);
+		expect(Buffer.from(short.slice('whsec_'.length), 'base64')).toHaveLength(8);
+		expect(sb.credentials().vaultStoreStoreApi.signingSecret).toBe(short);
+		sb.disagree.on = false;
+		expect(sb.store.signingSecret).toBe(long);
+	});
+
+	it('strict routing: the trailing slash as registered, one root per route', async () => {
+		const order = completedOrder(21);
+		const lenient = await both(() => get(core('/orders')));
+		expect(lenient.polite.status).toBe(200);
+		expect(lenient.disagreeing.status).toBe(404);
+		sb.disagree.on = true;
+		expect((await get(core('/orders/'))).status).toBe(200);
+		expect((await get(core(`/orders/${order.id}/`))).status).toBe(404);
+		expect((await get(core(`/orders/${order.id}`))).status).toBe(200);
+		// The spec gives refunds under /v2/stores, deleting a webhook under /v2/core, reports under both.
+		expect((await post(core(`/orders/${order.id}/refund`), { amount: 1 })).status).toBe(404);
+		expect((await post(stores(`/orders/${order.id}/refund`), { amount: 1 })).status).toBe(201);
+		expect((await http.delete(stores('/webhooks/whk_000000000000'), storeAuth())).status).toBe(405);
+		expect((await http.delete(core('/webhooks/whk_000000000000'), storeAuth())).status).toBe(404);
+		expect((await get(core('/reports'))).status).toBe(200);
+		expect((await get(stores('/reports'))).status).toBe(200);
+		expect((await get(core('/search?q=x'))).status).toBe(404);
+	});
+
+	it('Idempotency-Keys judged by the body alone: another route with the same body replays, another body is 422', async () => {
+		const [a, b] = [completedOrder(22), completedOrder(23)];
+		const key = { 'Idempotency-Key': 'disagree-key' };
+		sb.disagree.on = true;
+		const first = await post(stores(`/orders/${a.id}/refund`), { amount: 1 }, key);
+		expect(first.status).toBe(201);
+		const other = await post(stores(`/orders/${b.id}/refund`), { amount: 1 }, key);
+		expect(other.headers['idempotent-replay']).toBe('true');
+		expect(other.data.data.orderId).toBe(a.id);
+		expect(sb.state.refunds.filter((r) => r.orderId === b.id)).toHaveLength(0);
+		expect((await post(stores('/payouts'), { amount: 5 }, key)).status).toBe(422);
+		sb.disagree.on = false;
+		// The default scopes a key to its route: the same key makes b's refund.
+		const polite = await post(stores(`/orders/${b.id}/refund`), { amount: 1 }, { 'Idempotency-Key': 'polite-key' });
+		expect((await post(stores(`/orders/${a.id}/refund`), { amount: 1 }, { 'Idempotency-Key': 'polite-key' })).headers['idempotent-replay']).toBeUndefined();
+		expect(polite.status).toBe(201);
+	});
+
+	it('a route served under both roots must name its strict root', () => {
+		const router = new Router();
+		const handler = () => ok({});
+		router.add('GET', '/v2/core/stores/:storeId/unplaced', handler, {});
+		router.add('GET', '/v2/stores/:storeId/unplaced', handler, {});
+		expect(() => router.checkStrictRoots()).toThrow(/STRICT_ROOTS: name the one root of GET \/unplaced/);
 	});
 });

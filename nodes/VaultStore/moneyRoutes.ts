@@ -12,8 +12,11 @@ export function moneyRoutesOf(resources: readonly Resource[]): MoneyRoutes {
 	let routes = made.get(resources);
 	if (routes === undefined) {
 		const rows = resources.flatMap((resource) => resource.operations);
+		// What a record is called in messages ("refund rfd_…"): the operation, or for a Create the resource ("payout po_…").
+		const label = (op: Resource['operations'][number]) =>
+			(op.name === 'Create' ? (resources.find((r) => r.operations.includes(op))?.name ?? op.name) : op.name).toLowerCase();
 		routes = new MoneyRoutes(
-			rows.flatMap((op) => (op.money ? [{ name: op.action, label: op.name.toLowerCase(), method: op.method, family: op.family, path: op.path, spec: op.money }] : [])),
+			rows.flatMap((op) => (op.money ? [{ name: op.action, label: label(op), method: op.method, family: op.family, path: op.path, spec: op.money }] : [])),
 			rows.flatMap((op) =>
 				!op.money && !op.anyRoute && op.method !== 'GET' ? [{ name: op.action, method: op.method, family: op.family, path: op.path, ...(op.charges !== undefined ? { charges: op.charges } : {}) }] : [],
 			),

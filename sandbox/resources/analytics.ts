@@ -12,11 +12,13 @@
  *       -> {currency, asOf, mrr, arr, activeSubscriptions, byInterval {WEEKLY, MONTHLY, YEARLY}}
  * The query names, every response shape and the MRR rule (ACTIVE and PAST_DUE subscriptions, amount per
  * period scaled to a month: weekly x 52/12, yearly / 12) are our choice: the spec does not show them.
+ * Disagreeing (disagree.ts): the overview reads period, start and end (the answer still names its range).
  * Subscription figures read the 'subscriptions' collection of subscriptions.ts (seeded here the same way
  * when it has not been used yet).
  */
 import { badRequest, core, ok, SandboxApp, single, v } from '../app';
 import { round2 } from '../util';
+import { named, OTHER_QUERY_NAMES, queryIn } from '../disagree';
 import type { SubscriptionRecord } from './subscriptions';
 import { seedSubscriptions } from './subscriptions';
 
@@ -36,18 +38,19 @@ export function register(app: SandboxApp): void {
 	const paying = (s: SubscriptionRecord) => s.status === 'ACTIVE' || s.status === 'PAST_DUE';
 
 	app.route('GET', core('/analytics/overview'), (ctx) => {
-		const q = ctx.query;
-		const range = v.oneOf(single(q.range, 'range'), 'range', RANGES) ?? '30d';
-		const rawFrom = single(q.from, 'from');
-		const rawTo = single(q.to, 'to');
+		const q = queryIn(ctx, OTHER_QUERY_NAMES.analyticsOverview);
+		const name = (own: string) => named(ctx, OTHER_QUERY_NAMES.analyticsOverview, own);
+		const range = v.oneOf(single(q.range, name('range')), name('range'), RANGES) ?? '30d';
+		const rawFrom = single(q.from, name('from'));
+		const rawTo = single(q.to, name('to'));
 		let from: number;
 		let to = ctx.now();
 		if (range === 'custom') {
-			from = v.timestamp(rawFrom, 'from', { required: true }) as number;
-			to = v.timestamp(rawTo, 'to', { required: true }) as number;
-			if (from >= to) throw badRequest('from', 'must be before to');
+			from = v.timestamp(rawFrom, name('from'), { required: true }) as number;
+			to = v.timestamp(rawTo, name('to'), { required: true }) as number;
+			if (from >= to) throw badRequest(name('from'), `must be before ${name('to')}`);
 		} else {
-			if (rawFrom !== undefined || rawTo !== undefined) throw badRequest(rawFrom !== undefined ? 'from' : 'to', 'is only accepted with range=custom');
+			if (rawFrom !== undefined || rawTo !== undefined) throw badRequest(rawFrom !== undefined ? name('from') : name('to'), `is only accepted with ${name('range')}=custom`);
 			from =
 				range === 'all'
 					? Math.min(to, ...state.orders.map((o) => Date.parse(o.createdAt)), ...state.customers.map((c) => Date.parse(c.createdAt)))

@@ -17,6 +17,7 @@
  *        ledger kind 'checkoutPay', emits PAYMENT_COMPLETED. An already paid session: 422
  *        checkout_session_already_paid (a replay with the same key returns the first answer); expired: 422.
  * Everything beyond the estimate's documented fields is our choice (the spec does not show it).
+ * Disagreeing (disagree.ts): a checkout session cannot be read (GET .../checkouts/:sessionId is a 404).
  */
 import { badRequest, core, HttpError, notFound, ok, SandboxApp, stores, unprocessable, v } from '../app';
 import type { Product } from '../state';
@@ -239,6 +240,8 @@ export function register(app: SandboxApp): void {
 
 	// GET a checkout session: not in the spec (the node reads the total before paying under a Maximum Amount).
 	app.route('GET', [stores('/checkouts/:sessionId'), core('/checkouts/:sessionId')], (ctx) => {
+		// Disagreeing: no such route (the answer the router gives an unknown path).
+		if (app.disagree.on) throw notFound(`Route ${ctx.method} ${ctx.path}`);
 		const session = sessions().find((x) => x.id === ctx.params.sessionId);
 		if (!session) throw notFound('Checkout session');
 		return ok(session);

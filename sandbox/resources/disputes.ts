@@ -16,6 +16,8 @@
  *        becomes UNDER_REVIEW. Scope DISPUTES_WRITE.
  *   All three are also served under /v2/core/stores/:storeId.
  *
+ * Disagreeing (disagree.ts): the list filters are state and order_id.
+ *
  * Statuses: OPEN, UNDER_REVIEW, WON, LOST, PREVENTED (only PREVENTED is in the spec).
  * Dispute ids: dsp_ + 24 characters.
  *
@@ -43,6 +45,7 @@ import type { Order, SandboxState } from '../state';
 import { SEED_ANCHOR } from '../state';
 import type { Rng } from '../util';
 import { round2 } from '../util';
+import { named, OTHER_QUERY_NAMES, queryIn } from '../disagree';
 
 export const DISPUTE_STATUSES = ['OPEN', 'UNDER_REVIEW', 'WON', 'LOST', 'PREVENTED'] as const;
 export type DisputeStatus = (typeof DISPUTE_STATUSES)[number];
@@ -210,9 +213,10 @@ export function register(app: SandboxApp): void {
 	};
 
 	app.route('GET', both('/disputes'), (ctx) => {
-		const q = ctx.query;
-		const status = v.str(single(q.status, 'status'), 'status');
-		const orderId = v.id(single(q.orderId, 'orderId'), 'orderId', 'ord_');
+		const q = queryIn(ctx, OTHER_QUERY_NAMES.disputes);
+		const name = (own: string) => named(ctx, OTHER_QUERY_NAMES.disputes, own);
+		const status = v.str(single(q.status, name('status')), name('status'));
+		const orderId = v.id(single(q.orderId, name('orderId')), name('orderId'), 'ord_');
 		const found = disputesOf(app)
 			.filter((d) => (!status || d.status === status) && (!orderId || d.orderId === orderId))
 			.sort((a, b) => b.createdAt.localeCompare(a.createdAt));

@@ -5,14 +5,18 @@
  *       CLAIMED, not the full set), productId (prd_);
  *       newest first (createdAt, then id). Items have the License fields of the spec.
  * The licenses are those licenses.ts serves: claimed keys of seeded orders plus the AVAILABLE pool.
+ * Disagreeing (disagree.ts): the filters are state and product_id.
  */
 import { core, ok, paginate, SandboxApp, single, v } from '../app';
 import { allLicenses, licenseView } from './licenses';
+import { named, OTHER_QUERY_NAMES, queryIn } from '../disagree';
 
 export function register(app: SandboxApp): void {
 	app.route('GET', core('/licenses'), (ctx) => {
-		const status = v.str(single(ctx.query.status, 'status'), 'status');
-		const productId = v.id(single(ctx.query.productId, 'productId'), 'productId', 'prd_');
+		const q = queryIn(ctx, OTHER_QUERY_NAMES.licenses);
+		const name = (own: string) => named(ctx, OTHER_QUERY_NAMES.licenses, own);
+		const status = v.str(single(q.status, name('status')), name('status'));
+		const productId = v.id(single(q.productId, name('productId')), name('productId'), 'prd_');
 		const found = allLicenses(app, ctx.state)
 			.filter((l) => (!status || l.status === status) && (!productId || l.productId === productId))
 			.sort((a, b) => b.createdAt.localeCompare(a.createdAt) || b.id.localeCompare(a.id));

@@ -9,18 +9,22 @@
  *   POST /v2/stores/:storeId/orders/:orderId/refund {amount?, reason? (text, no length limit)}; honours Idempotency-Key;
  *        scope REFUNDS_WRITE; also under /v2/core. Ledger kind 'refund', emits PAYMENT_REFUNDED.
  * The query names of the text filter and the sort are our choice (not shown by the spec).
+ * Disagreeing (disagree.ts): the filters are q and sort_order; a refund's answer carries the order's
+ * total as `amount` and the refund's own as `refundedAmount`.
  */
 import { both, core, Ctx, notFound, ok, paginate, SandboxApp, single, textFilter, unprocessable, badRequest, v } from '../app';
 import { Order, Refund, SandboxState } from '../state';
 import { round2, sortByText } from '../util';
+import { named, OTHER_QUERY_NAMES, queryIn } from '../disagree';
 
 export function register(app: SandboxApp): void {
 	app.route('GET', core('/orders/'), (ctx) => {
-		const q = ctx.query;
+		const q = queryIn(ctx, OTHER_QUERY_NAMES.orders);
+		const name = (own: string) => named(ctx, OTHER_QUERY_NAMES.orders, own);
 		const status = v.str(single(q.status, 'status'), 'status');
-		const direction = v.str(single(q.sortDirection, 'sortDirection'), 'sortDirection') ?? 'desc';
+		const direction = v.str(single(q.sortDirection, name('sortDirection')), name('sortDirection')) ?? 'desc';
 		const email = (o: Order) => customerOf(ctx.state, o)?.email;
-		const matching = textFilter(ctx.state.orders, single(q.search, 'search'), 'search', (o) => [o.orderNumber, email(o)]);
+		const matching = textFilter(ctx.state.orders, single(q.search, name('search')), name('search'), (o) => [o.orderNumber, email(o)]);
 		const found = sortByText(status ? matching.filter((o) => o.status === status) : matching, (o) => o.createdAt, direction !== 'asc');
 		return ok(paginate(found, q, (o) => orderListItem(ctx.state, o)));
 	});
@@ -50,7 +54,8 @@ export function register(app: SandboxApp): void {
 		ctx.state.refunds.push(refund);
 		ctx.commit('refund', { refundId: refund.id, orderId: order.id, amount: refund.amount });
 		ctx.app.emit('PAYMENT_REFUNDED', { orderId: order.id, paymentId: order.payment.id, refundId: refund.id, amount: refund.amount, currency: refund.currency, reason });
-		return ok(refund, 201);
+		// Disagreeing: the answer's amount is the order's total.
+		return ok(ctx.app.disagree.on ? { ...refund, amount: order.payment.totalAmount, refundedAmount: refund.amount } : refund, 201);
 	}, { idempotency: 'honoured', scope: 'REFUNDS_WRITE' });
 }
 

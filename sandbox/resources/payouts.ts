@@ -8,6 +8,8 @@
  *        foreign_exchange_fee, total_fee}; honours Idempotency-Key; also under /v2/core.
  *        Ledger kind 'payout' (one entry per effect); 422 insufficient_balance / currency_not_supported.
  * The create body names, payout ids (po_), status values and fee amounts are our choice (not shown).
+ * Disagreeing (disagree.ts): the create answer's amount is the net amount (after the fee), the asked
+ * one grossAmount.
  * Seed: collections 'payoutBankAccounts' (2 accounts: primary US/usd, secondary DE/eur+usd) and
  * 'payouts' (40 records) at fixed dates before the seed anchor.
  */
@@ -165,6 +167,7 @@ export function register(app: SandboxApp): void {
 		balance = round2(balance - amount);
 		payouts().unshift(payout);
 		ctx.commit('payout', { payoutId: payout.id, amount, currency, bankAccountId: account.id });
-		return ok({ ...view(payout), currency, fee_quote: { ...feeQuote, total_fee: fee, currency } }, 201);
+		const answer = { ...view(payout), currency, fee_quote: { ...feeQuote, total_fee: fee, currency } };
+		return ok(app.disagree.on ? { ...answer, amount: round2(amount - fee), grossAmount: amount } : answer, 201);
 	}, { idempotency: 'honoured' });
 }

@@ -6,9 +6,11 @@
  *   GET /v2/stores/:storeId/refunds/:refundId   the refund (ids rfd_ + 24 characters)
  * Both need scope REFUNDS_READ and are also served under /v2/core/stores/:storeId.
  * Record: {id, orderId, paymentId, amount, currency, reason, status (SUCCEEDED), createdAt}.
+ * Disagreeing (disagree.ts): the list filter is order_id.
  */
 import { both, notFound, ok, paginate, SandboxApp, single, v } from '../app';
 import type { Refund } from '../state';
+import { named, OTHER_QUERY_NAMES, queryIn } from '../disagree';
 
 export const refundView = (r: Refund) => ({
 	id: r.id,
@@ -23,7 +25,8 @@ export const refundView = (r: Refund) => ({
 
 export function register(app: SandboxApp): void {
 	app.route('GET', both('/refunds'), (ctx) => {
-		const orderId = v.id(single(ctx.query.orderId, 'orderId'), 'orderId', 'ord_');
+		const orderIdName = named(ctx, OTHER_QUERY_NAMES.refunds, 'orderId');
+		const orderId = v.id(single(queryIn(ctx, OTHER_QUERY_NAMES.refunds).orderId, orderIdName), orderIdName, 'ord_');
 		const found = ctx.state.refunds
 			.filter((r) => !orderId || r.orderId === orderId)
 			// Newest first; refunds made within the same millisecond keep their reverse creation order.

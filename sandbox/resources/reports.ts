@@ -12,6 +12,7 @@
  *   GET  /__files/:token   the file (no auth): text/csv or application/json; 403 url_expired after 5 minutes,
  *        404 unknown token.
  * Every route above is served under /v2/stores and /v2/core.
+ * Disagreeing (disagree.ts): the download url is on another host (a second listener of the sandbox).
  *
  * Lifecycle PENDING -> PROCESSING -> SUCCEEDED (or FAILED), one step per GET of the report by id, and one
  * step per 60 s of sandbox clock since creation (whichever gives more steps). The list does not move
@@ -171,7 +172,7 @@ export function register(app: SandboxApp): void {
 		return ok(view(advance(r, ctx.now())));
 	}, read);
 
-	app.route('GET', both('/reports/:reportId/download/:format'), (ctx) => {
+	app.route('GET', both('/reports/:reportId/download/:format'), async (ctx) => {
 		const format = v.oneOf(ctx.params.format, 'format', REPORT_FORMATS, { required: true })!;
 		const r = find(ctx);
 		if (r.status !== 'SUCCEEDED') {
@@ -187,8 +188,8 @@ export function register(app: SandboxApp): void {
 			expiresAt: ctx.now() + URL_TTL_MS,
 		};
 		links().push(link);
-		const host = String(ctx.headers.host ?? '127.0.0.1');
-		return ok({ reportId: r.id, format, url: `http://${host}/__files/${link.token}`, expiresAt: ctx.iso(link.expiresAt) });
+		const origin = app.disagree.on ? await app.otherOrigin() : `http://${String(ctx.headers.host ?? '127.0.0.1')}`;
+		return ok({ reportId: r.id, format, url: `${origin}/__files/${link.token}`, expiresAt: ctx.iso(link.expiresAt) });
 	}, read);
 
 	app.route('GET', '/__files/:token', (ctx): Reply => {

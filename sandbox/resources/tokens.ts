@@ -26,7 +26,7 @@ export function register(app: SandboxApp): void {
 	app.route('POST', vaultPath('/tokens'), (ctx) => {
 		v.onlyFields(ctx.body, ['type', 'data', 'deduplicate', 'expires_at', 'metadata']);
 		const type = v.oneOf(ctx.body.type, 'type', TOKEN_TYPES, { required: true })!;
-		const parsed = parseTokenData(type, ctx.body.data);
+		const parsed = parseTokenData(type, ctx.body.data, app.disagree.on);
 		const deduplicate = v.bool(ctx.body.deduplicate, 'deduplicate') ?? false;
 		const expiresAt = futureTimestamp(ctx, ctx.body.expires_at);
 		const metadata = parseMetadata(ctx.body.metadata) ?? {};

@@ -29,7 +29,11 @@ export function useSandbox(options: SandboxOptions = {}): SandboxFixture {
 	afterAll(async () => {
 		await sb?.close();
 	});
-	afterEach(() => sb?.faults.clear());
+	afterEach(() => {
+		sb?.faults.clear();
+		// A test may switch the disagreeing mode (sb.disagree.on); the next one starts as the file chose.
+		if (sb) sb.disagree.on = options.disagree ?? false;
+	});
 	const fixture: SandboxFixture = {
 		get sb() {
 			if (!sb) throw new Error('sandbox not started');

@@ -15,7 +15,7 @@ import { Occurrences } from './occurrences';
 import type { Origins } from './origins';
 import { eventOrigins } from './origins';
 import type { Asked } from './readBack';
-import { firstAt, largestAt, readBack } from './readBack';
+import { firstAt, largestAt, otherTarget, readBack } from './readBack';
 import type { OnceRecord, RecordEntry, Unclear } from './record';
 import { onceRecord, RESEND_WINDOW_MS } from './record';
 import type { MoneyRoute, MoneyRoutes, Route } from './routes';
@@ -492,8 +492,16 @@ export class RequestGate {
 		const answer = res.data;
 		const verdict = readBack(ticket.route.spec, ticket.asked, answer);
 		const id = firstAt(answer, ['id'])?.value;
+		// The answer is about another record than the one written to (an id of the path named otherwise).
+		const other = otherTarget(ticket.route.ids, answer);
 		let mismatch: string | undefined;
-		if (verdict.status === 'mismatch') {
+		let advice = 'The write was made once; running again with the same Idempotency-Key replays it.';
+		if (other !== undefined && res.replay) {
+			mismatch = `The service answered with the stored result of an earlier request with the same Idempotency-Key (a replay), made for ${other.name} ${other.answered}, not ${other.asked}: nothing was done for this request.`;
+			advice = 'The key was used before for another write, and the service keeps one result per key whatever the route. Give each write its own key in Options → Idempotency Key (e.g. from the record it writes to), or leave it empty for one the node derives per item and event.';
+		} else if (other !== undefined) {
+			mismatch = `The answer names ${other.name} ${other.answered} where the request was for ${other.asked} (${ticket.route.label} ${typeof id === 'string' ? id : 'without an id'}). The write was made and is not repeated: check it in the Vault Store dashboard.`;
+		} else if (verdict.status === 'mismatch') {
 			mismatch = `${verdict.message} (${ticket.route.label} ${typeof id === 'string' ? id : 'without an id'}). The write was made and is not repeated: check it in the Vault Store dashboard.`;
 		} else if (verdict.status === 'unchecked' && verdict.other !== undefined) {
 			this.setup.hint('unchecked', `The answer to "${ticket.route.name}" is ${verdict.other}, not the write's own record: its amount was not checked against what was asked.`, 'warning');
@@ -505,13 +513,13 @@ export class RequestGate {
 				key: ticket.claimed,
 				at: this.now(),
 				...(typeof id === 'string' ? { recordId: id } : {}),
-				...(verdict.status !== 'mismatch' && (verdict.recorded ?? ticket.asked.amount) !== undefined ? { amount: verdict.recorded ?? ticket.asked.amount } : {}),
-				...(verdict.status !== 'mismatch' && (verdict.currency ?? ticket.asked.currency) !== undefined ? { currency: verdict.currency ?? ticket.asked.currency } : {}),
+				...(mismatch === undefined && verdict.status !== 'mismatch' && (verdict.recorded ?? ticket.asked.amount) !== undefined ? { amount: verdict.recorded ?? ticket.asked.amount } : {}),
+				...(mismatch === undefined && verdict.status !== 'mismatch' && (verdict.currency ?? ticket.asked.currency) !== undefined ? { currency: verdict.currency ?? ticket.asked.currency } : {}),
 				...(mismatch !== undefined ? { mismatch } : {}),
 				...(ticket.fields !== undefined ? { fields: ticket.fields } : {}),
 			});
 		}
-		if (mismatch !== undefined) throw this.refuse(ticket.itemIndex, mismatch, 'The write was made once; running again with the same Idempotency-Key replays it.');
+		if (mismatch !== undefined) throw this.refuse(ticket.itemIndex, mismatch, advice);
 	}
 
 	/**

@@ -20,6 +20,23 @@ export function firstAt(record: unknown, paths: readonly string[]): { path: stri
 	return undefined;
 }
 
+/**
+ * A path id of the write that the answer names otherwise: a field of the same name (`orderId`)
+ * with another value, or an `id` of the same kind (the same prefix, `cks_`) that is another
+ * record. The answer is then about another record than the one the request wrote to, e.g. the
+ * stored answer of an earlier request that used the same Idempotency-Key on another route.
+ */
+export function otherTarget(ids: Readonly<Record<string, string>>, answer: unknown): { name: string; asked: string; answered: string } | undefined {
+	const id = valueAt(answer, 'id');
+	for (const [name, asked] of Object.entries(ids)) {
+		const same = valueAt(answer, name);
+		if (typeof same === 'string' && same !== asked) return { name, asked, answered: same };
+		const prefix = /^[A-Za-z]+_/.exec(asked)?.[0];
+		if (prefix !== undefined && typeof id === 'string' && id.startsWith(prefix) && id !== asked) return { name, asked, answered: id };
+	}
+	return undefined;
+}
+
 export type ReadBack =
 	| { status: 'match'; recorded?: number; currency?: string }
 	/** The answer carries neither field the request set: nothing could be compared. */

@@ -58,7 +58,9 @@ const getOverview: Operation = {
 	method: 'GET',
 	family: 'core',
 	path: '/analytics/overview',
-	notes: 'inferred query names range, from, to',
+	notes: 'inferred query names range, from, to (a hint names the range when the answer states another)',
+	// The answer states the range it covers: another than the one sent means the name was ignored.
+	guessedNames: { query: ['range'] },
 	query: (p) => {
 		const range = p.v.oneOf('Range', p.get('range', '30d'), ANALYTICS_RANGES);
 		if (range !== 'custom') return { range };
@@ -79,7 +81,8 @@ const getOverview: Operation = {
 				all: 'All Time',
 			}).map((option) => (option.value === 'custom' ? { ...option, description: 'The period between From and To' } : option)),
 			default: '30d',
-			description: 'Period the overview covers (sent as query parameter "range")',
+			description:
+				'Period the overview covers, sent as query parameter "range". The node warns when the answer states another range; if your account\'s API reference names the parameter differently, send it under Additional Query Parameters.',
 		},
 		{
 			displayName: 'From',
