@@ -1,6 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { jsonOf, useSandbox } from './support/fixtures';
+import { runNodes } from './support/harness';
 
 const f = useSandbox({ orders: 30 });
 
@@ -43,7 +44,7 @@ describe('custom API call against the sandbox', () => {
 			method: 'POST',
 			path: '/v2/stores/{storeId}/payouts',
 			body: '{"amount": 12.5}',
-			additionalFields: { sendIdempotencyKey: true },
+			sendIdempotencyKey: true,
 		});
 		expect(r.error()).toBeUndefined();
 		const reqs = f.requests();
@@ -59,12 +60,31 @@ describe('custom API call against the sandbox', () => {
 		expect(f.sb.ledger.filter((e) => e.kind === 'payout').length - before).toBe(1);
 	});
 
+	test('Send Idempotency-Key: a node saved with version 1 keeps it under Additional Fields; version 1.1 has it among the call\'s fields', async () => {
+		let n = 0;
+		const parameters = (send: IDataObject) => ({ resource: 'custom', operation: 'request', method: 'POST', path: '/v2/core/stores/{storeId}/categories', body: `{"name": "Keyed", "slug": "keyed-v${++n}-${Date.now()}"}`, ...send });
+		for (const [typeVersion, send] of [
+			[1, { additionalFields: { sendIdempotencyKey: true } }],
+			[1.1, { sendIdempotencyKey: true }],
+		] as const) {
+			f.sb.clearRequests();
+			const r = await runNodes([{ parameters: parameters(send), typeVersion }], f.credentials);
+			expect(r.error()).toBeUndefined();
+			expect([typeVersion, f.requests()[0].headers['idempotency-key']]).toEqual([typeVersion, expect.stringMatching(/^n8n_/)]);
+		}
+		// Control: without it, a write to a route that moves no money carries no key.
+		f.sb.clearRequests();
+		const plain = await runNodes([{ parameters: parameters({}), typeVersion: 1.1 }], f.credentials);
+		expect(plain.error()).toBeUndefined();
+		expect(f.requests()[0].headers['idempotency-key']).toBeUndefined();
+	});
+
 	test('the Idempotency Key option is used when sending a key, and a replay is marked', async () => {
 		const params = {
 			method: 'POST',
 			path: '/v2/stores/{storeId}/payouts',
 			body: '{"amount": 3}',
-			additionalFields: { sendIdempotencyKey: true },
+			sendIdempotencyKey: true,
 			options: { idempotencyKey: 'custom-call-key-1' },
 		};
 		const first = await call(params);
@@ -101,7 +121,7 @@ describe('custom API call against the sandbox', () => {
 			[{ path: '/v2/x', queryParameters: { parameters: [{ name: 'a', value: '1' }, { name: 'a', value: '2' }] } }, /"Query Parameters" names "a" twice/],
 			[{ method: 'POST', path: '/v2/x', body: '{"amount": ' }, /"Body" must be valid JSON/],
 			[{ method: 'POST', path: '/v2/x', body: '"text"' }, /"Body" must be a JSON object or array/],
-			[{ path: '/v2/x', additionalFields: { sendIdempotencyKey: true }, options: { idempotencyKey: 'bad key!' } }, /"Idempotency Key" must be 1 to 255 characters/],
+			[{ path: '/v2/x', sendIdempotencyKey: true, options: { idempotencyKey: 'bad key!' } }, /"Idempotency Key" must be 1 to 255 characters/],
 		];
 		for (const [params, message] of cases) {
 			const r = await call({ method: 'GET', ...params });

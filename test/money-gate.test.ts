@@ -464,7 +464,7 @@ describe('fail closed: what the declarations cannot classify is refused under a 
 		method,
 		path,
 		body: JSON.stringify(body),
-		additionalFields: { sendIdempotencyKey: true },
+		sendIdempotencyKey: true,
 		options,
 	});
 	const UNKNOWN = /is not a route of this node's operations, so it cannot tell whether it moves money/;

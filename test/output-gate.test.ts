@@ -52,7 +52,7 @@ describe('a vault Custom API Call gets the vault policy (decided from the reques
 	test('a create whose answer echoes the card and the CVC: no card data in the item; the token id and mask stay', async () => {
 		f.sb.faults.add({ kind: 'echo-success', match: { method: 'POST', path: /\/tokens$/ } });
 		const body = JSON.stringify({ type: 'card', data: { number: CARD, exp_month: 12, exp_year: Number(NEXT_YEAR), cvc: CVC }, metadata: { customer: 'Ada' } });
-		const r = await custom({ api: 'vault', method: 'POST', path: '/tokens', body, additionalFields: { sendIdempotencyKey: true } }, { credentials: vaultOnly() });
+		const r = await custom({ api: 'vault', method: 'POST', path: '/tokens', body, sendIdempotencyKey: true }, { credentials: vaultOnly() });
 		expect(r.error()).toBeUndefined();
 		// The answer really echoed it (the fault fired), and none of it reached the item.
 		expect(f.requests()[0].status).toBe(201);

@@ -86,7 +86,7 @@ async function outputGateChecks({ inst, sb, t, rest, example }) {
 			method: 'POST',
 			path: '/tokens',
 			body,
-			additionalFields: { sendIdempotencyKey: true },
+			sendIdempotencyKey: true,
 		});
 		const sent = sb.requests.slice(from).filter((/** @type {any} */ q) => q.method === 'POST' && q.path.endsWith('/tokens'));
 		t.check('output gate (custom): the vault create was sent and answered 201 (the answer echoed the card and the CVC)', sent.length === 1 && sent[0].status === 201, JSON.stringify(sent.map((/** @type {any} */ q) => [q.path, q.status])));

@@ -1,10 +1,11 @@
-import type { IDataObject, IHttpRequestMethods, INodeExecutionData } from 'n8n-workflow';
+import type { IDataObject, IHttpRequestMethods, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
 import type { CredentialName } from '../../../shared/credentials';
 import { STORE_CREDENTIAL, VAULT_CREDENTIAL } from '../../../shared/credentials';
 import { enumOptions } from '../../../shared/labels';
 import { collectionField } from '../../properties';
 import type { Operation, Params, Resource, RunContext } from '../../operation';
+import { LATEST_VERSION } from '../../versions';
 
 export const CUSTOM_METHODS = ['DELETE', 'GET', 'PATCH', 'POST', 'PUT'] as const;
 const BODY_METHODS: readonly string[] = ['PATCH', 'POST', 'PUT'];
@@ -113,7 +114,8 @@ async function customRequest(rc: RunContext): Promise<INodeExecutionData[]> {
 	const template = checkCustomPath(p, p.get('path', ''), api);
 	const query = readQuery(p);
 	const body = BODY_METHODS.includes(method) ? readBody(p) : undefined;
-	const extra = p.fields('additionalFields');
+	// Version 1 kept Send Idempotency-Key under Additional Fields (a parameter later versions do not have).
+	const sendKey = ctx.getNode().typeVersion < LATEST_VERSION ? p.fields('additionalFields').sendIdempotencyKey === true : p.get<boolean>('sendIdempotencyKey', false) === true;
 
 	let path = template;
 	if (api === 'store' && template.includes('{storeId}')) {
@@ -135,13 +137,22 @@ async function customRequest(rc: RunContext): Promise<INodeExecutionData[]> {
 		body,
 		// The request gate chooses the key (Options → Idempotency Key, the event's, or the execution's);
 		// a route that moves money always gets one.
-		idempotent: extra.sendIdempotencyKey === true,
+		idempotent: sendKey,
 	});
 	return records(res.data).map((json) => ({
 		json: res.replay ? { ...json, idempotentReplay: true } : json,
 		pairedItem: { item: p.itemIndex },
 	}));
 }
+
+const SEND_KEY: INodeProperties = {
+	displayName: 'Send Idempotency-Key',
+	name: 'sendIdempotencyKey',
+	type: 'boolean',
+	default: false,
+	description:
+		'Whether to send an Idempotency-Key header (honoured by refunds, payout creation and checkout pay): the Idempotency Key of the Options, or else a derived one that stays the same on retries: from the Vault Store Trigger event the item descends from (the same in every execution of that event), otherwise from the execution and item. A refund, payout or payment route gets one either way.',
+};
 
 const request: Operation = {
 	value: 'request',
@@ -222,16 +233,9 @@ const request: Operation = {
 			description: 'JSON body of the request (an object or an array); an empty object is not sent',
 			displayOptions: { show: { method: [...BODY_METHODS] } },
 		},
-		collectionField('additionalFields', [
-			{
-				displayName: 'Send Idempotency-Key',
-				name: 'sendIdempotencyKey',
-				type: 'boolean',
-				default: false,
-				description:
-					'Whether to send an Idempotency-Key header (honoured by refunds, payout creation and checkout pay): the Idempotency Key of the Options, or else a derived one that stays the same on retries: from the Vault Store Trigger event the item descends from (the same in every execution of that event), otherwise from the execution and item',
-			},
-		]),
+		// Version 1.1 shows it among the call's own fields; version 1 had it alone under Additional Fields.
+		{ ...SEND_KEY, displayOptions: { show: { '@version': [1.1] } } },
+		{ ...collectionField('additionalFields', [SEND_KEY]), displayOptions: { show: { '@version': [1] } } },
 	],
 };
 
