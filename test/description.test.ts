@@ -66,7 +66,8 @@ const EVERY_OPERATION: Record<string, (old: Record<string, unknown>, key: string
 			...old,
 			children: {
 				...children,
-				concurrency: { ...children.concurrency, default: 1000, maxValue: 1000 },
+				// (Its default stays 5 in version 1, 0.1.0's; 1000 is version 1.1's.)
+				concurrency: { ...children.concurrency, maxValue: 1000 },
 				timeout: { ...children.timeout, maxValue: 300000 },
 				...(children.maxItems ? { maxItems: { ...children.maxItems, maxValue: 10000000 } } : {}),
 			},

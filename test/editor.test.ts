@@ -92,13 +92,14 @@ test.each([
 	for (const link of links) expect(link).not.toContain('#');
 });
 
-/** The parameters the editor shows for one operation, in the description's order (resource and operation excluded). */
+/** The parameters the editor shows for one operation of a new node (today's version), in the description's order (resource and operation excluded). */
 function shownFor(resource: string, operation: string): { name: string; type: string }[] {
 	const props = new VaultStore().description.properties;
-	const inList = (list: unknown, value: string) => list === undefined || (Array.isArray(list) && list.includes(value));
+	const inList = (list: unknown, value: string | number) => list === undefined || (Array.isArray(list) && list.includes(value));
 	return props
 		.filter((p) => p.name !== 'resource' && p.name !== 'operation')
 		.filter((p) => inList(p.displayOptions?.show?.resource, resource) && inList(p.displayOptions?.show?.operation, operation))
+		.filter((p) => inList(p.displayOptions?.show?.['@version'], LATEST_VERSION))
 		.map((p) => ({ name: p.name, type: p.type }));
 }
 

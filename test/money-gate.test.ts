@@ -356,7 +356,7 @@ test('one delivery, its pairing dropped by a node on the way: the write is still
 	expect(r.hints('Vault Store').map((h) => h.message).join(' ')).not.toMatch(/cannot be traced/);
 });
 
-test('upgrade from 0.1.0: a refund its record holds for the event is not made again (its key was derived from the whole request)', async () => {
+test('update from an unreleased build with the first record (0.1.0 had none): a refund it holds for the event is not made again (its key was derived from the whole request)', async () => {
 	const { IdempotencyKeys, writeFingerprint } = await import('../nodes/shared/money/keys');
 	const orderId = f.sb.state.orders.filter((o) => o.payment.status === 'COMPLETED' && o.amount >= 10)[9].id;
 	const eventId = 'msg_upgrade0000001';
@@ -374,7 +374,7 @@ test('upgrade from 0.1.0: a refund its record holds for the event is not made ag
 	expect(writes()).toBe(0);
 });
 
-test('upgrade from 0.1.0: two same-amount refunds of one order in one event (different reasons) are looked up by the rule they were written with: neither is made again', async () => {
+test('update from an unreleased build with the first record: two same-amount refunds of one order in one event (different reasons) are looked up by the rule they were written with: neither is made again', async () => {
 	const { IdempotencyKeys, writeFingerprint } = await import('../nodes/shared/money/keys');
 	const orderId = f.sb.state.orders.filter((o) => o.payment.status === 'COMPLETED' && o.amount >= 10)[10].id;
 	const eventId = 'msg_upgrade0000002';

@@ -3,7 +3,7 @@ import type { INodeProperties, INodePropertyModeValidation, INodePropertyOptions
 import type { Operation, Resource } from './operation';
 import { extrasOf } from './operation';
 import { optionsFor } from './options';
-import { perVersion, V1_DEFAULT_OPERATION } from './versions';
+import { perVersion, V1_CONCURRENCY, V1_DEFAULT_OPERATION } from './versions';
 import type { IdRule } from '../shared/validate';
 
 /**
@@ -24,7 +24,12 @@ export function resourceParameters(resource: Resource): INodeProperties[] {
 
 /** The Options of a resource's operations, each showing the options that apply to it. */
 export function resourceOptions(resource: Resource): INodeProperties[] {
-	return shownWhereDeclared(resource, (op) => [optionsFor(op, resource)]);
+	return shownWhereDeclared(resource, (op) => {
+		const options = optionsFor(op, resource);
+		// Version 1 offers Concurrency at 0.1.0's default (what it runs with when the option is not set).
+		const v1 = (options.options ?? []).map((o) => ('name' in o && o.name === 'concurrency' ? { ...o, default: V1_CONCURRENCY } : o));
+		return perVersion(options, { options: v1 as INodeProperties['options'] });
+	});
 }
 
 /** Additional Query Parameters and Additional Body Fields of a resource, shown for the operations that offer them. */

@@ -99,7 +99,7 @@ export class RequestGate {
 	private budgets?: Budgets;
 	/** What is left of each budget after each item's money write, for its output. */
 	private readonly budgetLeft = new Map<number, IDataObject>();
-	/** Identical whole requests of an event in this run, as version 0.1.0 counted them (its record's rule). */
+	/** Identical whole requests of an event in this run, as the first record counted them (its rule; legacy.ts). */
 	private readonly legacyCounts = new Map<string, number>();
 	/** Idempotency Key options used in this run: which item first sent each. */
 	private readonly optionKeys = new Map<string, number>();
@@ -231,7 +231,7 @@ export class RequestGate {
 		if (source === 'option') ticket.fields = `${ticket.fields}${ticket.fields ? '&' : ''}path=${digest(identity)}`;
 		// n8n's Retry: n8n's store only (its static data is a stored copy's, saved over the workflow's).
 		this.record ??= onceRecord(this.ctx, this.now, this.retryMode);
-		// A write version 0.1.0 recorded for this event (before an upgrade) is not made again either.
+		// A write the first record (unreleased builds, legacy.ts) holds for this event is not made again either.
 		const before = !this.retryMode && chosen.event && legacyEntry(this.ctx, this.keys, chosen.event.origin, req, (fp) => this.legacyOccurrence(fp), this.now());
 		if (before) return { skip: this.skipped(money, ticket, before) };
 		const claim = await this.record.claim(key);

@@ -6,21 +6,25 @@ import { writeFingerprint } from './keys';
 import type { RecordEntry } from './record';
 import { RECORD_HORIZON_MS } from './record';
 
-/** Where version 0.1.0 kept its once-per-event record in the node's static data. */
+/**
+ * Where the first once-per-event record lived in the node's static data: written by unreleased
+ * builds of 2026-11-25 and 11-26 (before the record moved to n8n's deduplication store). Release
+ * 0.1.0 kept no record at all.
+ */
 const FIELD = 'vaultStoreWrites';
 
 /**
- * A write version 0.1.0 of the node recorded for this event, within the horizon: its key was
- * derived from the whole request (method, family and path, query, body), and its record kept the
- * answer. Read only, so an event re-delivered across an upgrade is not written twice; nothing is
- * written there any more, and its entries age out with the horizon.
+ * A write that first record holds for this event, within the horizon: its key was derived from
+ * the whole request (method, family and path, query, body), and its record kept the answer. Read
+ * only, so an event re-delivered across an update from such a build is not written twice; nothing
+ * is written there any more, and its entries age out with the horizon.
  */
 export function legacyEntry(
 	ctx: IExecuteFunctions,
 	keys: IdempotencyKeys,
 	origin: EventOrigin,
 	req: ApiRequest,
-	/** How many identical requests (same fingerprint) of the event came before in this run: 0.1.0 counted by the whole request. */
+	/** How many identical requests (same fingerprint) of the event came before in this run: that record counted by the whole request. */
 	occurrenceOf: (fingerprint: string) => number,
 	now: number,
 ): RecordEntry | undefined {

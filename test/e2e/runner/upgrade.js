@@ -3,9 +3,9 @@
 /**
  * npm run test:e2e:upgrade — a user's upgrade from the previous release to this build, through
  * n8n's Community Nodes panel (n8n 2.8.4; `--latest` or `--n8n <version>` as for test:e2e):
- *   1. the previous release (PREVIOUS: 0.1.0 as built from its commit) and this build (published as
- *      a higher version when package.json still names the previous one) packed; a local registry
- *      (test/e2e/runner/registry.js) with the previous release only
+ *   1. the previous release (PREVIOUS: 0.1.0 as built from its commit, see there) and this build
+ *      (published as a higher version when package.json still names the previous one) packed; a
+ *      local registry (test/e2e/runner/registry.js) with the previous release only
  *   2. n8n started, the previous release installed through the panel (POST)
  *   3. from the node descriptions that n8n serves the editor for that release (/types/nodes.json),
  *      one workflow per resource of Vault Store with the resource's default operation (n8n Webhook →
@@ -16,12 +16,20 @@
  *      on the same address
  *   5. every workflow: still published, its stored parameters unchanged, and opened with the new
  *      descriptions (for the node's saved typeVersion) every parameter resolves to the value it had
- *      under the previous release, with no new parameter issue; run again: the same HTTP status and
- *      the same answer shape as before the update; the trigger's endpoint at the service is the same
- *      one (same id and URL, no second) and a service event starts an execution
- * VS_UPGRADE_FROM=<commit> upgrades from another commit that packs as PREVIOUS.version.
- * Prints the install, update and restart times. Generic: nothing here names today's parameters;
- * the previous release's descriptions are the fixture.
+ *      under the previous release, with no new parameter issue (as the editor shows issues: on the
+ *      parameters with their defaults), and every option of a collection it leaves unset (Options →
+ *      Concurrency…) has the default it had; run again: the same HTTP status and the same answer
+ *      shape as before the update; the trigger's endpoint at the service is the same one (same id
+ *      and URL, no second) and a service event starts an execution.
+ *      Exceptions only as the CHANGELOG states them (CHANGED_SINCE below; a change not listed fails,
+ *      and so does a listed one that does not happen where it applies): a resource whose default
+ *      operation changed opens on the new one (a read: the run sends only GETs), and with its
+ *      operation chosen again (saved over the public API, published again) opens, runs and answers
+ *      as before; an unset option's default; keys an answer gained (allowed, not required).
+ * VS_UPGRADE_FROM=<commit> upgrades from another commit that packs as PREVIOUS.version (for instance
+ * d420441, an unreleased build of 2026-11-23 this test used to install as "0.1.0").
+ * Prints the install, update and restart times. Generic but for CHANGED_SINCE: nothing else here
+ * names today's parameters; the previous release's descriptions are the fixture.
  */
 'use strict';
 
@@ -35,8 +43,37 @@ const { startRegistry, repack, buildRelease } = require('./registry');
 const { Results } = require('./results');
 const { log, ROOT, PKG_NAME } = lib;
 
-/** The release users upgrade from: the package as it was on main when 0.1.0 was cut. */
-const PREVIOUS = { version: '0.1.0', commit: process.env.VS_UPGRADE_FROM || 'd420441' };
+/**
+ * The release users upgrade from. 0.1.0 is dc492f4 (2026-11-22 08:07), the last commit before the
+ * first change the CHANGELOG lists as unreleased: the CHANGELOG's 0.1.0 section (2595fa0, the same
+ * day) describes it (Concurrency default 5); the next commits are of 2026-11-23, and the first of
+ * them that change the nodes (ebfa632, 894940f) are the first items of the [Unreleased] section
+ * (ab1a224). package.json says 0.1.0 from the first commit on, and there is no tag.
+ */
+const PREVIOUS = { version: '0.1.0', commit: process.env.VS_UPGRADE_FROM || 'dc492f4' };
+
+/**
+ * What a workflow saved with an earlier build finds changed within node version 1, as the
+ * CHANGELOG ([Unreleased] → Changed) states it. Each entry applies where the earlier build had its
+ * `from`; the checks compare what they find with the entries that apply, both ways.
+ */
+const CHANGED_SINCE = {
+	/**
+	 * "Every resource opens on a read operation" (version 1.1): resource → [default operation in
+	 * the earlier build, now]. Empty from 0.1.0: a node saved with it is version 1, which keeps
+	 * 0.1.0's default operations (nodes/VaultStore/versions.ts); a change here would fail the run.
+	 */
+	operation: /** @type {Record<string, [string, string]>} */ ({}),
+	/**
+	 * Options inside a collection, unset in the workflow: collection.option → [[default before, now]].
+	 * 0.1.0's Concurrency default (5) is version 1's still; an unreleased build of 2026-11-23 had 64.
+	 */
+	unsetOption: /** @type {Record<string, [unknown, unknown][]>} */ ({
+		'options.concurrency': [[64, 5]],
+	}),
+	/** Keys an answer may have gained: "outputs carry `idempotencyKeySource`" (a write sent with an Idempotency-Key). */
+	outputKeys: ['idempotencyKeySource'],
+};
 /** The version this build is published as when package.json still names PREVIOUS.version. */
 const UPGRADE_VERSION = '0.1.1-upgrade.0';
 
@@ -80,6 +117,8 @@ function sandboxValues(/** @type {any} */ sb) {
 		disputeId: first(res('disputes').disputesOf?.(sb.app)),
 		tokenId: sb.state.tokens instanceof Map ? [...sb.state.tokens.keys()][0] : undefined,
 		country: 'US',
+		// A payout's Amount (0.1.0 saved its default 0, which the service refuses).
+		amount: 1,
 		itemsInput: 'json',
 		itemsJson: JSON.stringify([{ product_id: first(sb.state.products), quantity: 1 }]),
 	};
@@ -107,6 +146,32 @@ function stored(/** @type {any} */ nodeHelpers, /** @type {any} */ desc, /** @ty
 /** Every parameter's value (defaults included), as the editor shows the node. */
 function resolved(/** @type {any} */ nodeHelpers, /** @type {any} */ desc, /** @type {any} */ node) {
 	return nodeHelpers.getNodeParameters(desc.properties, node.parameters, true, false, node, desc) ?? {};
+}
+
+/**
+ * Every option of a collection parameter shown for the node that the node leaves unset:
+ * [collection.option, its default then, its default now] (undefined now: gone). The default is
+ * what the editor fills in when the option is added, and for Options what a run uses without it.
+ */
+function unsetOptions(/** @type {any} */ nodeHelpers, /** @type {any} */ oldDesc, /** @type {any} */ was, /** @type {any} */ newDesc, /** @type {any} */ now, /** @type {any} */ node) {
+	/** @type {[string, unknown, unknown][]} */
+	const out = [];
+	for (const p of oldDesc.properties) {
+		if (p.type !== 'collection' || !nodeHelpers.displayParameter(was, p, node, oldDesc)) continue;
+		const q = newDesc.properties.find((/** @type {any} */ x) => x.name === p.name && x.type === 'collection' && nodeHelpers.displayParameter(now, x, node, newDesc));
+		const set = node.parameters?.[p.name] ?? {};
+		for (const c of p.options ?? []) {
+			if (c.name in set) continue;
+			out.push([`${p.name}.${c.name}`, c.default, q?.options?.find((/** @type {any} */ x) => x.name === c.name)?.default]);
+		}
+	}
+	return out;
+}
+const same = (/** @type {unknown} */ a, /** @type {unknown} */ b) => JSON.stringify(a) === JSON.stringify(b);
+
+/** n8n's parameter issues as "parameter: message" lines. */
+function issueList(/** @type {any} */ issues) {
+	return Object.entries(issues?.parameters ?? {}).flatMap(([k, msgs]) => (Array.isArray(msgs) ? msgs : [msgs]).map((m) => `${k}: ${String(m)}`));
 }
 
 /** The shape of an answer: status and the sorted keys of its first item (values vary per run). */
@@ -178,7 +243,7 @@ async function main() {
 	let registry;
 	/** @type {ReturnType<typeof lib.makeInstance> | undefined} */
 	let inst;
-	/** @type {{name: string, id: string, url: string, node: any, before: any, saved: any, trigger?: boolean, missing?: string[]}[]} */
+	/** @type {{name: string, id: string, url: string, node: any, before: any, saved: any, trigger?: boolean, missing?: string[], chosen?: any}[]} */
 	const flows = [];
 	const newVersion = semverGt(lib.PACKAGE_VERSION, PREVIOUS.version) ? lib.PACKAGE_VERSION : UPGRADE_VERSION;
 	/** @type {string} */
@@ -311,15 +376,51 @@ async function main() {
 				if (!t.check(`${f.name}: the new build still serves typeVersion ${node?.typeVersion}`, newDesc, newTypes.map((d) => `${d.name}@${JSON.stringify(d.version)}`).join(', '))) continue;
 				const was = resolved(NodeHelpers, oldDesc, node);
 				const now = resolved(NodeHelpers, newDesc, node);
-				const changed = Object.keys(was).filter((k) => JSON.stringify(was[k]) !== JSON.stringify(now[k]));
-				t.equal(`${f.name}: opens with every parameter as it was (defaults included)`, changed.map((k) => [k, was[k], now[k]]), []);
-				const issuesBefore = NodeHelpers.getNodeParametersIssues(oldDesc.properties, node, oldDesc);
-				const issuesNow = NodeHelpers.getNodeParametersIssues(newDesc.properties, node, newDesc);
-				t.equal(`${f.name}: no new parameter issue`, issuesNow, issuesBefore);
+				/** The node as checked: as saved, or with its operation chosen again where the default operation moved. */
+				let opened = node;
+				if (!f.trigger) {
+					const listed = CHANGED_SINCE.operation[String(was.resource)];
+					const expected = listed && node.parameters.operation === undefined && listed[0] === was.operation ? listed : null;
+					const moved = was.operation !== now.operation ? [was.operation, now.operation] : null;
+					t.equal(`${f.name}: ${expected ? `opens on ${expected[1]} instead of ${expected[0]}, as the CHANGELOG says` : 'opens on the same operation'}`, moved, expected);
+					if (moved) {
+						// What the CHANGELOG tells users to do: open it and choose the operation again (the editor then stores it).
+						opened = { ...node, parameters: stored(NodeHelpers, newDesc, { ...node, parameters: { ...node.parameters, operation: was.operation } }) };
+						f.chosen = { ...wf, nodes: wf.nodes.map((/** @type {any} */ n) => (n === node ? opened : n)) };
+					}
+				}
+				const again = opened === node ? '' : ' once its operation is chosen again';
+				const nowOpened = opened === node ? now : resolved(NodeHelpers, newDesc, opened);
+				const changed = Object.keys(was).filter((k) => !same(was[k], nowOpened[k]));
+				t.equal(`${f.name}: opens with every parameter as it was (defaults included)${again}`, changed.map((k) => [k, was[k], nowOpened[k]]), []);
+				const unset = unsetOptions(NodeHelpers, oldDesc, was, newDesc, nowOpened, opened);
+				const documented = unset
+					.filter(([k, before]) => CHANGED_SINCE.unsetOption[k]?.some(([from]) => same(from, before)))
+					.map(([k, before]) => [k, before, CHANGED_SINCE.unsetOption[k].find(([from]) => same(from, before))?.[1]]);
+				t.equal(
+					`${f.name}: options it leaves unset keep their defaults${documented.length ? ` (but ${documented.map(([k, a, b]) => `${k} ${JSON.stringify(a)} → ${JSON.stringify(b)}`).join(', ')}, as the CHANGELOG says)` : ''}`,
+					unset.filter(([, a, b]) => !same(a, b)),
+					documented,
+				);
+				// As the editor shows them: on the parameters with their defaults (the stored ones lack the operation a node kept).
+				const issuesBefore = issueList(NodeHelpers.getNodeParametersIssues(oldDesc.properties, { ...node, parameters: was }, oldDesc));
+				const issuesNow = issueList(NodeHelpers.getNodeParametersIssues(newDesc.properties, { ...opened, parameters: nowOpened }, newDesc));
+				t.equal(`${f.name}: no new parameter issue${again}`, issuesNow.filter((i) => !issuesBefore.includes(i)), []);
 			}
 			for (const f of flows.filter((x) => !x.trigger && !x.missing?.length)) {
+				if (f.chosen) {
+					sb.clearRequests();
+					const moved = await runHook(f.url);
+					const sent = sb.requests.map((/** @type {any} */ r) => `${r.method} ${r.path}`);
+					t.check(`${f.name}: runs the operation it opens on now, a read (HTTP 200, only GETs at the service)`, moved.status === 200 && sent.length > 0 && sent.every((/** @type {string} */ r) => r.startsWith('GET ')), JSON.stringify({ status: moved.status, sent }));
+					const { name, nodes, connections } = f.chosen;
+					const put = await rest.request('PUT', `/api/v1/workflows/${f.id}`, { name, nodes, connections, settings: { executionOrder: 'v1' } }, H);
+					if (!t.check(`${f.name}: its operation chosen again, saved and still published`, put.status === 200 && put.body?.active === true, JSON.stringify(put.body).slice(0, 300))) continue;
+				}
 				const after = shape(await runHook(f.url));
-				t.equal(`${f.name}: runs as before the update (HTTP ${f.before.status})`, after, f.before);
+				const gained = Array.isArray(after.keys) && Array.isArray(f.before.keys) ? after.keys.filter((/** @type {string} */ k) => !f.before.keys.includes(k) && CHANGED_SINCE.outputKeys.includes(k)) : [];
+				const asBefore = gained.length ? { ...after, keys: /** @type {string[]} */ (after.keys).filter((k) => !gained.includes(k)) } : after;
+				t.equal(`${f.name}: runs as before the update${f.chosen ? ' once its operation is chosen again' : ''} (HTTP ${f.before.status}${gained.length ? `; its answer has ${gained.join(', ')} too, as the CHANGELOG says` : ''})`, asBefore, f.before);
 			}
 			const trigFlow = /** @type {(typeof flows)[number]} */ (flows.find((f) => f.trigger));
 			const eps = sb.state.webhooks.filter((/** @type {any} */ w) => w.url === trigFlow.url);
