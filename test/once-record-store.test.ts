@@ -39,7 +39,8 @@ test('with the store there: the claim is in the store before the refund goes out
 	f.sb.clearRequests();
 	const first = await wf.run([delivery('msg_store_1', order.id)]);
 	expect(first.error('Refund')).toBeUndefined();
-	expect(store.calls).toEqual(['count', 'check', 'check', 'check', 'remove']); // count once per run, claim (with its time mark), confirm's add and its check after the pause, the time mark taken back
+	// count once per run, claim (with its time mark), confirm's add with the time mark taken back, and again after the pause (a concurrent write may have put it back)
+	expect(store.calls).toEqual(['count', 'check', 'check', 'remove', 'check', 'remove']);
 	expect(store.has(wf.id, storedKey(order.id))).toBe(true);
 	expect(Object.keys(wf.details())).toHaveLength(1);
 	await f.sb.app.clock.advance(25 * HOUR);

@@ -468,13 +468,15 @@ class Record_ implements OnceRecord {
 		try {
 			// Again, then again after a pause: a concurrent read-modify-write of the row (another worker)
 			// may have dropped the claim; present after the pause, no write that read before the add is left.
+			// The claim's marks go in every round too: a concurrent read-modify-write that read the row
+			// before a removal puts them back, and a mark left behind reads as an unanswered attempt.
 			for (let round = 0; round < VERIFY_ROUNDS; round++) {
 				const out = await this.add([digest]);
 				if (out.new.length > 0) this.storeCount = Math.min(RECORD_CAPACITY, (this.storeCount ?? 0) + 1);
+				await this.clearMarks(digest);
 				if (round > 0 && out.new.length === 0) break;
 				if (round < VERIFY_ROUNDS - 1) await sleep(VERIFY_DELAY_MS);
 			}
-			await this.clearMarks(digest);
 		} catch {
 			// The claim was in the store; the details are kept above.
 		}
