@@ -7,7 +7,8 @@
  * budget, with nothing sent. Per execution: three items of one run, or three tool calls of one agent
  * run. Per day: three executions, the day's total kept in n8n's deduplication store (an in-memory
  * one that behaves as n8n 2.8.4's). Then the outcome rules: an unknown outcome counts as spent, a
- * write that provably did not happen gives its amount back.
+ * write that provably did not happen gives its amount back; and units another worker's call dropped
+ * from the store are not handed out twice by one process.
  */
 import { DataDeduplicationService } from 'n8n-core';
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
@@ -191,6 +192,29 @@ describe('what counts: an unknown outcome is spent, a write that provably did no
 			expect(r.errors[1]).toBeUndefined();
 			expect(moneyWrites().filter((q) => q.path.includes(b))).toHaveLength(1);
 		}
+	});
+});
+
+describe('per day across workers: units another worker\'s call dropped from n8n\'s store', () => {
+	test('are not handed out again by the process that claimed them, and are put back in the store', async () => {
+		serial++;
+		const id = `wf_budget_dropped_${serial}`;
+		const path = PATHS[0];
+		// Executions that start together, as on queue-mode workers: each loads the static data saved
+		// before any of them ended (none), so none reads where the others left off.
+		const startedTogether = () => ({ id, staticData: {} as IDataObject });
+		f.sb.clearRequests();
+		// The first write's units are recorded, then dropped: another worker's read-modify-write of the
+		// row read it before they were added and wrote it back after.
+		store.loseNextClaim = true;
+		const runs: Run[] = [];
+		for (let i = 0; i < 3; i++) runs.push(await oneExecution(path, { maxTotalPerDay: BUDGET }, [path.write()], startedTogether()));
+		expect(store.loseNextClaim).toBe(false);
+		// The second write skips the dropped units (this process handed them out) and puts them back.
+		expect(runs.map((r) => r.errors[0])).toEqual([undefined, undefined, expect.stringMatching(/would pass the "Maximum Total per Day" of 5: 4 already spent today/)]);
+		expect(moneyWrites()).toHaveLength(2);
+		// Two writes of 2 at units of 0.01: 400 units, the dropped 200 among them.
+		expect(store.count(id)).toBe(400);
 	});
 });
 

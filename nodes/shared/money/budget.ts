@@ -21,9 +21,15 @@ import { DEDUP, notInitialised, oneAtATime, rowOf } from './record';
  * membership and cannot add, so a unit is a value `budget|<day>|<currency>|<budget>|<n>`; a write
  * claims the lowest units it finds free (checkProcessedAndRecord records the free ones and names the
  * taken ones) until it has enough, or gives back what it took and is refused when the day has no
- * more. The store's read-modify-write has no lock, so two workers that claim within the same round
- * trip can both take the same units: the day can be passed by at most the writes that overlap in
- * that window (see docs/ai-agents.md, measured in queue mode). Without the store (older n8n,
+ * more. The store's read-modify-write has no lock, and every call writes the whole row back: two
+ * workers that claim within the same round trip can both take the same units, and a call of one
+ * worker (a claim, or the once-per-event record's calls on the same row) that read the row before
+ * another worker's claim was written drops that claim from the row, so its units look free again.
+ * Each process remembers the units it handed out today (HANDED_OUT): it never hands them out again
+ * when the store lost them, and puts them back in the store with its next claim. So each unit is
+ * counted at most once per process: the day moves at most the budget times the processes (workers)
+ * that run the node, and in practice a few writes over it (docs/queue-mode.md, measured in queue
+ * mode by test/e2e/queue/run.js). In one n8n process the count is exact. Without the store (older n8n,
  * n8n-core alone), the day's total is kept exactly in the node's static data, which overlapping
  * executions may overwrite (n8n saves it whole at the end of an execution).
  */
@@ -49,6 +55,27 @@ export interface Reservation {
 	day?: { key: string; units?: string[] };
 	/** What is left after this write, for the output. */
 	left: { execution?: number; today?: number };
+}
+
+/**
+ * The day's units this process handed out and did not take back, per node row and day key
+ * (`<day>|<currency>|<budget>`): kept for the day (other days go when the row is next used).
+ */
+const HANDED_OUT = new Map<string, Map<string, Set<number>>>();
+
+function handedOut(row: string, key: string, day: string): Set<number> {
+	let days = HANDED_OUT.get(row);
+	if (days === undefined) {
+		days = new Map();
+		HANDED_OUT.set(row, days);
+	}
+	for (const k of days.keys()) if (!k.startsWith(`${day}|`)) days.delete(k);
+	let units = days.get(key);
+	if (units === undefined) {
+		units = new Set();
+		days.set(key, units);
+	}
+	return units;
 }
 
 /** A refusal: the budget, what was spent, what is left. */
@@ -159,14 +186,23 @@ export class Budgets {
 		const hintKey = `next|${key}`;
 		const mine: string[] = [];
 		let next = hints[hintKey] ?? 0;
-		// Claim the lowest free units until there are enough; what others hold is skipped.
-		await oneAtATime(rowOf(this.ctx), async () => {
+		const row = rowOf(this.ctx);
+		// Claim the lowest free units until there are enough; what others hold is skipped, and so is
+		// what this process handed out today, which the first call puts back (another worker's call may
+		// have dropped it from the row).
+		await oneAtATime(row, async () => {
+			const here = handedOut(row, key, day);
+			let repair = [...here].map((n) => unitOf(key, n));
 			while (mine.length < need && next < UNITS) {
-				const batch = Array.from({ length: Math.min(need - mine.length, UNITS - next) }, (_, i) => `budget|${key}|${next + i}`);
-				next += batch.length;
-				const out = await this.ctx.helpers.checkProcessedAndRecord(batch, 'node', DEDUP);
-				mine.push(...out.new.map(String));
+				const batch: string[] = [];
+				for (; batch.length < need - mine.length && next < UNITS; next++) if (!here.has(next)) batch.push(unitOf(key, next));
+				if (batch.length === 0) break;
+				const out = await this.ctx.helpers.checkProcessedAndRecord([...batch, ...repair], 'node', DEDUP);
+				repair = [];
+				const asked = new Set(batch);
+				mine.push(...out.new.map(String).filter((u) => asked.has(u)));
 			}
+			if (mine.length >= need) for (const u of mine) here.add(unitIndex(u));
 		});
 		if (mine.length < need) {
 			if (mine.length > 0) await oneAtATime(rowOf(this.ctx), async () => await this.ctx.helpers.removeProcessed(mine, 'node', DEDUP));
@@ -204,11 +240,20 @@ export class Budgets {
 			return;
 		}
 		const units = day.units;
-		await oneAtATime(rowOf(this.ctx), async () => await this.ctx.helpers.removeProcessed(units, 'node', DEDUP));
+		const row = rowOf(this.ctx);
+		await oneAtATime(row, async () => {
+			await this.ctx.helpers.removeProcessed(units, 'node', DEDUP);
+			const here = HANDED_OUT.get(row)?.get(day.key);
+			for (const u of units) here?.delete(unitIndex(u));
+		});
 		const hints = this.staticDay();
 		const hintKey = `next|${day.key}`;
 		if (hints[hintKey] !== undefined) hints[hintKey] = Math.min(hints[hintKey], unitIndex(units[0]));
 	}
+}
+
+function unitOf(key: string, n: number): string {
+	return `budget|${key}|${n}`;
 }
 
 function unitIndex(unit: string): number {

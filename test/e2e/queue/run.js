@@ -49,6 +49,15 @@
  *      webhook-2: no refund sent, one refund per event in the ledger
  *   5b. one signed event posted at the same moment to both webhook processes: each has its own
  *      duplicate memory, so 2 executions; both refunds carry the event key: 1 refund
+ *   5d. day budget across workers: a Vault Store Trigger -> refund 2.00 workflow with Options ->
+ *      Maximum Total per Day 10 (5 refunds if counted exactly); 12 events posted at the same moment,
+ *      half to each webhook process, so both workers claim the day's units in n8n's deduplication
+ *      store at once (its read-modify-write has no lock). Every execution refunds once or is refused
+ *      naming the budget; the budget is used in full; what moved stays within the bound of the
+ *      design, each unit counted at most once per worker (twice the budget on two workers; or
+ *      VS_E2E_QUEUE_BUDGET_BOUND writes over it). Three rounds, a fresh workflow (node, day count)
+ *      each; refunds, refusals, the overshoot (worst of the rounds) and the units the store holds
+ *      are logged (docs/queue-mode.md quotes them)
  *   6. main restart re-checks the endpoint and registers nothing; history intact; deactivation
  *      deletes the endpoint once and the webhook process answers 404
  *   7. every process stops on SIGTERM (exit 0; the webhook process: see the stop phase), nothing is
@@ -56,7 +65,9 @@
  *
  * Environment: VS_N8N_HOME, VS_E2E_SKIP_BUILD=1 (reuse dist/ and out/), VS_E2E_KEEP=1 (keep the
  * temp folder), VS_E2E_QUEUE_TIMEOUT_MS (default 10 minutes), VS_E2E_QUEUE_DELIVERIES (300),
- * VS_E2E_QUEUE_CONCURRENCY (20).
+ * VS_E2E_QUEUE_CONCURRENCY (20), VS_E2E_QUEUE_BUDGET_ROUNDS (3), VS_E2E_QUEUE_BUDGET_EVENTS (12),
+ * VS_E2E_QUEUE_BUDGET_BOUND (writes over the day's budget a burst may make; default: the budget once
+ * more per worker beyond the first).
  */
 'use strict';
 
@@ -126,17 +137,40 @@ const REFUND_KEY = { id: 'vsQueueRefKey001', name: 'Queue e2e: refund (key from 
 /** Event workflow: Vault Store Trigger (PAYMENT_COMPLETED, V2) -> refund 1.00 of the event's order, default key (from the event). */
 const EVENT_REFUND = { id: 'vsQueueRefEvt001', name: 'Queue e2e: 1.00 back on each completed payment (Vault Store Trigger, key from the event)', webhookId: crypto.randomUUID() };
 function eventRefundWorkflow() {
-	const trigger = {
+	return refundFlow(EVENT_REFUND, eventTrigger(EVENT_REFUND.webhookId), refundNode({ orderExpr: '={{ $json.data.orderId }}', reason: 'queue-mode e2e (event)' }));
+}
+
+/** The Vault Store Trigger of the event workflows (PAYMENT_COMPLETED, V2, default options). */
+function eventTrigger(/** @type {string} */ webhookId) {
+	return {
 		id: crypto.randomUUID(),
 		name: 'Vault Store Trigger',
 		type: `${lib.PKG_NAME}.vaultStoreTrigger`,
 		typeVersion: 1,
 		position: [0, 0],
-		webhookId: EVENT_REFUND.webhookId,
+		webhookId,
 		parameters: { events: ['PAYMENT_COMPLETED'], signatureVersion: 'V2', options: {} },
 		credentials: { vaultStoreStoreApi: { id: lib.CREDENTIALS.store.id, name: lib.CREDENTIALS.store.name } },
 	};
-	return refundFlow(EVENT_REFUND, trigger, refundNode({ orderExpr: '={{ $json.data.orderId }}', reason: 'queue-mode e2e (event)' }));
+}
+
+/**
+ * Check 5d: Vault Store Trigger -> refund BUDGET.amount of the event's order under Options ->
+ * Maximum Total per Day BUDGET.perDay. One workflow per round: a fresh node, so a fresh day count.
+ */
+const BUDGET = { perDay: 10, amount: 2 };
+const BUDGET_ROUNDS = Number(process.env.VS_E2E_QUEUE_BUDGET_ROUNDS || 3);
+const BUDGET_EVENTS = Number(process.env.VS_E2E_QUEUE_BUDGET_EVENTS || 12);
+/**
+ * The bound checked (docs/queue-mode.md, "Day budget across workers"): each unit of the day's
+ * budget is counted at most once per worker, so two workers move at most twice the budget, i.e.
+ * BUDGET.perDay / BUDGET.amount writes over it. VS_E2E_QUEUE_BUDGET_BOUND sets another number of
+ * writes over (to see how often a tighter one holds).
+ */
+const BUDGET_OVER_BOUND = process.env.VS_E2E_QUEUE_BUDGET_BOUND ? Number(process.env.VS_E2E_QUEUE_BUDGET_BOUND) : undefined;
+const BUDGET_FLOWS = Array.from({ length: BUDGET_ROUNDS }, (_, i) => ({ id: `vsQueueBudgetR${String(i + 1).padStart(2, '0')}`, name: `Queue e2e: ${BUDGET.amount.toFixed(2)} back on each completed payment, at most ${BUDGET.perDay} a day (round ${i + 1})`, webhookId: crypto.randomUUID() }));
+function budgetWorkflow(/** @type {{id: string, name: string, webhookId: string}} */ o) {
+	return refundFlow(o, eventTrigger(o.webhookId), refundNode({ orderExpr: '={{ $json.data.orderId }}', reason: 'queue-mode e2e (day budget)', amount: BUDGET.amount, options: { maxTotalPerDay: BUDGET.perDay } }));
 }
 
 async function main() {
@@ -256,6 +290,7 @@ async function main() {
 		for (const wf of [REFUND_EXEC, REFUND_KEY]) fs.writeFileSync(path.join(importDir, `${wf.id}.json`), JSON.stringify(refundWorkflow(wf), null, 2));
 		// Not published in setup: activated in its phase, so the endpoint counts before it are the example's alone.
 		fs.writeFileSync(path.join(importDir, `${EVENT_REFUND.id}.json`), JSON.stringify(eventRefundWorkflow(), null, 2));
+		for (const wf of BUDGET_FLOWS) fs.writeFileSync(path.join(importDir, `${wf.id}.json`), JSON.stringify(budgetWorkflow(wf), null, 2));
 		await c.importWorkflows(importDir);
 		log(`setup (build, pack, services, registry, imports) took ${secs(Date.now() - ts)}`);
 
@@ -787,6 +822,92 @@ async function main() {
 
 		const deact = await api.request('POST', `/api/v1/workflows/${EVENT_REFUND.id}/deactivate`, undefined, H());
 		t.check('two processes: the event workflow deactivated; its endpoint deleted at the sandbox', deact.status === 200 && (await waitUntil(() => endpointsFor(evUrl).length === 0, 15_000)), JSON.stringify(endpointsFor(evUrl)));
+	});
+
+	// ------------------------------------------------------------------ 5d. day budget across workers
+	await t.runPhase('refund: day budget across workers', async () => {
+		const { UNITS } = require(path.join(ROOT, 'dist/nodes/shared/money/budget.js'));
+		const md5 = (/** @type {string} */ v) => crypto.createHash('md5').update(v).digest('base64');
+		const N = BUDGET_EVENTS;
+		const allowed = Math.floor(BUDGET.perDay / BUDGET.amount + 1e-9);
+		const workers = workerNames().length;
+		// Each unit at most once per worker: the budget once more per worker beyond the first.
+		const bound = BUDGET_OVER_BOUND ?? allowed * (workers - 1);
+		const REFUSED = /would pass the "Maximum Total per Day" of /;
+		const triggerOut = (/** @type {any} */ e) => e?.data?.resultData?.runData?.['Vault Store Trigger']?.[0]?.data?.main?.[0]?.[0]?.json ?? {};
+		const refundName = `Refund ${BUDGET.amount.toFixed(2)}`;
+		const errorOf = (/** @type {any} */ e) => String(e?.data?.resultData?.error?.message ?? e?.data?.resultData?.runData?.[refundName]?.[0]?.error?.message ?? '');
+		/** Units of the day's budget n8n's deduplication store holds for a workflow's node (every day near now, currency stated or not). */
+		const unitsHeld = async (/** @type {string} */ workflowId) => {
+			const row = await pg?.psql(`SELECT value FROM processed_data WHERE "workflowId" = '${workflowId}'`, 'n8n');
+			const hashes = new Set(row ? /** @type {string[]} */ (JSON.parse(row.split('\n')[0]).data) : []);
+			let held = 0;
+			for (const offset of [-1, 0, 1]) {
+				const day = new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
+				for (const currency of ['', 'USD']) for (let n = 0; n < UNITS; n++) if (hashes.has(md5(`budget|${day}|${currency}|${BUDGET.perDay}|${n}`))) held++;
+			}
+			return { held, rowEntries: hashes.size };
+		};
+		/** @type {any[]} */
+		const rounds = [];
+		for (const [r, flow] of BUDGET_FLOWS.entries()) {
+			const label = `day budget round ${r + 1}`;
+			const orders = refundable().slice(0, N);
+			t.must(`${label}: ${N} refundable orders in the sandbox`, orders.length === N, `${orders.length} left`);
+			const act = await api.request('POST', `/api/v1/workflows/${flow.id}/activate`, undefined, H());
+			t.must(`${label}: the workflow (Vault Store Trigger -> refund ${BUDGET.amount} under Maximum Total per Day ${BUDGET.perDay}) activated`, act.status === 200, JSON.stringify(act.body).slice(0, 300));
+			const trig = budgetWorkflow(flow).nodes[0];
+			const urls = [webhookUrl(c.webhook.url, trig), webhookUrl(c.webhooks['webhook-2'].url, trig)];
+			const registered = await waitUntil(() => endpointsFor(urls[0]).length === 1, 20_000);
+			t.must(`${label}: its endpoint is registered at the sandbox`, registered, JSON.stringify(sb.state.webhooks.map((/** @type {any} */ w) => w.url)));
+			await sleep(1000);
+			// Every event at the same moment, half to each webhook process: both workers take jobs at once
+			// and claim the day's units within the same round trips to the database. The sandbox holds each
+			// refund's answer 1 s, as a service under load would (the claim is made before the request).
+			sb.faults.add({ match: { method: 'POST', path: /\/orders\/[^/]+\/refund$/ }, kind: 'slow', delayMs: 1000, count: N });
+			const deliveries = orders.map((o) => signedDelivery({ secret, event: 'PAYMENT_COMPLETED', data: { orderId: o.id, amount: 5, currency: 'USD' } }));
+			const startedWith = Object.fromEntries(workerNames().map((w) => [w, loggedIds(w, STARTED).length]));
+			const answers = await Promise.all(deliveries.map((d, i) => post(urls[i % 2], d.headers, d.body)));
+			t.check(`${label}: both webhook processes accepted the ${N} deliveries (200, not ignored)`, answers.every((a) => a.status === 200 && !/ignored/.test(a.text)), JSON.stringify(answers.map((a) => [a.status, a.text.slice(0, 60)])));
+			const runs = /** @type {any[]} */ ((await waitUntil(async () => {
+				const l = await executions(flow.id, true);
+				return l.length >= N && l.every(isDone) ? l : undefined;
+			}, 120_000, 500)) ?? []);
+			sb.faults.clear();
+			await sleep(1000);
+			const workersOf = runs.map((e) => ranOn(String(e.id))[0]);
+			const perWorker = Object.fromEntries(workerNames().map((w) => [w, workersOf.filter((x) => x === w).length]));
+			const span = (/** @type {any} */ e) => [Date.parse(e.startedAt), Date.parse(e.stoppedAt)];
+			const crossOverlaps = runs.flatMap((a, i) => runs.slice(i + 1).map((b, j) => [a, b, workersOf[i], workersOf[i + 1 + j]])).filter(([a, b, wa, wb]) => wa !== wb && span(a)[0] < span(b)[1] && span(b)[0] < span(a)[1]).length;
+			// Each execution: its event's order refunded once, or refused naming the day's budget with nothing sent.
+			const orderOf = (/** @type {any} */ e) => triggerOut(e)?.data?.orderId;
+			const outcome = runs.map((e) => {
+				const orderId = orderOf(e);
+				const ledger = refundsOf(orderId);
+				const posts = refundPosts(orderId).length;
+				if (e.status === 'success' && ledger.length === 1 && Number(ledger[0].amount) === BUDGET.amount && posts === 1) return 'refunded';
+				if (e.status === 'error' && REFUSED.test(errorOf(e)) && ledger.length === 0 && posts === 0) return 'refused';
+				return `other: ${e.status} ${orderId} ledger ${ledger.length} posts ${posts} "${errorOf(e).slice(0, 160)}"`;
+			});
+			const refunded = outcome.filter((o) => o === 'refunded').length;
+			const refused = outcome.filter((o) => o === 'refused').length;
+			const moved = orders.reduce((sum, o) => sum + refundsOf(o.id).reduce((/** @type {number} */ a, /** @type {any} */ x) => a + Number(x.amount), 0), 0);
+			const overshoot = Math.max(0, refunded - allowed);
+			const units = await unitsHeld(flow.id);
+			const newStarts = Object.fromEntries(workerNames().map((w) => [w, loggedIds(w, STARTED).length - (startedWith[w] ?? 0)]));
+			log(`${label}: ${N} events, ${refunded} refunded (${moved.toFixed(2)} of ${BUDGET.perDay.toFixed(2)}), ${refused} refused, overshoot ${overshoot} write(s) (${Math.max(0, moved - BUDGET.perDay).toFixed(2)}); executions per worker ${JSON.stringify(perWorker)}, ${crossOverlaps} cross-worker overlapping pair(s); n8n's store holds ${units.held}/${UNITS} units of the day (${units.held * (BUDGET.perDay / UNITS)} counted as spent)`);
+			t.equal(`${label}: ${N} events, ${N} executions, each on one worker`, [runs.length, runs.filter((e) => ranOn(String(e.id)).length === 1).length, new Set(runs.map(orderOf)).size], [N, N, N]);
+			t.check(`${label}: both workers ran executions at the same time`, Object.values(perWorker).filter((n) => n > 0).length >= 2 && crossOverlaps > 0, JSON.stringify({ perWorker, newStarts, crossOverlaps }));
+			t.equal(`${label}: every execution refunded its order once or was refused naming "Maximum Total per Day" with nothing sent (none lost, no other error)`, outcome.filter((o) => o !== 'refunded' && o !== 'refused'), []);
+			t.check(`${label}: the day's budget was used: at least ${allowed} refunds of ${BUDGET.amount} (${BUDGET.perDay}) went out`, refunded >= allowed, JSON.stringify(outcome));
+			t.check(`${label}: what moved (${moved.toFixed(2)}) is within the budget (${BUDGET.perDay}) plus ${bound} write(s) of ${BUDGET.amount}${BUDGET_OVER_BOUND === undefined ? ` (each unit counted at most once per worker: at most ${workers} times the budget on ${workers} workers, docs/queue-mode.md)` : ''}`, refunded <= allowed + bound && moved <= BUDGET.perDay + bound * BUDGET.amount + 1e-9, JSON.stringify({ refunded, refused, moved, outcome }));
+			rounds.push({ events: N, refunded, refused, moved, overshoot, perWorker, crossOverlaps, unitsHeld: units.held });
+			const deact = await api.request('POST', `/api/v1/workflows/${flow.id}/deactivate`, undefined, H());
+			t.check(`${label}: the workflow deactivated; its endpoint deleted at the sandbox`, deact.status === 200 && (await waitUntil(() => endpointsFor(urls[0]).length === 0, 15_000)), JSON.stringify(endpointsFor(urls[0])));
+		}
+		const worst = Math.max(0, ...rounds.map((x) => x.overshoot));
+		log(`day budget across workers: ${rounds.length} rounds of ${N} events at once, refunds per round ${JSON.stringify(rounds.map((x) => x.refunded))} for ${allowed} allowed; worst overshoot ${worst} write(s) of ${BUDGET.amount} (${(worst * BUDGET.amount).toFixed(2)} over ${BUDGET.perDay}; bound checked ${bound})`);
+		eventCases.dayBudgetAcrossWorkers = { budget: BUDGET.perDay, amountPerRefund: BUDGET.amount, allowed, boundWritesOver: bound, worstOvershoot: worst, rounds };
 	});
 
 	// ------------------------------------------------------------------ 6. main restart, history, deactivation
