@@ -90,7 +90,7 @@ describe('concurrency option', () => {
 		}
 	});
 
-	test('a node saved with version 1 (0.1.0) keeps its default of 5 in flight when Concurrency is not set; version 1.1 goes past it', async () => {
+	test('a node saved with version 1 (0.1.0) keeps its default of 5 in flight when Concurrency is not set; version 2 goes past it', async () => {
 		const peer = await countingServer(25);
 		const credentials = { vaultStoreStoreApi: { baseUrl: peer.url, storeId: 'shp_concurrency1', secretKey: 'sk_concurrency_test', signingSecret: '' } };
 		const parameters = { resource: 'order', operation: 'get', orderId: { __rl: true, mode: 'id', value: '={{ $json.id }}' } };
@@ -100,7 +100,7 @@ describe('concurrency option', () => {
 			expect(v1.output()).toHaveLength(orderIds.length);
 			expect(peer.maxInFlight).toBe(5);
 			peer.maxInFlight = 0;
-			const latest = await runNodes([{ parameters, typeVersion: 1.1 }], credentials, items(...orderIds.map((id) => ({ id }))));
+			const latest = await runNodes([{ parameters, typeVersion: 2 }], credentials, items(...orderIds.map((id) => ({ id }))));
 			expect(latest.error()).toBeUndefined();
 			expect(peer.maxInFlight).toBeGreaterThan(5);
 		} finally {

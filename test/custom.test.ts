@@ -60,12 +60,12 @@ describe('custom API call against the sandbox', () => {
 		expect(f.sb.ledger.filter((e) => e.kind === 'payout').length - before).toBe(1);
 	});
 
-	test('Send Idempotency-Key: a node saved with version 1 keeps it under Additional Fields; version 1.1 has it among the call\'s fields', async () => {
+	test('Send Idempotency-Key: a node saved with version 1 keeps it under Additional Fields; version 2 has it among the call\'s fields', async () => {
 		let n = 0;
 		const parameters = (send: IDataObject) => ({ resource: 'custom', operation: 'request', method: 'POST', path: '/v2/core/stores/{storeId}/categories', body: `{"name": "Keyed", "slug": "keyed-v${++n}-${Date.now()}"}`, ...send });
 		for (const [typeVersion, send] of [
 			[1, { additionalFields: { sendIdempotencyKey: true } }],
-			[1.1, { sendIdempotencyKey: true }],
+			[2, { sendIdempotencyKey: true }],
 		] as const) {
 			f.sb.clearRequests();
 			const r = await runNodes([{ parameters: parameters(send), typeVersion }], f.credentials);
@@ -74,7 +74,7 @@ describe('custom API call against the sandbox', () => {
 		}
 		// Control: without it, a write to a route that moves no money carries no key.
 		f.sb.clearRequests();
-		const plain = await runNodes([{ parameters: parameters({}), typeVersion: 1.1 }], f.credentials);
+		const plain = await runNodes([{ parameters: parameters({}), typeVersion: 2 }], f.credentials);
 		expect(plain.error()).toBeUndefined();
 		expect(f.requests()[0].headers['idempotency-key']).toBeUndefined();
 	});

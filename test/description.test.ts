@@ -31,7 +31,7 @@ const CORRECTIONS: Record<string, Record<string, (old: Record<string, unknown>, 
 			return { ...old, children: { ...children, amount: { ...children.amount, default: 0.01, minValue: 0.01 } } };
 		},
 	},
-	// (The payout Amount's default 0.01 is version 1.1's: version 1 keeps 0, see nodes/VaultStore/versions.ts.)
+	// (The payout Amount's default 0.01 is version 2's: version 1 keeps 0, see nodes/VaultStore/versions.ts.)
 	// Required fields of mandate creation are not given by the spec: Description is optional (not sent when empty).
 	'mandate:create': {
 		description: ({ required: _required, ...old }) => old,
@@ -66,7 +66,7 @@ const EVERY_OPERATION: Record<string, (old: Record<string, unknown>, key: string
 			...old,
 			children: {
 				...children,
-				// (Its default stays 5 in version 1, 0.1.0's; 1000 is version 1.1's.)
+				// (Its default stays 5 in version 1, 0.1.0's; 1000 is version 2's.)
 				concurrency: { ...children.concurrency, maxValue: 1000 },
 				timeout: { ...children.timeout, maxValue: 300000 },
 				...(children.maxItems ? { maxItems: { ...children.maxItems, maxValue: 10000000 } } : {}),
@@ -128,13 +128,13 @@ test('every Vault Store parameter of every example workflow is a parameter of it
 	expect(checked).toBeGreaterThan(0);
 });
 
-test('a workflow saved with version 1 opens every resource on the operation 0.1.0 opened it on; new nodes (version 1.1) open on a read', () => {
+test('a workflow saved with version 1 opens every resource on the operation 0.1.0 opened it on; new nodes (version 2) open on a read', () => {
 	const description = new VaultStore().description as INodeTypeDescription;
 	const old = JSON.parse(readFileSync(path.join(__dirname, 'fixtures', 'operation-defaults-0.1.0.json'), 'utf8')) as { operations: Record<string, string> };
 	const v1 = operationDefaults(description, 1);
 	for (const [resource, operation] of Object.entries(old.operations)) expect([resource, v1[resource]]).toEqual([resource, operation]);
-	expect(description.defaultVersion).toBe(1.1);
-	const latest = operationDefaults(description, 1.1);
+	expect(description.defaultVersion).toBe(2);
+	const latest = operationDefaults(description, 2);
 	for (const r of resources) {
 		const op = r.operations.find((o) => o.value === latest[r.value]);
 		// A read, unless the resource has none (Checkout, Mandate, Search: their first operation).

@@ -5,14 +5,16 @@ import type { INodeProperties } from 'n8n-workflow';
  * store a parameter left at its default: so a default that changes behaviour changes only in a
  * new version, and version 1 (0.1.0's) keeps its own.
  *
- * | Default | Version 1 (0.1.0) | Version 1.1 |
+ * | Default | Version 1 (0.1.0) | Version 2 |
  * |---|---|---|
  * | the operation a resource opens on | the first of the resource (often a write) | a read |
  * | Payout → Create, Amount | 0 | 0.01 |
  * | Options → Concurrency, when not set | 5 | 1000 (the ceiling of an adaptive pool) |
  */
-export const NODE_VERSIONS = [1, 1.1];
-export const LATEST_VERSION = 1.1;
+// Whole numbers: n8n keeps a community package's node version in an integer column (PostgreSQL
+// refuses 1.1 when the package is installed).
+export const NODE_VERSIONS = [1, 2];
+export const LATEST_VERSION = 2;
 
 /** The operation each resource opened on in version 1, where it differs from today's. */
 export const V1_DEFAULT_OPERATION: Readonly<Record<string, string>> = {

@@ -89,7 +89,7 @@ async function editorChecks({ inst, sb, t, rest }) {
 				id: crypto.randomUUID(),
 				name: 'Vault Store',
 				type: `${PKG_NAME}.vaultStore`,
-				typeVersion: 1.1,
+				typeVersion: 2,
 				position: [260, 0],
 				parameters: { resource: 'order', operation: 'getAll', returnAll: false, limit: 5 },
 				credentials: { vaultStoreStoreApi: { id: '1', name: 'Vault Store account' } },

@@ -373,7 +373,7 @@ async function moneyChecks({ inst, sb, t, rest, example }) {
 				id: crypto.randomUUID(),
 				name: 'Refund 1.00',
 				type: `${PKG_NAME}.vaultStore`,
-				typeVersion: 1.1,
+				typeVersion: 2,
 				position: [240, 0],
 				parameters: { resource: 'custom', operation: 'request', method: 'POST', path: '=/v2/stores/{storeId}/orders/{{ $json.data.orderId }}/refund', body: '{"amount": 1}' },
 				credentials: trigger.credentials,

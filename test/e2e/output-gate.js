@@ -44,7 +44,7 @@ async function outputGateChecks({ inst, sb, t, rest, example }) {
 			id: crypto.randomUUID(),
 			name: 'Vault',
 			type: `${PKG_NAME}.vaultStore`,
-			typeVersion: 1.1,
+			typeVersion: 2,
 			position: [240, 0],
 			parameters,
 			credentials: { vaultStoreVaultApi: { id: CREDENTIALS.vault.id, name: CREDENTIALS.vault.name } },

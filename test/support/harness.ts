@@ -334,7 +334,7 @@ export async function runNodes(
 		name: spec.name ?? (index === 0 ? DEFAULT_NODE : `${DEFAULT_NODE} ${index + 1}`),
 		type: spec.type ?? NODE_TYPE,
 		// Today's version unless a test asks for another (a workflow saved with version 1).
-		typeVersion: spec.typeVersion ?? (spec.type === undefined || spec.type.endsWith('.vaultStore') || spec.type.endsWith('.vaultStoreTool') ? 1.1 : 1),
+		typeVersion: spec.typeVersion ?? (spec.type === undefined || spec.type.endsWith('.vaultStore') || spec.type.endsWith('.vaultStoreTool') ? 2 : 1),
 		position: [index * 200, 0],
 		parameters: spec.parameters as INode['parameters'],
 		credentials: credentialRefs(),

@@ -23,7 +23,7 @@ function refundNode({ orderExpr, reason, keyExpr, timeoutMs, amount = 1, options
 		id: crypto.randomUUID(),
 		name: `Refund ${amount.toFixed(2)}`,
 		type: `${PKG_NAME}.vaultStore`,
-		typeVersion: 1.1,
+		typeVersion: 2,
 		position,
 		parameters: {
 			resource: 'order',

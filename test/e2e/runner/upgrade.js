@@ -59,7 +59,7 @@ const PREVIOUS = { version: '0.1.0', commit: process.env.VS_UPGRADE_FROM || 'dc4
  */
 const CHANGED_SINCE = {
 	/**
-	 * "Every resource opens on a read operation" (version 1.1): resource → [default operation in
+	 * "Every resource opens on a read operation" (version 2): resource → [default operation in
 	 * the earlier build, now]. Empty from 0.1.0: a node saved with it is version 1, which keeps
 	 * 0.1.0's default operations (nodes/VaultStore/versions.ts); a change here would fail the run.
 	 */

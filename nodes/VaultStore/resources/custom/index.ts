@@ -233,8 +233,8 @@ const request: Operation = {
 			description: 'JSON body of the request (an object or an array); an empty object is not sent',
 			displayOptions: { show: { method: [...BODY_METHODS] } },
 		},
-		// Version 1.1 shows it among the call's own fields; version 1 had it alone under Additional Fields.
-		{ ...SEND_KEY, displayOptions: { show: { '@version': [1.1] } } },
+		// Version 2 shows it among the call's own fields; version 1 had it alone under Additional Fields.
+		{ ...SEND_KEY, displayOptions: { show: { '@version': [LATEST_VERSION] } } },
 		{ ...collectionField('additionalFields', [SEND_KEY]), displayOptions: { show: { '@version': [1] } } },
 	],
 };
