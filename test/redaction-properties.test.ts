@@ -18,9 +18,10 @@ import { luhnValid } from '../nodes/shared/redaction/cardData';
 import type { OutputPolicy } from '../nodes/shared/redaction/gate';
 import { gateOutput } from '../nodes/shared/redaction/gate';
 import { Redactor } from '../nodes/shared/redaction/secrets';
+import { runSize } from './support/run-size';
 
 const SEED = Number(process.env.PROPERTY_SEED ?? 340034);
-const RUNS = 2500;
+const RUNS = runSize(600, 2500);
 
 function check<T>(name: string, arbitrary: fc.Arbitrary<T>, predicate: (value: T) => void, runs = RUNS): void {
 	try {
@@ -203,9 +204,9 @@ describe('echoes of every secret in every encoding never pass', () => {
 
 /**
  * Nested inputs are large (lists of up to 1,500 entries, 12 levels): fewer cases per run than the
- * flat properties above; PROPERTY_RUNS=<n> runs more (the long run).
+ * flat properties above; PROPERTY_RUNS=<n> sets the number (`npm run test:long` runs 500).
  */
-const NESTED_RUNS = Number(process.env.PROPERTY_RUNS ?? 500);
+const NESTED_RUNS = Number(process.env.PROPERTY_RUNS ?? runSize(150, 500));
 
 /** `value` placed `depth` levels down, each level an object or a list of `width` entries. */
 function nest(value: unknown, shape: Array<{ list: boolean; width: number; at: number }>): unknown {

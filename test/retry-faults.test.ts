@@ -17,8 +17,9 @@ import { mapLimit } from '../nodes/shared/transport/concurrency';
 import { runNode } from './support/harness';
 import { useSandbox } from './support/fixtures';
 import { movesMoney } from './support/write-operations';
+import { runSize } from './support/run-size';
 
-const RUNS = Number(process.env.VS_FAULT_RUNS ?? 200);
+const RUNS = Number(process.env.VS_FAULT_RUNS ?? runSize(50, 200));
 const PARALLEL_RUNS = 20;
 
 const f = useSandbox({ orders: 400 });
