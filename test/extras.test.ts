@@ -152,6 +152,21 @@ describe('rules of the extras', () => {
 		expect(f.requests()[0].body).toEqual({ amount: 1, reason: 'from the extra', refund_reason: 'duplicate' });
 	});
 
+	test.each([
+		['Limit 3', { limit: 3 }, { page: '1', limit: '3' }, 3],
+		['Return All', { returnAll: true }, { page: '1', limit: '100' }, 20],
+	])('page and limit in Additional Query Parameters on a paged list (%s): the node sets them, and a warning says so once', async (_, shown, sent, count) => {
+		const r = await f.run({ resource: 'order', operation: 'getAll', ...shown, additionalQueryParameters: pairs(['page', '5'], ['limit', '500'], ['vsExtraQuery', 'kept']) }, [{ json: {} }, { json: {} }]);
+		expect(r.error()).toBeUndefined();
+		expect(f.requests()[0].query).toMatchObject({ ...sent, vsExtraQuery: 'kept' });
+		expect(r.output()).toHaveLength(2 * count);
+		const warnings = r.hints().filter((h) => /^page and limit in Additional Query Parameters were not sent/.test(h.message));
+		expect(warnings).toHaveLength(1);
+		// Control: without them, no warning.
+		const plain = await f.run({ resource: 'order', operation: 'getAll', ...shown, additionalQueryParameters: pairs(['vsExtraQuery', 'kept']) });
+		expect(plain.hints().filter((h) => /Additional Query Parameters (was|were) not sent/.test(h.message))).toEqual([]);
+	});
+
 	test('body values that read as JSON are sent as JSON, the rest as text; query values as typed', async () => {
 		await f.run(
 			{

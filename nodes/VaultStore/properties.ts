@@ -183,7 +183,7 @@ function pairsField(name: string, displayName: string, description: string, valu
 export const extraQueryField = pairsField(
 	'additionalQueryParameters',
 	'Additional Query Parameters',
-	"Query parameters added to the request, names and values sent as typed; a name given here replaces the node's own parameter of that name, except page and limit with Return All (the node sets them to read every page). Use them when your account's API reference names a filter differently, or has one the node has no field for.",
+	"Query parameters added to the request, names and values sent as typed; a name given here replaces the node's own parameter of that name, except page and limit on a list read page by page (the node sets them to read the pages Return All or Limit asks for; use those instead). Use them when your account's API reference names a filter differently, or has one the node has no field for.",
 	'Sent as text, as typed',
 );
 
