@@ -108,13 +108,14 @@ const CHECKS_DOC = 'docs/checks-before-sending.md';
 /** The node-wide Options, from the node's own property (name, default, limits, editor description). */
 function optionsTable() {
 	const { optionsProperty, optionShownFor } = require(path.join(__dirname, '..', 'dist/nodes/VaultStore/options'));
+	const { resources } = require(path.join(__dirname, '..', 'dist/nodes/VaultStore/resources'));
 	const cell = (text) => String(text).replace(/\|/g, '\\|');
 	const lines = ['| Option | Shown for | Default | Limits | What it does |', '|---|---|---|---|---|'];
 	for (const o of optionsProperty.options) {
 		const t = o.typeOptions ?? {};
 		const limits = [t.minValue !== undefined ? `min ${t.minValue}` : '', t.maxValue !== undefined ? `max ${t.maxValue}` : ''].filter(Boolean).join(', ');
 		const shown = o.default === '' ? '(empty)' : String(o.default);
-		lines.push(`| ${cell(o.displayName)} | ${cell(optionShownFor(o.name))} | ${cell(shown)} | ${cell(limits)} | ${cell(o.description ?? '')} |`);
+		lines.push(`| ${cell(o.displayName)} | ${cell(optionShownFor(o.name, resources))} | ${cell(shown)} | ${cell(limits)} | ${cell(o.description ?? '')} |`);
 	}
 	return lines.join('\n');
 }

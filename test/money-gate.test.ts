@@ -442,13 +442,23 @@ const NEW_ITEMS = {
 /**
  * Fail closed: under a Maximum Amount or for an AI agent, a write to a route no operation declares
  * is refused (the node cannot tell whether it moves money), and an operation whose charge the
- * request does not state (Subscription → Change, → Resume) is refused under a Maximum Amount. Each
+ * request does not state (Subscription → Change Plan, Reactivate, Resume) is refused under a Maximum Amount. Each
  * row has its control: the same call outside the rule, or a declared route that moves no money,
  * reaches the service. Rows are data.
  */
 describe('fail closed: what the declarations cannot classify is refused under a cap and for agents', () => {
 	const activeSubscription = () => f.sb.app.collection<{ id: string; status: string; endsAt?: string | null }>('subscriptions').filter((s) => s.status === 'ACTIVE' && !s.endsAt)[nextOrder++ % 5].id;
 	const category = () => ({ name: `Fail closed ${++nextSession}`, slug: `fail-closed-${nextSession}-${Date.now()}` });
+	/** An active subscription put in the state the operation needs: a scheduled cancellation, or paused. */
+	const subscriptionIn = (state: 'scheduled' | 'paused'): string => {
+		const s = f.sb.app.collection<{ id: string; status: string; endsAt?: string | null; cancelledAt?: string | null }>('subscriptions').filter((x) => x.status === 'ACTIVE' && !x.endsAt)[nextOrder++ % 5];
+		if (state === 'paused') s.status = 'PAUSED';
+		else {
+			s.endsAt = '2099-01-01T00:00:00.000Z';
+			s.cancelledAt = new Date().toISOString();
+		}
+		return s.id;
+	};
 	interface Row {
 		name: string;
 		parameters: () => IDataObject;
@@ -492,6 +502,18 @@ describe('fail closed: what the declarations cannot classify is refused under a 
 			parameters: () => ({ resource: 'subscription', operation: 'change', subscriptionId: rl(activeSubscription()), prorationBehavior: 'END_OF_PERIOD', updateFields: { quantity: 2 }, options: { maxAmount: 5 } }),
 			refused: /"Change the plan of a subscription" may charge the customer a prorated difference now, an amount the request does not state/,
 			control: () => ({ resource: 'subscription', operation: 'change', subscriptionId: rl(activeSubscription()), prorationBehavior: 'END_OF_PERIOD', updateFields: { quantity: 2 } }),
+		},
+		{
+			name: 'Subscription → Reactivate (charge not stated), under a cap',
+			parameters: () => ({ resource: 'subscription', operation: 'reactivate', subscriptionId: rl(subscriptionIn('scheduled')), options: { maxAmount: 5 } }),
+			refused: /"Reactivate a subscription" restarts billing the customer, an amount the request does not state/,
+			control: () => ({ resource: 'subscription', operation: 'reactivate', subscriptionId: rl(subscriptionIn('scheduled')) }),
+		},
+		{
+			name: 'Subscription → Resume (charge not stated), under a cap',
+			parameters: () => ({ resource: 'subscription', operation: 'resume', subscriptionId: rl(subscriptionIn('paused')), options: { maxAmount: 5 } }),
+			refused: /"Resume a subscription" restarts billing the customer, an amount the request does not state/,
+			control: () => ({ resource: 'subscription', operation: 'resume', subscriptionId: rl(subscriptionIn('paused')) }),
 		},
 		...(['tool call', 'engine request'] as AgentRoute[]).flatMap((agent): Row[] => [
 			{

@@ -100,11 +100,12 @@ export const optionsProperty: INodeProperties = {
 };
 
 /** Where an option applies, from what the rows declare; an option not named here applies to every operation. */
-const APPLIES: Record<string, { label: string; to: (op: Operation, resource: Resource) => boolean }> = (() => {
-	const custom = (resource: Resource) => resource.value === 'custom';
+const APPLIES: Record<string, { label: string; listed?: boolean; to: (op: Operation, resource: Resource) => boolean }> = (() => {
 	// Also on operations that may charge an amount the request does not state: under a Maximum Amount they are refused.
 	const money = {
-		label: 'Order → Refund, Payout → Create, Checkout → Pay, Subscription → Change and → Resume, Custom API Call',
+		// Listed from the rows (optionShownFor with the resources).
+		label: 'operations that move or may charge money, Custom API Call',
+		listed: true,
 		to: (op: Operation, r: Resource) => op.money !== undefined || op.charges !== undefined || custom(r),
 	};
 	return {
@@ -117,9 +118,29 @@ const APPLIES: Record<string, { label: string; to: (op: Operation, resource: Res
 	};
 })();
 
-/** Where the option `name` is shown, in words (the README's Options table). */
-export function optionShownFor(name: string): string {
-	return APPLIES[name]?.label ?? 'every operation';
+/** "A, B and C". */
+function inWords(names: string[]): string {
+	return names.length > 1 ? `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}` : names.join('');
+}
+
+/**
+ * Where the option `name` is shown, in words (the README's Options table). Given the resources, an
+ * option shown on a few operations names each of them, from the same declarations that show it.
+ */
+export function optionShownFor(name: string, resources?: readonly Resource[]): string {
+	const applies = APPLIES[name];
+	if (applies === undefined) return 'every operation';
+	if (!applies.listed || resources === undefined) return applies.label;
+	const parts = resources.flatMap((r) => {
+		const names = r.operations.filter((op) => applies.to(op, r)).map((op) => op.name);
+		if (names.length === 0) return [];
+		return custom(r) ? ['Custom API Call'] : [`${r.name} → ${inWords(names)}`];
+	});
+	return parts.join(', ');
+}
+
+function custom(resource: Resource): boolean {
+	return resource.value === 'custom';
 }
 
 /** The Options collection of one operation: only the options that apply to it. */
