@@ -6,8 +6,10 @@
  * or change shape. Every
  * example workflow's Vault Store parameters are still parameters of the node.
  *
- * To rewrite the fixture after a deliberate, listed change:
- *   VS_WRITE_DESCRIPTION_FIXTURE=1 npx jest test/description.test.ts
+ * The fixture is the canonical form of the 0.1.0 release itself (dc492f4, packed as
+ * `npm run test:e2e:upgrade` packs it; .e2e/release-dc492f4bc1ed/*.tgz). To write it again from
+ * that release's dist/ (unpacked):
+ *   VS_WRITE_DESCRIPTION_FIXTURE=<unpacked 0.1.0>/package/dist npx jest test/description.test.ts
  */
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -81,7 +83,12 @@ function current(): Canon {
 }
 
 test('the 0.1.0 parameters of every resource and operation are unchanged (but for the listed corrections)', () => {
-	if (process.env.VS_WRITE_DESCRIPTION_FIXTURE === '1') writeFileSync(FIXTURE, `${JSON.stringify(current(), null, '\t')}\n`);
+	const release = process.env.VS_WRITE_DESCRIPTION_FIXTURE;
+	if (release) {
+		// eslint-disable-next-line @typescript-eslint/no-require-imports
+		const { VaultStore: Released } = require(path.resolve(release, 'nodes/VaultStore/VaultStore.node.js')) as { VaultStore: new () => { description: INodeTypeDescription } };
+		writeFileSync(FIXTURE, `${JSON.stringify(canonical(new Released().description, 1), null, '\t')}\n`);
+	}
 	expect(existsSync(FIXTURE)).toBe(true);
 	const old = JSON.parse(readFileSync(FIXTURE, 'utf8')) as Canon;
 	const now = current();
