@@ -119,8 +119,9 @@ export const CHECKS_BEFORE_SENDING: Check[] = [
 	input('searchList', 'Search Resolve', 'Inputs', 'no empty entry'),
 	ours('searchMany', 'Search Resolve', 'Inputs', 'at most 100 per item (more are sent too, 10 per request)'),
 	ours('searchLength', 'Search Resolve', 'Inputs', 'each entry 1 to 256 characters'),
-	ours('currency', 'Payout Create', 'Currency', 'three letters'),
-	kept('amounts', 'Order Refund, Payout Create', 'Amount', 'more than 0', 'money safety: a money write\'s own amount is more than 0 (docs/money-safety.md); Additional Body Fields can send another amount'),
+	ours('currency', 'Payout Create', 'Currency', 'three letters, upper case (sent as typed)'),
+	kept('amounts', 'Order Refund, Payout Create', 'Amount', 'more than 0', 'money safety (docs/money-safety.md): a refund or payout of 0 moves nothing and a negative one could move money the other way, and what the service does with either is not documented; the Maximum Amount and the budgets count only amounts more than 0'),
+	kept('capAmounts', 'Order Refund, Payout Create, Checkout Pay and Custom API Call under a Maximum Amount or a budget', 'every amount-like field the body or query sends, Additional Body Fields and Query Parameters included', 'not below 0, and the write\'s own amount not 0 (checked on the request as sent)', 'money safety (docs/money-safety.md): a limit holds only amounts the node can count; a negative amount could move money the other way'),
 	ours('refundMin', 'Order Refund', 'Amount', 'at least 0.01 (the field\'s two decimals)'),
 	ours('bankAccountLength', 'Payout Create', 'Bank Account ID', '12 to 48 characters (the store\'s path IDs; the bank account record gives only its prefix)'),
 	ours('payMethod', 'Checkout Pay', 'Payment Method', 'one of the methods an estimate offers (CARD, APPLE_PAY, ...)'),
@@ -129,9 +130,9 @@ export const CHECKS_BEFORE_SENDING: Check[] = [
 	// The trigger and the credential test (node: 'trigger').
 	{
 		key: 'signingSecretShort',
-		where: 'Vault Store Trigger (activation, deliveries), credential test',
+		where: 'Vault Store Trigger (activation, deliveries)',
 		field: 'Webhook Signing Secret, Previous Signing Secret',
-		rule: 'at least 24 characters after an optional whsec_ (V2: at least 16 bytes), not one character repeated, no spaces: else a warning in the log; the secret is used as given',
+		rule: 'at least 24 characters after an optional whsec_ (V2: at least 16 bytes), not one character repeated, no spaces: else a warning in the log at activation; the secret is used as given, and the credential test passes',
 		source: 'ours',
 		level: 'warning',
 		node: 'trigger',

@@ -115,6 +115,7 @@ const EXAMPLES: Record<string, [IDataObject, RegExp]> = {
 	searchMany: [{ resource: 'search', operation: 'resolve', inputs: Array.from({ length: 101 }, (_, i) => `VS-${i}`).join(',') }, /"Inputs" has more than 100 entries/],
 	searchLength: [{ resource: 'search', operation: 'resolve', inputs: 'x'.repeat(257) }, /"Inputs" entry 1 is longer than 256/],
 	currency: [{ resource: 'payout', operation: 'create', amount: 10, additionalFields: { currency: 'EURO' } }, /"Currency" is not a three-letter currency code/],
+	capAmounts: [{ resource: 'order', operation: 'refund', orderId: rl(id('ord_')), additionalFields: { amount: 1 }, additionalBodyFields: { pair: [{ name: 'amount', value: '-1' }] }, options: { maxAmount: 5 } }, /"amount" of ".+" is -1; an amount must be more than 0/],
 	amounts: [{ resource: 'order', operation: 'refund', orderId: rl(id('ord_')), additionalFields: { amount: 0 } }, /"Amount" must be greater than 0/],
 	refundMin: [{ resource: 'order', operation: 'refund', orderId: rl(id('ord_')), additionalFields: { amount: 0.005 } }, /"Amount" is below 0.01/],
 	bankAccountLength: [{ resource: 'payout', operation: 'create', amount: 1, additionalFields: { bankAccountId: 'bnk_short' } }, /"Bank Account ID" is not 12 to 48 characters/],

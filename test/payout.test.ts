@@ -70,7 +70,7 @@ describe('payout operations against the sandbox', () => {
 		expect(payoutLedger().length - before).toBe(1);
 	});
 
-	test('create to the second account in EUR sends bankAccountId and currency upper-cased; fees follow', async () => {
+	test('create to the second account in EUR sends bankAccountId and the currency as typed, with a warning when it is lower case; fees follow', async () => {
 		const second = accounts()[1];
 		const r = await f.run({
 			resource: 'payout',
@@ -79,7 +79,8 @@ describe('payout operations against the sandbox', () => {
 			additionalFields: { bankAccountId: second.id, currency: 'eur' },
 		});
 		expect(r.error()).toBeUndefined();
-		expect(f.requests()[0].body).toEqual({ amount: 1000, bankAccountId: second.id, currency: 'EUR' });
+		expect(f.requests()[0].body).toEqual({ amount: 1000, bankAccountId: second.id, currency: 'eur' });
+		expect(r.hints().map((h) => h.message)).toEqual([expect.stringMatching(/^"Currency" has lower-case letters; the service shows currency codes in upper case, e\.g\. EUR \(got eur\)/)]);
 		const quote = jsonOf(r)[0].fee_quote as IDataObject;
 		expect(quote.cross_border_payout_fee).toBeGreaterThan(0);
 		expect(quote.foreign_exchange_fee).toBeGreaterThan(0);

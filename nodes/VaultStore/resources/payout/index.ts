@@ -45,13 +45,15 @@ const create: Operation = {
 			opt(f, 'currency', (v) => p.v.string('Currency', v).trim());
 		if (currency !== undefined && !/^[A-Za-z]{3}$/.test(currency)) {
 			p.v.warn(`"Currency" is not a three-letter currency code such as USD (got ${currency.slice(0, 20)})`);
+		} else if (currency !== undefined && currency !== currency.toUpperCase()) {
+			p.v.warn(`"Currency" has lower-case letters; the service shows currency codes in upper case, e.g. ${currency.toUpperCase()} (got ${currency})`);
 		}
 		const amount = p.v.number('Amount', p.get('amount'), { min: 0 });
 		if (amount <= 0) p.v.fail(`"Amount" must be greater than 0 (got ${amount})`);
 		return {
 			amount,
 			bankAccountId: opt(f, 'bankAccountId', (v) => bankAccountId(p, v)),
-			currency: currency?.toUpperCase(),
+			currency,
 		};
 	},
 	fields: [
