@@ -10,6 +10,7 @@ import path from 'node:path';
 import { VaultStoreStoreApi } from '../credentials/VaultStoreStoreApi.credentials';
 import { VaultStoreVaultApi } from '../credentials/VaultStoreVaultApi.credentials';
 import { optionsProperty } from '../nodes/VaultStore/options';
+import { resources } from '../nodes/VaultStore/resources';
 import { VaultStore } from '../nodes/VaultStore/VaultStore.node';
 import { VaultStoreTrigger } from '../nodes/VaultStoreTrigger/VaultStoreTrigger.node';
 import { DEFAULT_MAX_CONCURRENCY, INITIAL_CONCURRENCY, START_GROWTH_FACTOR, TURN_GRANTS, TURN_MS } from '../nodes/shared/transport/concurrency';
@@ -228,5 +229,34 @@ describe('option and field names the pages write in bold are the editor\'s', () 
 		const trigger = new VaultStoreTrigger().description.properties.find((p) => p.name === 'options') as { options: Array<{ displayName: string }> };
 		const page = read('docs/trigger.md');
 		expect(trigger.options.map((o) => o.displayName).filter((name) => !page.includes(`**${name}**`))).toEqual([]);
+	});
+});
+
+/**
+ * Menu paths the pages write ("Order → Refund", "Options → Maximum Amount") name what the editor
+ * shows: the resource's operation, or the option, under its editor name. Only the first step after
+ * the arrow is read ("Subscription → Change Plan, Reactivate and Resume" checks Change Plan).
+ */
+describe('menu paths the pages write are the editor\'s', () => {
+	const operationsOf = new Map<string, string[]>(resources.map((r) => [r.name, r.operations.map((op) => op.name)]));
+	const optionNames = (optionsProperty.options ?? []).map((o) => (o as { displayName: string }).displayName);
+	operationsOf.set('Options', optionNames);
+	const pathsIn = (text: string) =>
+		[...text.replace(/```[\s\S]*?```/g, '').matchAll(/(?<![\p{L}→] ?)(\p{Lu}[\p{L}]*(?: \p{Lu}[\p{L}]*)*) → \**([^\n]{0,60})/gu)].map((m) => ({ menu: m[1], rest: m[2] }));
+	const wrongIn = (text: string) =>
+		pathsIn(text)
+			.filter(({ menu }) => operationsOf.has(menu))
+			.filter(({ menu, rest }) => !operationsOf.get(menu)!.some((name) => rest.startsWith(name) && !/^[\p{L}]/u.test(rest.slice(name.length))))
+			.map(({ menu, rest }) => `${menu} → ${rest.split(/[,.;:()*|]/)[0]}`);
+
+	test.each(PAGES)('%s', (page) => {
+		expect(wrongIn(read(page))).toEqual([]);
+	});
+
+	test('the check reads the paths it should', () => {
+		expect(wrongIn('Use Subscription → Change Plan, Reactivate and Resume; Options → Maximum Amount.')).toEqual([]);
+		expect(wrongIn('Subscription → Change and → Resume')).toEqual(['Subscription → Change and → Resume']);
+		expect(wrongIn('Options → Include Headers')).toEqual(['Options → Include Headers']);
+		expect(wrongIn('Settings → Community Nodes')).toEqual([]);
 	});
 });
