@@ -104,7 +104,17 @@ function freshOrder() {
 
 const listed = (s: Seen) => s.items.map((i) => String(i.id));
 
-/** A list row: the filter is honoured in the control; disagreeing, the hint names it and the list passes unchanged. */
+/** The records the sandbox answers to the node's (first) request, sent again as it was. */
+async function answeredRecords(): Promise<IDataObject[]> {
+	const [req] = f.requests();
+	const query = new URLSearchParams(Object.entries(req.query).map(([k, v]): [string, string] => [k, String(v)]));
+	return ((await service('GET', `${req.path}?${query.toString()}`)).data.items ?? []) as IDataObject[];
+}
+
+/**
+ * A list row: the filter is honoured in the control (no item carries a warning); disagreeing, the
+ * hint names it, every item carries it as `listWarning`, and the records pass otherwise unchanged.
+ */
 function listRow(row: Omit<Row, 'call' | 'sees'> & { parameters: () => IDataObject; honoured: (items: IDataObject[]) => boolean }): Row {
 	return {
 		...row,
@@ -114,9 +124,13 @@ function listRow(row: Omit<Row, 'call' | 'sees'> & { parameters: () => IDataObje
 			expect(s.items.length).toBeGreaterThan(0);
 			if (mode === 'control') {
 				expect(row.honoured(s.items)).toBe(true);
+				expect(s.items.filter((item) => 'listWarning' in item)).toEqual([]);
 			} else {
 				expect(row.honoured(s.items)).toBe(false);
 				expect(listed(s)).toEqual(await answeredIds());
+				// Every item of the unfiltered list says so, in the words of the hint; its own fields are the service's.
+				for (const item of s.items) expect(String(item.listWarning)).toMatch(row.expect!);
+				expect(s.items.map(({ listWarning: _warning, ...record }) => record)).toEqual(await answeredRecords());
 			}
 		},
 	};
