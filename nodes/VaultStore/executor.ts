@@ -86,7 +86,7 @@ async function runOperation(ctx: IExecuteFunctions, resources: readonly Resource
 		row: { name: op.name, action: op.action, agent: op.agent, money: op.money !== undefined },
 		routes: moneyRoutesOf(resources),
 		tool,
-		itemRules: (itemIndex) => readItemRules(params(itemIndex)),
+		itemRules: (itemIndex) => readItemRules(params(itemIndex), op),
 		hint: (kind, message, type = 'info') => {
 			if (hinted.has(kind)) return;
 			hinted.add(kind);
