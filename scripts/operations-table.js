@@ -41,6 +41,7 @@ function operationsTable() {
 				);
 			}
 			if (op.money) notes.push(`read-back of the answer's ${op.money.answerAmount.join(' / ')} (corrected in Options → ${CORRECTING_OPTIONS.answerAmount}, ${CORRECTING_OPTIONS.answerCurrency})`);
+			if (op.hides) notes.push(`output never has the ${op.hides.join(', ')}`);
 			if (op.idempotent) notes.push(`Idempotency-Key (${op.idempotent})`);
 			if (op.family === 'storefront') notes.push('no authentication');
 			lines.push(

@@ -181,3 +181,11 @@ test('the names a money operation guesses are options where it sets them, opened
 		expect(option.description).toMatch(/Change it when/);
 	}
 });
+
+test('Product → Get and → Update say the webhook secret is left out of the output', () => {
+	const product = resources.find((r) => r.value === 'product')!;
+	for (const op of product.operations) {
+		expect(op.hides).toContain('webhookSecret');
+		expect([op.value, op.description]).toEqual([op.value, expect.stringMatching(/without its webhook secret|webhook secret is left out of the output/)]);
+	}
+});
