@@ -18,7 +18,7 @@
  * | Mask names of bank_account and pii tokens                 | `bank_name`, `last4`, `country`; `last4` | `bankName`, `lastFour`, `countryCode`; `lastChars` (vault.ts)  |
  * | Refund answer: `amount` is the refund's                   | the refund's amount              | `amount` is the order's total; the refund's is `refundedAmount` (orders.ts) |
  * | Payout answer: `amount` is what was asked                 | the amount asked                 | `amount` is the net amount (after the fee); `grossAmount` (payouts.ts) |
- * | A checkout session can be read (GET /checkouts/{id})      | served                           | no such route: 404 (checkout.ts)                                    |
+ * | A checkout session can be read (GET /checkouts/{id})      | served                           | no such route: 404; the total is at GET /checkouts/{id}/summary as grandTotal, currencyCode (checkout.ts) |
  * | Report files come from the Base URL's host                | the request's own host           | another origin: a second listener of the sandbox (reports.ts, server.ts) |
  * | The webhook signing secret is long (`whsec_` + 24+ chars) | `whsec_` + 32 base64 characters  | `whsec_` + 12 (an 8-byte key); deliveries are signed with it (server.ts) |
  * | Routing is lenient                                        | a trailing slash is ignored; a route under /v2/stores is also served under /v2/core (and back) | the trailing slash must be as registered; each route answers under one root only: STRICT_ROOTS below (app.ts Router) |

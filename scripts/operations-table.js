@@ -18,6 +18,7 @@ const END = '<!-- operations:end -->';
 function operationsTable() {
 	const { resources } = require(path.join(__dirname, '..', 'dist/nodes/VaultStore/resources'));
 	const { extrasOf } = require(path.join(__dirname, '..', 'dist/nodes/VaultStore/operation'));
+	const { CORRECTING_OPTIONS } = require(path.join(__dirname, '..', 'dist/nodes/shared/money/spec'));
 	const lines = [
 		'| Resource | Operation | Request | Scope / permission | Notes |',
 		'|---|---|---|---|---|',
@@ -34,6 +35,13 @@ function operationsTable() {
 			const extras = extrasOf(op);
 			if (!extras.query) notes.push(`no Additional Query Parameters (${op.noExtra.query})`);
 			if (!extras.body && ['POST', 'PUT', 'PATCH'].includes(op.method)) notes.push(`no Additional Body Fields (${op.noExtra.body})`);
+			if (op.money?.readFirst) {
+				notes.push(
+					`under a Maximum Amount or a budget the amount is read first (GET ${op.money.readFirst.path}, **inferred**; fields ${op.money.readFirst.amount.join(', ')}; corrected in Options → ${CORRECTING_OPTIONS.readPath}, ${CORRECTING_OPTIONS.readAmount}, ${CORRECTING_OPTIONS.readCurrency})`,
+				);
+			}
+			if (op.money) notes.push(`read-back of the answer's ${op.money.answerAmount.join(' / ')} (corrected in Options → ${CORRECTING_OPTIONS.answerAmount}, ${CORRECTING_OPTIONS.answerCurrency})`);
+			if (op.hides) notes.push(`output never has the ${op.hides.join(', ')}`);
 			if (op.idempotent) notes.push(`Idempotency-Key (${op.idempotent})`);
 			if (op.family === 'storefront') notes.push('no authentication');
 			lines.push(
@@ -107,14 +115,17 @@ const CHECKS_DOC = 'docs/checks-before-sending.md';
 
 /** The node-wide Options, from the node's own property (name, default, limits, editor description). */
 function optionsTable() {
-	const { optionsProperty, optionShownFor } = require(path.join(__dirname, '..', 'dist/nodes/VaultStore/options'));
+	const { optionsProperty, optionShownFor, optionsFor } = require(path.join(__dirname, '..', 'dist/nodes/VaultStore/options'));
 	const { resources } = require(path.join(__dirname, '..', 'dist/nodes/VaultStore/resources'));
 	const cell = (text) => String(text).replace(/\|/g, '\\|');
 	const lines = ['| Option | Shown for | Default | Limits | What it does |', '|---|---|---|---|---|'];
 	for (const o of optionsProperty.options) {
 		const t = o.typeOptions ?? {};
 		const limits = [t.minValue !== undefined ? `min ${t.minValue}` : '', t.maxValue !== undefined ? `max ${t.maxValue}` : ''].filter(Boolean).join(', ');
-		const shown = o.default === '' ? '(empty)' : String(o.default);
+		// An option whose default is the operation's own (the names it guesses): one default, or "the operation's".
+		const defaults = new Set(resources.flatMap((r) => r.operations.map((op) => optionsFor(op, r).options.find((x) => x.name === o.name)?.default)).filter((d) => d !== undefined));
+		const value = defaults.size === 1 ? [...defaults][0] : o.default;
+		const shown = defaults.size > 1 ? "the operation's (see right)" : value === '' ? '(empty)' : String(value);
 		lines.push(`| ${cell(o.displayName)} | ${cell(optionShownFor(o.name, resources))} | ${cell(shown)} | ${cell(limits)} | ${cell(o.description ?? '')} |`);
 	}
 	return lines.join('\n');

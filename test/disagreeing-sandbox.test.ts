@@ -104,7 +104,17 @@ function freshOrder() {
 
 const listed = (s: Seen) => s.items.map((i) => String(i.id));
 
-/** A list row: the filter is honoured in the control; disagreeing, the hint names it and the list passes unchanged. */
+/** The records the sandbox answers to the node's (first) request, sent again as it was. */
+async function answeredRecords(): Promise<IDataObject[]> {
+	const [req] = f.requests();
+	const query = new URLSearchParams(Object.entries(req.query).map(([k, v]): [string, string] => [k, String(v)]));
+	return ((await service('GET', `${req.path}?${query.toString()}`)).data.items ?? []) as IDataObject[];
+}
+
+/**
+ * A list row: the filter is honoured in the control (no item carries a warning); disagreeing, the
+ * hint names it, every item carries it as `listWarning`, and the records pass otherwise unchanged.
+ */
 function listRow(row: Omit<Row, 'call' | 'sees'> & { parameters: () => IDataObject; honoured: (items: IDataObject[]) => boolean }): Row {
 	return {
 		...row,
@@ -114,9 +124,13 @@ function listRow(row: Omit<Row, 'call' | 'sees'> & { parameters: () => IDataObje
 			expect(s.items.length).toBeGreaterThan(0);
 			if (mode === 'control') {
 				expect(row.honoured(s.items)).toBe(true);
+				expect(s.items.filter((item) => 'listWarning' in item)).toEqual([]);
 			} else {
 				expect(row.honoured(s.items)).toBe(false);
 				expect(listed(s)).toEqual(await answeredIds());
+				// Every item of the unfiltered list says so, in the words of the hint; its own fields are the service's.
+				for (const item of s.items) expect(String(item.listWarning)).toMatch(row.expect!);
+				expect(s.items.map(({ listWarning: _warning, ...record }) => record)).toEqual(await answeredRecords());
 			}
 		},
 	};
@@ -231,7 +245,7 @@ const ROWS: Row[] = [
 		service: 'answers with the order\'s total as amount (the refund\'s own under refundedAmount)',
 		sees: 'error',
 		call: async () => await call({ resource: 'order', operation: 'refund', orderId: rl(freshOrder().id), additionalFields: { amount: 1 } }),
-		expect: /The service recorded amount [\d.]+ where 1 was asked \(refund rfd_\w+\)\. The write was made and is not repeated/,
+		expect: /The service recorded amount [\d.]+ where 1 was asked \(refund rfd_\w+\)\. The write was made and is not repeated.*read from "amount" of the answer.*set Options → "Recorded Amount Fields" to that name/,
 		check: (s, mode) => {
 			const [req] = f.requests();
 			const orderId = req.path.split('/')[5];
@@ -246,7 +260,7 @@ const ROWS: Row[] = [
 		service: 'answers with the net amount (after the fee) as amount (the asked one under grossAmount)',
 		sees: 'error',
 		call: async () => await call({ resource: 'payout', operation: 'create', amount: 100 }),
-		expect: /The service recorded amount 99\.75 where 100 was asked \(payout po_\w+\)\. The write was made and is not repeated/,
+		expect: /The service recorded amount 99\.75 where 100 was asked \(payout po_\w+\)\. The write was made and is not repeated.*read from "amount" of the answer.*set Options → "Recorded Amount Fields" to that name/,
 		check: (s, mode) => {
 			if (mode === 'control') expect(s.items).toEqual([expect.objectContaining({ amount: 100 })]);
 		},
@@ -259,7 +273,7 @@ const ROWS: Row[] = [
 			const session = await paylinkSession();
 			return await call({ resource: 'checkout', operation: 'pay', sessionId: rl(session), options: { maxAmount: 10_000 } });
 		},
-		expect: /Refused: the amount of "Pay a checkout session" is not known before it is sent \(reading it first failed\).*Nothing was sent/,
+		expect: /Refused: the amount of "Pay a checkout session" is not known before it is sent \(reading it first failed\).*Nothing was sent\. Reading GET \/checkouts\/cks_\w+ failed: Not found \(HTTP 404\)\. If your service gives the total at another route, set Options → "Total Read Route" to it/,
 		check: (s, mode) => {
 			const sent = f.requests().map((q) => `${q.method} ${q.path.replace(/cks_\w+/, '{sessionId}')}`);
 			if (mode === 'control') {
@@ -498,5 +512,89 @@ describe('the node against a service that disagrees with every guess: a hint, an
 			expect([...shown.hints, ...shown.logs].join('\n')).toMatch(row.expect);
 		}
 		await row.check?.(shown, 'disagreeing');
+	});
+});
+
+/**
+ * The corrections the errors above name, set in the node's Options: against the disagreeing
+ * service the money writes work and the read-back compares the number the service recorded. Each
+ * test has its control (the same call without the correction fails naming the option) and shows
+ * the corrected names are the ones read (a correction pointing at another number is caught).
+ */
+describe('the options the errors name correct the guesses: against the disagreeing service the money writes work', () => {
+	/** What the disagreeing service serves instead of GET /checkouts/{sessionId} (sandbox/resources/checkout.ts). */
+	const SUMMARY = { totalReadRoute: '/checkouts/{sessionId}/summary', totalAmountFields: 'grandTotal', totalCurrencyFields: 'currencyCode' };
+	const session = (id: string) => (f.sb.state.collections.checkoutSessions as { id: string; status: string; amount: number; currency: string }[]).find((x) => x.id === id)!;
+	const sent = () => f.requests().map((q) => `${q.method} ${q.path.replace(/cks_\w+/, '{sessionId}')}`);
+
+	beforeEach(() => {
+		f.sb.disagree.on = true;
+	});
+
+	test('Checkout → Pay under a Maximum Amount: with Total Read Route, Total Amount Fields and Total Currency Fields set, the total is read there and the session is paid; control: without them, refused naming the option', async () => {
+		const unpaid = await paylinkSession();
+		const without = await call({ resource: 'checkout', operation: 'pay', sessionId: rl(unpaid), options: { maxAmount: 10_000 } });
+		expect(without.error).toMatch(/reading it first failed.*set Options → "Total Read Route"/);
+		expect(session(unpaid).status).toBe('OPEN');
+
+		const id = await paylinkSession();
+		const paid = await call({ resource: 'checkout', operation: 'pay', sessionId: rl(id), options: { maxAmount: 10_000, ...SUMMARY } });
+		expect(paid.error).toBeUndefined();
+		expect(sent()).toEqual([`GET ${storePath('stores', '/checkouts/{sessionId}/summary')}`, `POST ${storePath('stores', '/checkouts/{sessionId}/pay')}`]);
+		expect(session(id).status).toBe('PAID');
+		expect(paid.items).toEqual([expect.objectContaining({ id, status: 'PAID' })]);
+		expect(paid.hints.filter((h) => /does not show|no currency/.test(h))).toEqual([]);
+	});
+
+	test('Checkout → Pay: the total read at the corrected route is the one held to the Maximum Amount (a maximum below it refuses; nothing is paid)', async () => {
+		const id = await paylinkSession();
+		const total = session(id).amount;
+		const r = await call({ resource: 'checkout', operation: 'pay', sessionId: rl(id), options: { maxAmount: total - 0.01, ...SUMMARY } });
+		expect(r.error).toMatch(new RegExp(`^Refused: the amount ${total} is above the maximum of ${total - 0.01}`));
+		expect(sent()).toEqual([`GET ${storePath('stores', '/checkouts/{sessionId}/summary')}`]);
+		expect(session(id).status).toBe('OPEN');
+	});
+
+	test('Checkout → Pay: the route corrected but not the names: refused naming "Total Amount Fields" and the fields the answer has; nothing is paid', async () => {
+		const id = await paylinkSession();
+		const r = await call({ resource: 'checkout', operation: 'pay', sessionId: rl(id), options: { maxAmount: 10_000, totalReadRoute: SUMMARY.totalReadRoute } });
+		expect(r.error).toMatch(/not known before it is sent \(the answer read first has no amount under amount, total, totalAmount\).*the fields sessionId, state, grandTotal, currencyCode\. If your service names the total differently, set Options → "Total Amount Fields"/);
+		expect(session(id).status).toBe('OPEN');
+	});
+
+	test('Checkout → Pay under a spending budget: the currency read under Total Currency Fields is the budget\'s; control: without it, a warning names the option', async () => {
+		const id = await paylinkSession();
+		const r = await call({ resource: 'checkout', operation: 'pay', sessionId: rl(id), options: { maxTotalPerExecution: 10_000, ...SUMMARY } });
+		expect(r.error).toBeUndefined();
+		expect(r.items).toEqual([expect.objectContaining({ budgetLeft: expect.objectContaining({ currency: session(id).currency }) })]);
+
+		const other = await paylinkSession();
+		const { totalCurrencyFields: _currency, ...amountOnly } = SUMMARY;
+		const warned = await call({ resource: 'checkout', operation: 'pay', sessionId: rl(other), options: { maxTotalPerExecution: 10_000, ...amountOnly } });
+		expect(warned.error).toBeUndefined();
+		expect(warned.hints.join('\n')).toMatch(/has no currency under currency: .* set Options → "Total Currency Fields" to its name/);
+		expect(warned.items).toEqual([expect.objectContaining({ budgetLeft: expect.objectContaining({ currency: '(currency not stated in the request)' }) })]);
+	});
+
+	test('Order → Refund with Recorded Amount Fields "refundedAmount, amount": the refund\'s own amount is compared (no error, no warning), in both services', async () => {
+		for (const disagree of [true, false]) {
+			f.sb.disagree.on = disagree;
+			const order = freshOrder();
+			const r = await call({ resource: 'order', operation: 'refund', orderId: rl(order.id), additionalFields: { amount: 1 }, options: { recordedAmountFields: 'refundedAmount, amount' } });
+			expect(r.error).toBeUndefined();
+			expect(r.hints.filter((h) => /does not show|recorded amount/.test(h))).toEqual([]);
+			expect(f.sb.state.refunds.filter((x) => x.orderId === order.id).map((x) => x.amount)).toEqual([1]);
+			// The items are the service's answer as sent: disagreeing, its amount is the order's total.
+			expect(r.items).toEqual([expect.objectContaining(disagree ? { refundedAmount: 1, amount: order.payment.totalAmount } : { amount: 1 })]);
+		}
+	});
+
+	test('Payout → Create with Recorded Amount Fields "grossAmount, amount" works; set to "fee" (another number), the read-back catches the difference', async () => {
+		const ok = await call({ resource: 'payout', operation: 'create', amount: 100, options: { recordedAmountFields: 'grossAmount, amount' } });
+		expect(ok.error).toBeUndefined();
+		expect(ok.items).toEqual([expect.objectContaining({ grossAmount: 100, amount: 99.75 })]);
+
+		const wrong = await call({ resource: 'payout', operation: 'create', amount: 100, options: { recordedAmountFields: 'fee' } });
+		expect(wrong.error).toMatch(/The service recorded amount 0\.25 where 100 was asked \(payout po_\w+\).*read from "fee" of the answer.*"Recorded Amount Fields"/);
 	});
 });

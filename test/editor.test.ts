@@ -142,3 +142,50 @@ test('Custom API Call\'s Path shows a harmless read route as its example: a GET 
 		for (const method of ['POST', 'PUT', 'PATCH', 'DELETE']) expect(routes.match(method, route as Route)).toBeUndefined();
 	}
 });
+
+/** The Options collection the editor shows for one operation of a new node, by option name. */
+function optionsShown(resource: string, operation: string): Map<string, { default: unknown; description?: string }> {
+	const props = new VaultStore().description.properties;
+	const inList = (list: unknown, value: string | number) => list === undefined || (Array.isArray(list) && list.includes(value));
+	const options = props.find(
+		(p) =>
+			p.name === 'options' &&
+			inList(p.displayOptions?.show?.resource, resource) &&
+			inList(p.displayOptions?.show?.operation, operation) &&
+			inList(p.displayOptions?.show?.['@version'], LATEST_VERSION),
+	);
+	return new Map(((options?.options ?? []) as { name: string; default: unknown; description?: string }[]).map((o) => [o.name, o]));
+}
+
+test('the names a money operation guesses are options where it sets them, opened at its own names: Total … on Pay, Recorded … on every money operation, neither elsewhere', () => {
+	const TOTAL = ['totalReadRoute', 'totalAmountFields', 'totalCurrencyFields'];
+	const RECORDED = ['recordedAmountFields', 'recordedCurrencyFields'];
+	const names = (resource: string, operation: string) => [...optionsShown(resource, operation).keys()].filter((n) => [...TOTAL, ...RECORDED].includes(n)).sort();
+	expect(names('checkout', 'pay')).toEqual([...TOTAL, ...RECORDED].sort());
+	expect(names('order', 'refund')).toEqual(RECORDED.sort());
+	expect(names('payout', 'create')).toEqual(RECORDED.sort());
+	for (const [resource, operation] of [['order', 'get'], ['custom', 'request'], ['subscription', 'change'], ['checkout', 'estimate']]) expect([resource, operation, names(resource, operation)]).toEqual([resource, operation, []]);
+
+	// Each opens at the operation's own names (today's), so adding it changes nothing until edited.
+	const pay = optionsShown('checkout', 'pay');
+	expect(pay.get('totalReadRoute')?.default).toBe('/checkouts/{sessionId}');
+	expect(pay.get('totalAmountFields')?.default).toBe('amount, total, totalAmount');
+	expect(pay.get('totalCurrencyFields')?.default).toBe('currency');
+	expect(pay.get('recordedAmountFields')?.default).toBe('payment.amount, payment.totalAmount, amount, totalAmount');
+	expect(optionsShown('order', 'refund').get('recordedAmountFields')?.default).toBe('amount, refund.amount');
+	expect(optionsShown('payout', 'create').get('recordedAmountFields')?.default).toBe('amount, payout.amount');
+	expect(optionsShown('payout', 'create').get('recordedCurrencyFields')?.default).toBe('currency, payout.currency');
+	// The descriptions say the default and when to change it.
+	for (const option of [...pay.values()].filter((o) => /^(total|recorded)/.test((o as { name?: string }).name ?? ''))) {
+		expect(option.description).toMatch(/[Dd]efault/);
+		expect(option.description).toMatch(/Change it when/);
+	}
+});
+
+test('Product → Get and → Update say the webhook secret is left out of the output', () => {
+	const product = resources.find((r) => r.value === 'product')!;
+	for (const op of product.operations) {
+		expect(op.hides).toContain('webhookSecret');
+		expect([op.value, op.description]).toEqual([op.value, expect.stringMatching(/without its webhook secret|webhook secret is left out of the output/)]);
+	}
+});

@@ -551,6 +551,51 @@ describe('fail closed: what the declarations cannot classify is refused under a 
 	});
 });
 
+describe('Total Read Route: the route Pay reads its total from, when the user sets it, passes the request gate: a plain read below the store\'s root, never a write', () => {
+	const REFUSED: [string, RegExp][] = [
+		['/checkouts/{sessionId}/pay', /is a route that moves money when written to \(POST \/checkouts\/cks_\w+\/pay\)/],
+		['/checkouts/{sessionId}/PAY.json', /is a route that moves money when written to/],
+		['/orders/{sessionId}/refunds', /is a route that moves money when written to/],
+		['/checkouts/{sessionId}/../../payouts', /is not a plain route: the path has a "\." or "\.\." segment/],
+		['/checkouts/%2e%2e/%2e%2e/x', /is not a plain route: the path has a "\." or "\.\." segment/],
+		['/checkouts/{sessionId}%2Fpay', /is not a plain route: the path has an encoded slash/],
+		['/checkouts/{sessionId}?total=1', /is not a plain route: the path has a ";", "\?", "#" or space/],
+		['//evil.example/checkouts/{sessionId}', /is not a plain route: the path has a doubled slash/],
+		['https://evil.example/checkouts/{sessionId}', /does not start with "\/"/],
+		['/checkouts/{orderId}', /names \{orderId\}, which this operation's route does not have/],
+		['/checkouts/{session-id}', /names \{session-id\}, which this operation's route does not have/],
+	];
+
+	test.each(REFUSED)('%s is refused naming the option; nothing is sent', async (route, why) => {
+		const t = target('pay', 5);
+		f.sb.clearRequests();
+		const r = await f.run({ resource: 'checkout', operation: 'pay', sessionId: rl(t.sessionId), options: { maxAmount: CAP, totalReadRoute: route } });
+		expect(r.error()?.message).toMatch(/^Refused: the route the total of "Pay a checkout session" is read from first \(".*", Options → "Total Read Route"\) /);
+		expect(r.error()?.message).toMatch(why);
+		expect(f.requests()).toHaveLength(0);
+	});
+
+	test('control: the default route typed in (also with a trailing slash) is read (GET) and the session is paid', async () => {
+		for (const route of ['/checkouts/{sessionId}', '/checkouts/{sessionId}/']) {
+			const t = target('pay', 5);
+			f.sb.clearRequests();
+			const r = await f.run({ resource: 'checkout', operation: 'pay', sessionId: rl(t.sessionId), options: { maxAmount: CAP, totalReadRoute: route } });
+			expect([route, r.error()?.message]).toEqual([route, undefined]);
+			expect(f.requests().map((q) => q.method)).toEqual(['GET', 'POST']);
+		}
+	});
+
+	test.each([['Total Amount Fields', 'totalAmountFields'], ['Recorded Amount Fields', 'recordedAmountFields'], ['Total Currency Fields', 'totalCurrencyFields']])('%s: a name that is not a field name (a prototype\'s, a space, an empty list) is refused before anything is sent', async (label, option) => {
+		for (const value of ['__proto__', 'total amount', 'a.constructor', ' , ']) {
+			const t = target('pay', 5);
+			f.sb.clearRequests();
+			const r = await f.run({ resource: 'checkout', operation: 'pay', sessionId: rl(t.sessionId), options: { maxAmount: CAP, [option]: value } });
+			expect([value, r.error()?.message]).toEqual([value, expect.stringContaining(`"${label}"`)]);
+			expect(f.requests()).toHaveLength(0);
+		}
+	});
+});
+
 describe('amounts as the service states them', () => {
 	const session = (fields: IDataObject) => {
 		const id = `cks_stated${String(++nextSession).padStart(9, '0')}`;

@@ -86,7 +86,7 @@ async function runOperation(ctx: IExecuteFunctions, resources: readonly Resource
 		row: { name: op.name, action: op.action, agent: op.agent, money: op.money !== undefined },
 		routes: moneyRoutesOf(resources),
 		tool,
-		itemRules: (itemIndex) => readItemRules(params(itemIndex)),
+		itemRules: (itemIndex) => readItemRules(params(itemIndex), op),
 		hint: (kind, message, type = 'info') => {
 			if (hinted.has(kind)) return;
 			hinted.add(kind);
@@ -124,7 +124,12 @@ async function runOperation(ctx: IExecuteFunctions, resources: readonly Resource
 			const fields = gate.outputFields(itemIndex, op.idempotent !== undefined);
 			if (fields !== undefined) records = records.map((r) => ({ ...r, ...fields }));
 		}
-		if (op.guessedNames) localChecks.note(ignoredNames(op, request, records));
+		if (op.guessedNames) {
+			const ignored = ignoredNames(op, request, records);
+			localChecks.note(ignored);
+			// A list the service did not filter or sort as asked: every item says so (an agent or a later step reads it).
+			if (ignored.length > 0 && op.list) records = withListWarning(records, ignored.join(' '));
+		}
 		if (op.output) records = op.output(records, p);
 		return toItems(records, itemIndex);
 	};
@@ -154,4 +159,9 @@ async function runOperation(ctx: IExecuteFunctions, resources: readonly Resource
 function withFields(out: INodeExecutionData[], fields: IDataObject | undefined): INodeExecutionData[] {
 	if (fields === undefined) return out;
 	return out.map((item) => ({ ...item, json: { ...item.json, ...fields } }));
+}
+
+/** `warning` on every record of a list, after a warning the record already carries (an incomplete list's). */
+function withListWarning(records: IDataObject[], warning: string): IDataObject[] {
+	return records.map((record) => ({ ...record, listWarning: typeof record.listWarning === 'string' ? `${record.listWarning} ${warning}` : warning }));
 }

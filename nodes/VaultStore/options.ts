@@ -1,5 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 
+import { CORRECTING_OPTIONS } from '../shared/money/spec';
 import type { Operation, Resource } from './operation';
 
 /** Node-wide options: speed, retries and the idempotency key. */
@@ -72,6 +73,22 @@ export const optionsProperty: INodeProperties = {
 				"For refunds, payouts and checkout payments: the most this node may move in one execution in each currency, over all its items and, for an AI agent, all its tool calls. A call that would pass it is refused before anything is sent; a call whose outcome is unknown counts as spent. 0, the value when the option is added, refuses every call until you type the total.",
 		},
 		{
+			displayName: CORRECTING_OPTIONS.answerAmount,
+			name: 'recordedAmountFields',
+			type: 'string',
+			default: '',
+			description:
+				"Where the service's answer to this refund, payout or payment states the amount it recorded, which the node compares with the amount asked and with Maximum Amount: field names or dot paths, separated by commas; the first found counts (Pay: the largest). The default is the operation's own (Refund: amount, refund.amount; Payout → Create: amount, payout.amount; Pay: payment.amount, payment.totalAmount, amount, totalAmount). Change it when the service states the recorded amount under another name, e.g. when its amount is the order's total or the amount after a fee.",
+		},
+		{
+			displayName: CORRECTING_OPTIONS.answerCurrency,
+			name: 'recordedCurrencyFields',
+			type: 'string',
+			default: '',
+			description:
+				"Where the service's answer to this refund, payout or payment states the currency it recorded, compared with the currency asked: field names or dot paths, separated by commas; the first found counts. The default is the operation's own (Refund: currency, refund.currency; Payout → Create: currency, payout.currency; Pay: payment.currency, currency). Change it when the service names the currency differently.",
+		},
+		{
 			displayName: 'Return All Maximum',
 			name: 'maxItems',
 			type: 'number',
@@ -96,6 +113,30 @@ export const optionsProperty: INodeProperties = {
 			default: 30000,
 			description: 'Deadline for each attempt\'s whole response (headers and body, report files included), in milliseconds: 100 to 300000 (5 minutes). A response not complete by then is cut and retried by the retry rule.',
 		},
+		{
+			displayName: CORRECTING_OPTIONS.readAmount,
+			name: 'totalAmountFields',
+			type: 'string',
+			default: '',
+			description:
+				'Where the answer of Total Read Route states the session\'s total: field names or dot paths, separated by commas; the largest found counts (a total with tax over an amount). Default: amount, total, totalAmount. Change it when the service names the total differently.',
+		},
+		{
+			displayName: CORRECTING_OPTIONS.readCurrency,
+			name: 'totalCurrencyFields',
+			type: 'string',
+			default: '',
+			description:
+				'Where the answer of Total Read Route states the session\'s currency (compared with the payment\'s, and the currency the spending budgets count it in): field names or dot paths, separated by commas; the first found counts. Default: currency. Change it when the service names the currency differently.',
+		},
+		{
+			displayName: CORRECTING_OPTIONS.readPath,
+			name: 'totalReadRoute',
+			type: 'string',
+			default: '',
+			description:
+				'Under a Maximum Amount or a spending budget, Pay reads the session\'s total from this route (GET, below the store\'s root; {sessionId} is the session) before paying, and pays only when it is within them. Default: /checkouts/{sessionId}. Change it when your service gives the total at another route. A route that moves money when written to, or that leaves the store\'s routes, is refused.',
+		},
 	],
 };
 
@@ -115,8 +156,35 @@ const APPLIES: Record<string, { label: string; listed?: boolean; to: (op: Operat
 		maxTotalPerDay: money,
 		maxTotalPerExecution: money,
 		maxItems: { label: 'Get Many operations (Return All)', to: (op) => op.list !== undefined },
+		// Corrections of the names a money row guesses: where its declaration has them.
+		recordedAmountFields: { label: 'Order → Refund, Payout → Create, Checkout → Pay', to: (op) => op.money !== undefined },
+		recordedCurrencyFields: { label: 'Order → Refund, Payout → Create, Checkout → Pay', to: (op) => op.money !== undefined },
+		totalAmountFields: { label: 'Checkout → Pay', to: (op) => op.money?.readFirst !== undefined },
+		totalCurrencyFields: { label: 'Checkout → Pay', to: (op) => op.money?.readFirst !== undefined },
+		totalReadRoute: { label: 'Checkout → Pay', to: (op) => op.money?.readFirst !== undefined },
 	};
 })();
+
+/** The editor's default of an option on one operation, from the row's declaration (the names it guesses); undefined: the option's own. */
+function rowDefault(name: string, op: Operation): string | undefined {
+	const money = op.money;
+	if (money === undefined) return undefined;
+	const list = (names: readonly string[] | undefined) => (names ?? []).join(', ');
+	switch (name) {
+		case 'recordedAmountFields':
+			return list(money.answerAmount);
+		case 'recordedCurrencyFields':
+			return list(money.answerCurrency);
+		case 'totalReadRoute':
+			return money.readFirst?.path;
+		case 'totalAmountFields':
+			return money.readFirst && list(money.readFirst.amount);
+		case 'totalCurrencyFields':
+			return money.readFirst && list(money.readFirst.currency);
+		default:
+			return undefined;
+	}
+}
 
 /** "A, B and C". */
 function inWords(names: string[]): string {
@@ -143,10 +211,15 @@ function custom(resource: Resource): boolean {
 	return resource.value === 'custom';
 }
 
-/** The Options collection of one operation: only the options that apply to it. */
+/** The Options collection of one operation: only the options that apply to it, with the operation's own defaults. */
 export function optionsFor(op: Operation, resource: Resource): INodeProperties {
 	return {
 		...optionsProperty,
-		options: (optionsProperty.options ?? []).filter((o) => !('name' in o) || APPLIES[o.name] === undefined || APPLIES[o.name].to(op, resource)),
+		options: (optionsProperty.options ?? [])
+			.filter((o) => !('name' in o) || APPLIES[o.name] === undefined || APPLIES[o.name].to(op, resource))
+			.map((o) => {
+				const own = 'name' in o ? rowDefault(o.name, op) : undefined;
+				return own === undefined ? o : { ...o, default: own };
+			}),
 	};
 }

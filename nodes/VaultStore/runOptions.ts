@@ -1,8 +1,10 @@
 import type { ItemRules } from '../shared/money';
+import type { MoneyNames } from '../shared/money/spec';
+import { CORRECTING_OPTIONS } from '../shared/money/spec';
 import { DEFAULT_MAX_CONCURRENCY, MAX_CONCURRENCY } from '../shared/transport/concurrency';
 import { DEFAULT_MAX_ITEMS } from '../shared/transport/paginate';
 import { DEFAULT_TRANSPORT_OPTIONS } from '../shared/transport/request';
-import type { Params } from './operation';
+import type { Operation, Params } from './operation';
 import { LATEST_VERSION, V1_CONCURRENCY } from './versions';
 
 /** The node's Options that apply to the whole run (read from the first item). */
@@ -41,8 +43,46 @@ export function readRunOptions(p: Params, typeVersion: number): RunOptions {
 /** n8n's expression for a value an AI agent fills in. */
 const FROM_AI = /\$fromAI\s*\(|\bfromAI\s*\(/;
 
-/** The Options the request gate reads per item (each may be an expression): cap, key, agent writes. */
-export function readItemRules(p: Params): ItemRules {
+/** A field name or dot path of an answer: letters, digits, _, $ and - between dots; never a prototype's. */
+const FIELD_PATH = /^[A-Za-z0-9_$-]+(?:\.[A-Za-z0-9_$-]+)*$/;
+const NOT_A_FIELD = new Set(['__proto__', 'constructor', 'prototype']);
+
+/** Comma-separated field names (dot paths) of an option; undefined when the option is not set. */
+function fieldNames(p: Params, label: string, value: unknown): string[] | undefined {
+	if (value === undefined || value === '') return undefined;
+	const names = p.v.string(label, value).split(',').map((name) => name.trim()).filter((name) => name !== '');
+	if (names.length === 0) p.v.fail(`"${label}" names no field; give one or more names separated by commas, or remove the option`);
+	for (const name of names) {
+		if (!FIELD_PATH.test(name) || name.split('.').some((part) => NOT_A_FIELD.has(part))) {
+			p.v.fail(`"${label}" holds "${name.slice(0, 60)}", which is not a field name: use names or dot paths (e.g. amount, data.total), separated by commas`);
+		}
+	}
+	return names;
+}
+
+/**
+ * The user's corrections of the names the row's money declaration guesses, read only where the
+ * row declares money (the editor shows them there): where the answer states what was recorded,
+ * and for a row that reads its amount first, the route and the names of that read.
+ */
+function readMoneyNames(p: Params, o: Record<string, unknown>, op: Operation): MoneyNames | undefined {
+	if (op.money === undefined) return undefined;
+	const names: MoneyNames = {
+		answerAmount: fieldNames(p, CORRECTING_OPTIONS.answerAmount, o.recordedAmountFields),
+		answerCurrency: fieldNames(p, CORRECTING_OPTIONS.answerCurrency, o.recordedCurrencyFields),
+	};
+	if (op.money.readFirst !== undefined) {
+		const route = o.totalReadRoute === undefined || o.totalReadRoute === '' ? undefined : p.v.string(CORRECTING_OPTIONS.readPath, o.totalReadRoute).trim();
+		names.readPath = route === '' ? undefined : route;
+		names.readAmount = fieldNames(p, CORRECTING_OPTIONS.readAmount, o.totalAmountFields);
+		names.readCurrency = fieldNames(p, CORRECTING_OPTIONS.readCurrency, o.totalCurrencyFields);
+	}
+	const set = Object.fromEntries(Object.entries(names).filter(([, value]) => value !== undefined)) as MoneyNames;
+	return Object.keys(set).length > 0 ? set : undefined;
+}
+
+/** The Options the request gate reads per item (each may be an expression): cap, key, agent writes, corrected names. */
+export function readItemRules(p: Params, op: Operation): ItemRules {
 	// The limits on an agent are the user's: a value the agent fills in ($fromAI) is no limit.
 	for (const [name, label] of [
 		['maxAmount', 'Maximum Amount'],
@@ -62,5 +102,6 @@ export function readItemRules(p: Params): ItemRules {
 		maxTotalPerDay: o.maxTotalPerDay === undefined || o.maxTotalPerDay === '' ? undefined : p.v.number('Maximum Total per Day', o.maxTotalPerDay, { min: 0 }),
 		allowAgentWrites: o.allowAgentWrites === true,
 		idempotencyKey: typeof o.idempotencyKey === 'string' && o.idempotencyKey !== '' ? p.v.idempotencyKey(o.idempotencyKey) : undefined,
+		names: readMoneyNames(p, o, op),
 	};
 }

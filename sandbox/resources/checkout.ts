@@ -17,7 +17,9 @@
  *        ledger kind 'checkoutPay', emits PAYMENT_COMPLETED. An already paid session: 422
  *        checkout_session_already_paid (a replay with the same key returns the first answer); expired: 422.
  * Everything beyond the estimate's documented fields is our choice (the spec does not show it).
- * Disagreeing (disagree.ts): a checkout session cannot be read (GET .../checkouts/:sessionId is a 404).
+ * Disagreeing (disagree.ts): a checkout session cannot be read (GET .../checkouts/:sessionId is a 404); its
+ * total is at GET /v2/stores/:storeId/checkouts/:sessionId/summary {sessionId, state, grandTotal, currencyCode}
+ * (a 404 route in the default mode).
  */
 import { badRequest, core, HttpError, notFound, ok, SandboxApp, stores, unprocessable, v } from '../app';
 import type { Product } from '../state';
@@ -245,6 +247,14 @@ export function register(app: SandboxApp): void {
 		const session = sessions().find((x) => x.id === ctx.params.sessionId);
 		if (!session) throw notFound('Checkout session');
 		return ok(session);
+	});
+
+	// Disagreeing only: a session's total at another route and under other names (the default has no such route).
+	app.route('GET', stores('/checkouts/:sessionId/summary'), (ctx) => {
+		if (!app.disagree.on) throw notFound(`Route ${ctx.method} ${ctx.path}`);
+		const session = sessions().find((x) => x.id === ctx.params.sessionId);
+		if (!session) throw notFound('Checkout session');
+		return ok({ sessionId: session.id, state: session.status, grandTotal: session.amount, currencyCode: session.currency });
 	});
 
 	app.route('POST', [stores('/checkouts/:sessionId/pay'), core('/checkouts/:sessionId/pay')], (ctx) => {

@@ -14,12 +14,14 @@ import { legacyEntry } from './legacy';
 import { Occurrences } from './occurrences';
 import type { Origins } from './origins';
 import { eventOrigins } from './origins';
-import type { Asked } from './readBack';
+import type { Asked, ReadBack } from './readBack';
 import { firstAt, largestAt, otherTarget, readBack } from './readBack';
 import type { OnceRecord, RecordEntry, Unclear } from './record';
 import { onceRecord, RESEND_WINDOW_MS } from './record';
 import type { MoneyRoute, MoneyRoutes, Route } from './routes';
 import { isRevealRoute, routeOf } from './routes';
+import type { MoneyNames } from './spec';
+import { CORRECTING_OPTIONS, correctedSpec } from './spec';
 
 /** What the node's Options say for one item (read per item: each may be an expression). */
 export interface ItemRules {
@@ -29,6 +31,8 @@ export interface ItemRules {
 	maxTotalPerDay?: number;
 	idempotencyKey?: string;
 	allowAgentWrites: boolean;
+	/** Corrections of the names the row's money declaration guesses: applied to the row's own route. */
+	names?: MoneyNames;
 }
 
 /** What the operation row the node runs declares for the gate. */
@@ -65,6 +69,8 @@ export interface Ticket {
 	resend?: { kind: Unclear; at?: number };
 	/** What the key stands for, for messages: the event id, the Idempotency Key option, or this execution. */
 	keyOf: string;
+	/** The route is the row's own: the row's Options correct its guessed names (messages name them). */
+	own?: boolean;
 	/** A write keyed per run (no event, no key option): what it moves, remembered in the execution when unclear. */
 	inExecution?: { identity: string; key: string };
 	/** What it holds of the spending budgets. */
@@ -187,8 +193,8 @@ export class RequestGate {
 		}
 		const write = this.setup.routes.classify(req.method, route);
 		if (write.kind === 'unknown' || write.kind === 'declared') this.failClosed(req, route, write, itemIndex);
-		const money = write.kind === 'money' ? write.route : undefined;
-		if (money === undefined) {
+		const declared = write.kind === 'money' ? write.route : undefined;
+		if (declared === undefined) {
 			if (req.idempotent && req.idempotencyKey === undefined) this.chooseKey(req, itemIndex, () => writeFingerprint({ method: req.method, route: `${route.api}:/${route.segments.join('/')}`, query: req.query, body: req.body }));
 			return {};
 		}
@@ -196,7 +202,10 @@ export class RequestGate {
 		if (this.setup.tool && rules.maxAmount === undefined) {
 			throw this.refuse(itemIndex, 'Refused: this call moves money and the node has no "Maximum Amount" for AI agents', 'Set "Maximum Amount" in the node\'s Options; the node refuses calls above it.');
 		}
-		const known = limited(rules) ? await this.readFirst(money, req, send) : undefined;
+		// The row's own route, as the row declares it: the user's corrections of its guessed names apply.
+		const own = this.setup.row.money && declared.undeclared !== true && declared.name === this.setup.row.action;
+		const money: MoneyRoute = own ? { ...declared, spec: correctedSpec(declared.spec, rules.names) } : declared;
+		const known = limited(rules) ? await this.readFirst(money, route, req, send, own) : undefined;
 		const verdict = checkAmounts({ route: money, body: req.body, query: req.query, max: rules.maxAmount, known: known?.amount });
 		if (verdict.refusal !== undefined) {
 			throw this.refuse(itemIndex, verdict.refusal, 'Nothing was sent. Use an amount above 0 and at or below the maximum, or ask a person to do it.');
@@ -206,7 +215,7 @@ export class RequestGate {
 		const asked: Asked = { amount: this.askedAmount(money, req, known?.amount), currency: this.askedCurrency(money, req) ?? known?.currency, max: rules.maxAmount };
 		// The transport repeats it only where the service says it did nothing, and reports an unknown outcome.
 		req.money = true;
-		const ticket: Ticket = { route: money, asked, itemIndex, keyOf: '' };
+		const ticket: Ticket = { route: money, asked, itemIndex, keyOf: '', own };
 		const admission = await this.keyAndClaim(req, money, ticket, itemIndex);
 		if (admission.ticket !== undefined) await this.holdBudgets(admission.ticket, rules);
 		return admission;
@@ -456,26 +465,73 @@ export class RequestGate {
 		return typeof value === 'string' && value !== '' ? value : undefined;
 	}
 
-	/** The amount a request without one will move, read first (Pay: the session's total). */
-	private async readFirst(money: MoneyRoute, req: ApiRequest, send: Send): Promise<{ amount?: number; currency?: string } | undefined> {
+	/**
+	 * The amount a request without one will move, read first (Pay: the session's total). The read
+	 * is a GET below the write's own root, from the declaration or the user's correction of it,
+	 * refused when it is not a plain route of the same API or names a route that moves money.
+	 */
+	private async readFirst(money: MoneyRoute, route: Route, req: ApiRequest, send: Send, own: boolean): Promise<{ amount?: number; currency?: string } | undefined> {
 		const read = money.spec.readFirst;
 		if (read === undefined) return undefined;
-		const path = money.root + read.path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(money.ids[name] ?? ''));
+		const max = this.itemRules(req.itemIndex ?? 0).maxAmount;
+		const limit = max !== undefined ? `, and it must be at most ${max} ("Maximum Amount")` : ', so it cannot be counted against "Maximum Total per Execution" or "Maximum Total per Day"';
+		const path = this.readPath(money, route, req, read.path, own);
 		let answer: unknown;
 		try {
 			answer = (await send({ family: req.family, method: 'GET', path, itemIndex: req.itemIndex, inferred: true })).data;
 		} catch (error) {
-			const max = this.itemRules(req.itemIndex ?? 0).maxAmount;
 			throw this.refuse(
 				req.itemIndex,
-				`Refused: the amount of "${money.name}" is not known before it is sent (reading it first failed), and it must be at most ${max} ("Maximum Amount")`,
-				`Nothing was sent. Reading ${path} failed: ${(error as Error).message}`,
+				`Refused: the amount of "${money.name}" is not known before it is sent (reading it first failed)${limit}`,
+				`Nothing was sent. Reading GET ${path} failed: ${(error as Error).message}. If your service gives the total at another route, set ${optionOf(money, own, 'readPath')} to it (now ${read.path}).`,
 			);
 		}
 		// The largest amount the service states for it (a total with tax over an amount).
 		const amount = largestAt(answer, read.amount);
+		if (amount === undefined) {
+			throw this.refuse(
+				req.itemIndex,
+				`Refused: the amount of "${money.name}" is not known before it is sent (the answer read first has no amount under ${read.amount.join(', ')})${limit}`,
+				`Nothing was sent. The answer of GET ${path} has ${fieldsOf(answer)}. If your service names the total differently, set ${optionOf(money, own, 'readAmount')} to its name (a dot path for a nested field, e.g. summary.total).`,
+			);
+		}
 		const currency = firstAt(answer, read.currency ?? [])?.value;
-		return { amount, currency: typeof currency === 'string' ? currency : undefined };
+		if (typeof currency !== 'string' || currency === '') {
+			this.setup.hint(
+				'readCurrency',
+				`The answer of GET ${path}, read before "${money.name}", has no currency under ${(read.currency ?? []).join(', ') || '(no name)'}: the payment's currency is not compared, and the spending budgets count it as not stated. If your service names the currency differently, set ${optionOf(money, own, 'readCurrency')} to its name.`,
+				'warning',
+			);
+		}
+		return { amount, currency: typeof currency === 'string' && currency !== '' ? currency : undefined };
+	}
+
+	/**
+	 * The route a total is read from first, as it will be sent: `{id}` placeholders of the write's
+	 * route filled, below the write's root. Refused (nothing is sent) unless it is a plain route of
+	 * the same API that, written to, would move no money: a read, never a write or another host.
+	 */
+	private readPath(money: MoneyRoute, write: Route, req: ApiRequest, template: string, own: boolean): string {
+		const placeholders = Object.keys(money.ids).map((name) => `{${name}}`);
+		const refuse = (why: string) =>
+			this.refuse(
+				req.itemIndex,
+				`Refused: the route the total of "${money.name}" is read from first ("${template}", ${optionOf(money, own, 'readPath')}) ${why}; nothing was sent`,
+				`Give a route below the store's root that reads the record${placeholders.length ? `, with ${placeholders.join(', ')} for its ID` : ''}, e.g. ${placeholders.length ? `/checkouts/${placeholders[0]}` : '/checkouts'}.`,
+			);
+		if (!template.startsWith('/')) throw refuse('does not start with "/"');
+		const unknown = [...template.matchAll(/\{([^{}]*)\}/g)].map((m) => m[1]).find((name) => !(name in money.ids));
+		if (unknown !== undefined) throw refuse(`names {${unknown}}, which this operation's route does not have`);
+		const path = money.root + template.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(money.ids[name] ?? ''));
+		if (/[{}]/.test(path)) throw refuse('has a "{" or "}" that is not a placeholder');
+		const found = routeOf(req.family, path);
+		if ('refused' in found) throw refuse(`is not a plain route: ${found.refused}`);
+		if (found.api !== write.api || found.api === 'other') throw refuse("leaves the API the write goes to");
+		if (this.setup.routes.classify('GET', found).kind !== 'read' || isRevealRoute(found)) throw refuse('is not a read');
+		for (const method of WRITES) {
+			if (this.setup.routes.match(method, found) !== undefined) throw refuse(`is a route that moves money when written to (${method} /${found.segments.join('/')})`);
+		}
+		return path;
 	}
 
 	/**
@@ -503,10 +559,11 @@ export class RequestGate {
 			mismatch = `The answer names ${other.name} ${other.answered} where the request was for ${other.asked} (${ticket.route.label} ${typeof id === 'string' ? id : 'without an id'}). The write was made and is not repeated: check it in the Vault Store dashboard.`;
 		} else if (verdict.status === 'mismatch') {
 			mismatch = `${verdict.message} (${ticket.route.label} ${typeof id === 'string' ? id : 'without an id'}). The write was made and is not repeated: check it in the Vault Store dashboard.`;
+			advice = `${advice}${namesAdvice(ticket, verdict)}`;
 		} else if (verdict.status === 'unchecked' && verdict.other !== undefined) {
 			this.setup.hint('unchecked', `The answer to "${ticket.route.name}" is ${verdict.other}, not the write's own record: its amount was not checked against what was asked.`, 'warning');
 		} else if (verdict.status === 'unchecked') {
-			this.setup.hint('unchecked', `The answer to "${ticket.route.name}" does not show the ${verdict.missing.join(' and ')} the service recorded, so it could not be compared with what was asked.`, 'warning');
+			this.setup.hint('unchecked', `The answer to "${ticket.route.name}" does not show the ${verdict.missing.join(' and ')} the service recorded, so it could not be compared with what was asked.${namesAdvice(ticket, verdict)}`, 'warning');
 		}
 		if (ticket.claimed !== undefined && this.record !== undefined) {
 			await this.record.confirm({
@@ -578,6 +635,36 @@ function changedFields(before: string, now: string): string[] {
 	const names = new Set([...a.keys(), ...b.keys()]);
 	const changed = [...names].filter((name) => a.get(name) !== b.get(name)).map((name) => decodeURIComponent(name));
 	return changed.length ? changed : ['the request'];
+}
+
+const WRITES = ['POST', 'PUT', 'PATCH', 'DELETE'] as const;
+
+/** Where the user corrects a guessed name of a money route: the row's Options, or the operation's that declares the route. */
+function optionOf(money: MoneyRoute, own: boolean, name: keyof MoneyNames): string {
+	const option = CORRECTING_OPTIONS[name];
+	return own ? `Options → "${option}"` : `"${option}" in the Options of the operation "${money.name}" (run it there)`;
+}
+
+/** What the top level of an answer holds, for a message that asks the user to name a field of it. */
+function fieldsOf(answer: unknown): string {
+	if (answer === null || typeof answer !== 'object' || Array.isArray(answer)) return 'no fields (it is not an object)';
+	const names = Object.entries(answer as IDataObject).map(([name, value]) => (value !== null && typeof value === 'object' && !Array.isArray(value) ? `${name} (an object)` : name));
+	if (names.length === 0) return 'no fields';
+	return `the fields ${names.slice(0, 15).join(', ')}${names.length > 15 ? ` and ${names.length - 15} more` : ''}`;
+}
+
+/** For a read-back that differs or could not compare: where the answer was read, and the option naming it otherwise. */
+function namesAdvice(ticket: Ticket, verdict: ReadBack): string {
+	if (ticket.route.undeclared) return '';
+	const spec = ticket.route.spec;
+	const where = (from: string | undefined, names: string[]) => (from !== undefined ? `was read from "${from}" of the answer` : `was looked for under ${names.join(', ')}`);
+	const amount = (from: string | undefined) =>
+		` The recorded amount ${where(from, spec.answerAmount)}; if your service states it under another name (e.g. "amount" is another total there), set ${optionOf(ticket.route, ticket.own === true, 'answerAmount')} to that name.`;
+	const currency = (from: string | undefined) =>
+		` The recorded currency ${where(from, spec.answerCurrency)}; if your service states it under another name, set ${optionOf(ticket.route, ticket.own === true, 'answerCurrency')} to that name.`;
+	if (verdict.status === 'mismatch') return verdict.field === 'amount' ? amount(verdict.amountFrom) : currency(verdict.currencyFrom);
+	if (verdict.status === 'unchecked') return `${verdict.missing.includes('amount') ? amount(undefined) : ''}${verdict.missing.includes('currency') ? currency(undefined) : ''}`;
+	return '';
 }
 
 /** A Maximum Amount or a spending budget is set: what the gate cannot count is refused. */

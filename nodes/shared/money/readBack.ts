@@ -4,10 +4,15 @@ import type { MoneySpec } from './spec';
 
 /** The largest number found at any of `paths` (a total with tax over a net amount), or undefined. */
 export function largestAt(record: unknown, paths: readonly string[]): number | undefined {
-	let largest: number | undefined;
+	return largestWhere(record, paths)?.value;
+}
+
+/** The largest number found at any of `paths`, and the path it was found at. */
+export function largestWhere(record: unknown, paths: readonly string[]): { path: string; value: number } | undefined {
+	let largest: { path: string; value: number } | undefined;
 	for (const path of paths) {
 		const n = numberOf(valueAt(record, path));
-		if (n !== undefined && (largest === undefined || n > largest)) largest = n;
+		if (n !== undefined && (largest === undefined || n > largest.value)) largest = { path, value: n };
 	}
 	return largest;
 }
@@ -37,11 +42,18 @@ export function otherTarget(ids: Readonly<Record<string, string>>, answer: unkno
 	return undefined;
 }
 
+/** Where the answer stated what was compared (for messages that name the option correcting it). */
+export interface ReadFrom {
+	amountFrom?: string;
+	currencyFrom?: string;
+}
+
 export type ReadBack =
-	| { status: 'match'; recorded?: number; currency?: string }
+	| ({ status: 'match'; recorded?: number; currency?: string } & ReadFrom)
 	/** The answer carries neither field the request set: nothing could be compared. */
-	| { status: 'unchecked'; missing: string[]; recorded?: number; currency?: string; other?: string }
-	| { status: 'mismatch'; message: string };
+	| ({ status: 'unchecked'; missing: string[]; recorded?: number; currency?: string; other?: string } & ReadFrom)
+	/** `field`: which of the two differs. */
+	| ({ status: 'mismatch'; message: string; field: 'amount' | 'currency' } & ReadFrom);
 
 export interface Asked {
 	amount?: number;
@@ -61,17 +73,21 @@ export function readBack(spec: MoneySpec, asked: Asked, answer: unknown): ReadBa
 	const id = firstAt(answer, ['id'])?.value;
 	const other = typeof id === 'string' ? Object.entries(spec.otherRecords ?? {}).find(([prefix]) => id.startsWith(prefix)) : undefined;
 	if (other !== undefined) return { status: 'unchecked', missing: ['amount', 'currency'], other: `${other[1]} ${String(id)}` };
-	const recordedAt = firstAt(answer, spec.answerAmount);
-	const recorded = spec.largest ? largestAt(answer, spec.answerAmount) : numberOf(recordedAt?.value);
+	const recordedAt = spec.largest ? largestWhere(answer, spec.answerAmount) : firstAt(answer, spec.answerAmount);
+	const recorded = numberOf(recordedAt?.value);
 	const currencyAt = firstAt(answer, spec.answerCurrency);
 	const currency = typeof currencyAt?.value === 'string' ? currencyAt.value : undefined;
+	const from: ReadFrom = {
+		...(recorded !== undefined ? { amountFrom: recordedAt?.path } : {}),
+		...(currency !== undefined ? { currencyFrom: currencyAt?.path } : {}),
+	};
 	if (recorded !== undefined && asked.max !== undefined && recorded > asked.max) {
-		return { status: 'mismatch', message: `The service recorded amount ${recorded}, above the maximum of ${asked.max} set for this node ("Maximum Amount")` };
+		return { status: 'mismatch', field: 'amount', ...from, message: `The service recorded amount ${recorded}, above the maximum of ${asked.max} set for this node ("Maximum Amount")` };
 	}
 	if (asked.amount !== undefined) {
 		if (recorded === undefined) missing.push('amount');
 		else if (Math.round(recorded * 100) !== Math.round(asked.amount * 100)) {
-			return { status: 'mismatch', message: `The service recorded amount ${String(recorded)} where ${asked.amount} was asked` };
+			return { status: 'mismatch', field: 'amount', ...from, message: `The service recorded amount ${String(recorded)} where ${asked.amount} was asked` };
 		}
 	} else if (asked.max !== undefined && recorded === undefined) {
 		missing.push('amount');
@@ -79,8 +95,8 @@ export function readBack(spec: MoneySpec, asked: Asked, answer: unknown): ReadBa
 	if (asked.currency !== undefined && asked.currency !== '') {
 		if (currency === undefined) missing.push('currency');
 		else if (currency.toUpperCase() !== asked.currency.toUpperCase()) {
-			return { status: 'mismatch', message: `The service recorded currency ${currency} where ${asked.currency} was asked` };
+			return { status: 'mismatch', field: 'currency', ...from, message: `The service recorded currency ${currency} where ${asked.currency} was asked` };
 		}
 	}
-	return missing.length ? { status: 'unchecked', missing, recorded, currency } : { status: 'match', recorded, currency };
+	return missing.length ? { status: 'unchecked', missing, recorded, currency, ...from } : { status: 'match', recorded, currency, ...from };
 }

@@ -30,3 +30,45 @@ export interface MoneySpec {
 		currency?: string[];
 	};
 }
+
+/**
+ * The user's corrections of the names a row's money declaration guesses (the node's Options), for
+ * the row's own route: where the answer states what the service recorded, and (a `readFirst`
+ * row) the route the amount is read from first and where its answer states it. Absent: the row's own.
+ */
+export interface MoneyNames {
+	answerAmount?: string[];
+	answerCurrency?: string[];
+	readPath?: string;
+	readAmount?: string[];
+	readCurrency?: string[];
+}
+
+/** The options that set each correction, as the editor names them (messages point at them). */
+export const CORRECTING_OPTIONS = {
+	answerAmount: 'Recorded Amount Fields',
+	answerCurrency: 'Recorded Currency Fields',
+	readPath: 'Total Read Route',
+	readAmount: 'Total Amount Fields',
+	readCurrency: 'Total Currency Fields',
+} as const satisfies Record<keyof MoneyNames, string>;
+
+/** A declaration with the user's corrections applied; the declaration itself when there are none. */
+export function correctedSpec(spec: MoneySpec, names: MoneyNames | undefined): MoneySpec {
+	if (names === undefined) return spec;
+	const read = spec.readFirst;
+	return {
+		...spec,
+		answerAmount: names.answerAmount ?? spec.answerAmount,
+		answerCurrency: names.answerCurrency ?? spec.answerCurrency,
+		...(read !== undefined
+			? {
+					readFirst: {
+						path: names.readPath ?? read.path,
+						amount: names.readAmount ?? read.amount,
+						...(names.readCurrency ?? read.currency ? { currency: names.readCurrency ?? read.currency } : {}),
+					},
+				}
+			: {}),
+	};
+}

@@ -332,7 +332,8 @@ const pay: Operation = {
 		// The charge is the largest amount the service states for it (a total with tax over an amount).
 		largest: true,
 		withoutAmount: 'the whole session total',
-		// Under a Maximum Amount the session's total is read before paying (the read route is inferred).
+		// Under a Maximum Amount or a budget the session's total is read before paying (the read route and
+		// its names are guessed; Options → Total Read Route, Total Amount Fields, Total Currency Fields correct them).
 		readFirst: { path: '/checkouts/{sessionId}', amount: ['amount', 'total', 'totalAmount'], currency: ['currency'] },
 	},
 	method: 'POST',
@@ -340,7 +341,7 @@ const pay: Operation = {
 	path: '/checkouts/{sessionId}/pay',
 	ids: { sessionId: ID.sessionId },
 	idempotent: 'honoured',
-	notes: 'inferred body names paymentMethod, token; under a Maximum Amount the session is read first (GET /checkouts/{sessionId}, inferred); an already paid session is a clear error',
+	notes: 'inferred body names paymentMethod, token; an already paid session is a clear error',
 	body: payBody,
 	run: runPay,
 	fields: [

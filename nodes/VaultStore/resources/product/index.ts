@@ -460,7 +460,7 @@ const get: Operation = {
 	name: 'Get',
 	action: 'Get a product',
 	description:
-		'Get one product by its ID (prd_...): title, prices, type, fulfillment and license settings, variants, options, categories and the number of available license keys',
+		'Get one product by its ID (prd_...): title, prices, type, fulfillment and license settings, variants, options, categories and the number of available license keys. Its webhook secret is left out of the output.',
 	method: 'GET',
 	family: 'core',
 	path: '/products/{productId}',
@@ -475,7 +475,7 @@ const update: Operation = {
 	action: 'Update a product',
 	agent: { confirm: 'it can change what customers pay (price, pricing model, variants)' },
 	description:
-		'Change the fields of a product that are added under Update Fields; other fields keep their values. Returns what the service answers (usually the updated product).',
+		'Change the fields of a product that are added under Update Fields; other fields keep their values. Returns what the service answers (usually the updated product), without its webhook secret.',
 	method: 'PATCH',
 	family: 'core',
 	path: '/products/{productId}',
