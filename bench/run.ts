@@ -1,6 +1,7 @@
 /**
  * `npm run bench`: every figure next to a peer measured in the same run, as a
- * ratio. Writes bench/RESULTS.md with the machine and the date.
+ * ratio. Writes bench/RESULTS.md with the machine and the date, then the figures README.md and
+ * docs/performance.md quote from it (scripts/performance-figures.js --write).
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
@@ -258,6 +259,8 @@ async function main(): Promise<void> {
 	].join('\n');
 	writeFileSync(path.join(ROOT, 'bench', 'RESULTS.md'), `${header}\n${sections.filter(Boolean).join('\n\n')}\n`);
 	process.stdout.write('\nWrote bench/RESULTS.md\n');
+	// Every figure README.md and docs/performance.md quote from the run is written from RESULTS.md.
+	execFileSync(process.execPath, [path.join(ROOT, 'scripts', 'performance-figures.js'), '--write'], { stdio: 'inherit' });
 	process.exit(0);
 }
 
