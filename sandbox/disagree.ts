@@ -38,6 +38,16 @@ export interface DisagreeMode {
 	 * is not applied), so a test can show another guess on such a route (a list's filter names) alone.
 	 */
 	keepRoots?: boolean;
+	/**
+	 * With `on`: refund and payout answers carry the amount as by default, so a test can show
+	 * another guess on a money write (how the service judges a reused Idempotency-Key) alone.
+	 */
+	keepAnswers?: boolean;
+}
+
+/** The refund and payout answers differ (the table above): disagreeing, unless the test kept them. */
+export function answersDiffer(mode: DisagreeMode): boolean {
+	return mode.on && mode.keepAnswers !== true;
 }
 
 /** Per list: the query name the default reads → the one the disagreeing service reads instead. */

@@ -35,6 +35,7 @@ export function useSandbox(options: SandboxOptions = {}): SandboxFixture {
 		if (sb) {
 			sb.disagree.on = options.disagree ?? false;
 			sb.disagree.keepRoots = false;
+			sb.disagree.keepAnswers = false;
 		}
 	});
 	const fixture: SandboxFixture = {
