@@ -37,6 +37,17 @@ export function otherTarget(ids: Readonly<Record<string, string>>, answer: unkno
 	return undefined;
 }
 
+/**
+ * The answer names every path id of the write with its own value (a field of the same name, or
+ * its own `id`): it is about the record the request wrote to. A route without ids is never named.
+ */
+export function sameTarget(ids: Readonly<Record<string, string>>, answer: unknown): boolean {
+	const entries = Object.entries(ids);
+	if (entries.length === 0) return false;
+	const id = valueAt(answer, 'id');
+	return entries.every(([name, asked]) => valueAt(answer, name) === asked || id === asked);
+}
+
 export type ReadBack =
 	| { status: 'match'; recorded?: number; currency?: string }
 	/** The answer carries neither field the request set: nothing could be compared. */
