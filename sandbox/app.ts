@@ -20,7 +20,8 @@
  * A path may be a string or an array of strings. `:name` segments become ctx.params.name.
  * Trailing slashes are ignored on both sides (`/orders/` and `/orders` are the same route), except
  * in the disagreeing mode (disagree.ts), whose routing is strict: the trailing slash as registered,
- * and a route registered under both roots answers under the one disagree.STRICT_ROOTS names.
+ * and a route registered under both roots answers under the one disagree.STRICT_ROOTS names (a
+ * route the spec does not place: the one disagree.UNPLACED_ROOTS names, the other than the node's).
  *
  * Route options (all optional):
  *   auth        'store' (default) | 'vault' | 'none'. 'store' needs `Authorization: Bearer sk_/stk_`
@@ -52,7 +53,7 @@
  * app.newId(prefix); ctx.now()/ctx.iso() read the sandbox clock.
  */
 import type { DisagreeMode } from './disagree';
-import { STRICT_ROOTS } from './disagree';
+import { STRICT_ROOTS, UNPLACED_ROOTS } from './disagree';
 import { HttpError, Reply, badRequest } from './reply';
 import type { SandboxState } from './state';
 import type { Clock, Rng } from './util';
@@ -209,16 +210,17 @@ export class Router {
 	/**
 	 * The route for method+path; or `allowed` methods when only the method is wrong; or nothing.
 	 * `strict` (the disagreeing mode): the trailing slash as registered, and a route registered
-	 * under both roots only under the root STRICT_ROOTS names.
+	 * under both roots only under the root STRICT_ROOTS (or UNPLACED_ROOTS) names; `keepRoots`:
+	 * the routes of UNPLACED_ROOTS under both.
 	 */
-	match(method: string, path: string, strict = false): { route: Route; params: Record<string, string> } | { allowed: string[] } | undefined {
+	match(method: string, path: string, strict = false, keepRoots = false): { route: Route; params: Record<string, string> } | { allowed: string[] } | undefined {
 		const parts = normalizePath(path).split('/');
 		const slash = path.length > 1 && path.endsWith('/');
 		const allowed: string[] = [];
 		// Literal segments win over params: try routes with fewer params first.
 		const candidates = [...this.routes].sort((a, b) => paramCount(a) - paramCount(b));
 		for (const route of candidates) {
-			if (strict && !this.strictlyAt(route, slash)) continue;
+			if (strict && !this.strictlyAt(route, slash, keepRoots)) continue;
 			const params = matchSegments(route.segments, parts);
 			if (!params) continue;
 			if (route.method === method) return { route, params };
@@ -227,10 +229,13 @@ export class Router {
 		return allowed.length ? { allowed: [...new Set(allowed)] } : undefined;
 	}
 
-	private strictlyAt(route: Route, slash: boolean): boolean {
+	private strictlyAt(route: Route, slash: boolean, keepRoots: boolean): boolean {
 		if (route.slash !== slash) return false;
 		if (route.root === undefined || !this.bothRoots(route)) return true;
-		const one = STRICT_ROOTS[`${route.method} ${route.sub}`];
+		const key = `${route.method} ${route.sub}`;
+		const unplaced = UNPLACED_ROOTS[key];
+		if (unplaced !== undefined) return keepRoots || unplaced === route.root;
+		const one = STRICT_ROOTS[key];
 		return one === 'both' || one === route.root;
 	}
 
@@ -243,8 +248,9 @@ export class Router {
 	/** Throws when a route served under both roots has no entry in STRICT_ROOTS (the list must stay complete). */
 	checkStrictRoots(): void {
 		for (const route of this.routes) {
-			if (route.root !== undefined && this.bothRoots(route) && STRICT_ROOTS[`${route.method} ${route.sub}`] === undefined) {
-				throw new Error(`sandbox/disagree.ts STRICT_ROOTS: name the one root of ${route.method} ${route.sub} (served under both roots)`);
+			const key = `${route.method} ${route.sub}`;
+			if (route.root !== undefined && this.bothRoots(route) && STRICT_ROOTS[key] === undefined && UNPLACED_ROOTS[key] === undefined) {
+				throw new Error(`sandbox/disagree.ts STRICT_ROOTS or UNPLACED_ROOTS: name the one root of ${key} (served under both roots)`);
 			}
 		}
 	}

@@ -22,6 +22,7 @@
  * | Report files come from the Base URL's host                | the request's own host           | another origin: a second listener of the sandbox (reports.ts, server.ts) |
  * | The webhook signing secret is long (`whsec_` + 24+ chars) | `whsec_` + 32 base64 characters  | `whsec_` + 12 (an 8-byte key); deliveries are signed with it (server.ts) |
  * | Routing is lenient                                        | a trailing slash is ignored; a route under /v2/stores is also served under /v2/core (and back) | the trailing slash must be as registered; each route answers under one root only: STRICT_ROOTS below (app.ts Router) |
+ * | The root of a route the spec does not place (refunds, disputes, meters, subscription cancel/pause/resume, cases list and get, license list, tax details, monthly revenue, payout credits/debits, webhook update) | served under both roots | served under the OTHER root than the node sends it to: UNPLACED_ROOTS below; the node's request is a 404 (or 405) |
  * | An Idempotency-Key is scoped to its route                 | credential + method + path; same key, other route: another request | credential only, judged by the body as the spec says: same key and body on another route replays the first answer, another body is 422 (server.ts) |
  *
  * The filter names the disagreeing service reads are OTHER_QUERY_NAMES; a resource reads its query
@@ -32,6 +33,21 @@ import type { Ctx } from './app';
 /** The switch: on, the sandbox disagrees with every guess of the node (the table above). */
 export interface DisagreeMode {
 	on: boolean;
+	/**
+	 * With `on`: routes the spec does not place answer under both roots, as by default (UNPLACED_ROOTS
+	 * is not applied), so a test can show another guess on such a route (a list's filter names) alone.
+	 */
+	keepRoots?: boolean;
+	/**
+	 * With `on`: refund and payout answers carry the amount as by default, so a test can show
+	 * another guess on a money write (how the service judges a reused Idempotency-Key) alone.
+	 */
+	keepAnswers?: boolean;
+}
+
+/** The refund and payout answers differ (the table above): disagreeing, unless the test kept them. */
+export function answersDiffer(mode: DisagreeMode): boolean {
+	return mode.on && mode.keepAnswers !== true;
 }
 
 /** Per list: the query name the default reads → the one the disagreeing service reads instead. */
@@ -68,10 +84,10 @@ export function named(ctx: Ctx, names: Names, own: string): string {
 
 /**
  * Strict routing: routes the sandbox registers under both roots (`both(...)`), and the one root
- * each answers under when disagreeing. The spec's root where it gives one; for a route the spec
- * does not place, the root the sandbox documents as its own choice (the resource's header).
- * Key: method and the path below the root. A route served under both roots and missing here
- * fails the sandbox's start (Router.checkStrictRoots), so the list stays complete.
+ * each answers under when disagreeing: the spec's root where it gives one. A route the spec does
+ * not place is in UNPLACED_ROOTS instead. Key: method and the path below the root. A route served
+ * under both roots and missing from both tables fails the sandbox's start
+ * (Router.checkStrictRoots), so the lists stay complete.
  */
 export const STRICT_ROOTS: Readonly<Record<string, 'core' | 'stores' | 'both'>> = {
 	// The spec writes these in full under /v2/stores.
@@ -91,21 +107,39 @@ export const STRICT_ROOTS: Readonly<Record<string, 'core' | 'stores' | 'both'>> 
 	// Written with "..." after a /v2/stores row: read as /v2/stores.
 	'POST /subscriptions/:subscriptionId/reactivate': 'stores',
 	'GET /subscriptions/:subscriptionId/upcoming-invoice': 'stores',
-	// Not placed by the spec: the sandbox's own choice, as its resources document it.
-	'PATCH /webhooks/:webhookId': 'core',
-	'POST /subscriptions/:subscriptionId/cancel': 'stores',
-	'POST /subscriptions/:subscriptionId/pause': 'stores',
-	'POST /subscriptions/:subscriptionId/resume': 'stores',
-	'GET /refunds': 'stores',
-	'GET /refunds/:refundId': 'stores',
-	'GET /disputes': 'stores',
-	'GET /disputes/:disputeId': 'stores',
-	'POST /disputes/:disputeId/evidence': 'stores',
-	'GET /products/:productId/meters': 'stores',
-	'POST /products/:productId/meters': 'stores',
-	'GET /products/:productId/meters/:meterId': 'stores',
-	'PATCH /products/:productId/meters/:meterId': 'stores',
-	'DELETE /products/:productId/meters/:meterId': 'stores',
 	// Not in the spec at all (absent when disagreeing, checkout.ts); listed for completeness.
 	'GET /checkouts/:sessionId': 'stores',
+};
+
+/**
+ * Routes the spec names without a path ("their paths and bodies: not shown"), so their root is
+ * the node's guess: disagreeing, each answers under the OTHER root than the one the node sends it
+ * to (its row's family), and the node's own request meets a 404 (or a 405 where another method
+ * has that path there). test/disagreeing-sandbox.test.ts checks every such row of the node
+ * against this table.
+ */
+export const UNPLACED_ROOTS: Readonly<Record<string, 'core' | 'stores'>> = {
+	// The node sends these under /v2/stores.
+	'GET /refunds': 'core',
+	'GET /refunds/:refundId': 'core',
+	'GET /disputes': 'core',
+	'GET /disputes/:disputeId': 'core',
+	'POST /disputes/:disputeId/evidence': 'core',
+	'GET /products/:productId/meters': 'core',
+	'POST /products/:productId/meters': 'core',
+	'GET /products/:productId/meters/:meterId': 'core',
+	'PATCH /products/:productId/meters/:meterId': 'core',
+	'DELETE /products/:productId/meters/:meterId': 'core',
+	'POST /subscriptions/:subscriptionId/cancel': 'core',
+	'POST /subscriptions/:subscriptionId/pause': 'core',
+	'POST /subscriptions/:subscriptionId/resume': 'core',
+	// The node sends these under /v2/core.
+	'PATCH /webhooks/:webhookId': 'stores',
+	'GET /cases': 'stores',
+	'GET /cases/:caseId': 'stores',
+	'GET /licenses': 'stores',
+	'GET /tax-details': 'stores',
+	'GET /analytics/revenue/monthly': 'stores',
+	'GET /payouts/credits': 'stores',
+	'GET /payouts/debits': 'stores',
 };

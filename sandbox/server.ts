@@ -237,7 +237,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
 		const method = entry.method as Method;
 		const path = normalizePath(entry.path);
 		const style = errorStyle(path);
-		const found = router.match(method, entry.path, disagree.on);
+		const found = router.match(method, entry.path, disagree.on, disagree.keepRoots === true);
 		if (!found) throw notFound(`Route ${entry.method} ${path}`);
 		if ('allowed' in found) {
 			throw new HttpError(405, 'method_not_allowed', `Method ${entry.method} not allowed on ${path}`, undefined, { Allow: found.allowed.join(', ') });

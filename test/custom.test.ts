@@ -81,9 +81,10 @@ describe('custom API call against the sandbox', () => {
 
 	test('the Idempotency Key option is used when sending a key, and a replay is marked', async () => {
 		const params = {
+			api: 'vault',
 			method: 'POST',
-			path: '/v2/stores/{storeId}/payouts',
-			body: '{"amount": 3}',
+			path: '/tokens',
+			body: JSON.stringify({ type: 'pii', data: { value: 'AB-123-987' } }),
 			sendIdempotencyKey: true,
 			options: { idempotencyKey: 'custom-call-key-1' },
 		};
@@ -91,6 +92,16 @@ describe('custom API call against the sandbox', () => {
 		expect(f.requests()[0].headers['idempotency-key']).toBe('custom-call-key-1');
 		const second = await call(params);
 		expect(jsonOf(second)[0]).toMatchObject({ id: jsonOf(first)[0].id, idempotentReplay: true });
+	});
+
+	test('a money write\'s replay under the Idempotency Key option that nothing explains fails the item (another workflow used the key)', async () => {
+		const params = { method: 'POST', path: '/v2/stores/{storeId}/payouts', body: '{"amount": 3}', sendIdempotencyKey: true, options: { idempotencyKey: 'custom-call-key-2' } };
+		const before = f.sb.ledger.filter((e) => e.kind === 'payout').length;
+		expect((await call(params)).error()).toBeUndefined();
+		const second = await call(params);
+		expect(f.requests()[0].headers['idempotency-key']).toBe('custom-call-key-2');
+		expect(second.error()?.message).toMatch(/a replay\), and neither this execution nor this node's record of earlier executions sent "Create a payout" with that key/);
+		expect(f.sb.ledger.filter((e) => e.kind === 'payout').length - before).toBe(1);
 	});
 
 	test('PATCH to a route with an empty body object sends no body; DELETE result is one item', async () => {

@@ -20,6 +20,12 @@ import type { CredentialSet, RunResult } from './support/harness';
 import { logLines, runNodes } from './support/harness';
 import { jsonOf, useSandbox } from './support/fixtures';
 import { createTrigger, registeredEndpoint, withStoreFields } from './support/trigger-harness';
+import { resources } from '../nodes/VaultStore/resources';
+import { UNPLACED_ROOTS } from '../sandbox/disagree';
+import { casesOf } from '../sandbox/resources/cases';
+import type { Dispute } from '../sandbox/resources/disputes';
+import { disputesOf } from '../sandbox/resources/disputes';
+import type { SubscriptionRecord } from '../sandbox/resources/subscriptions';
 
 const f = useSandbox();
 
@@ -69,6 +75,12 @@ interface Row {
 	expect?: RegExp;
 	/** Row checks in both modes: the data, the requests. */
 	check?: (s: Seen, mode: Mode) => void | Promise<void>;
+	/**
+	 * The route's root is a guess too, and the service answers it under the other root when
+	 * disagreeing: this row shows its other guess alone, with the route where the node sends it
+	 * (`sb.disagree.keepRoots`); the root has rows of its own (rootRow).
+	 */
+	keepRoots?: boolean;
 }
 
 // ------------------------------------------------------------------ helpers
@@ -136,6 +148,64 @@ function listRow(row: Omit<Row, 'call' | 'sees'> & { parameters: () => IDataObje
 	};
 }
 
+/**
+ * An operation the spec names without a path: the node sends it under the root it guesses (its row's
+ * family), and the disagreeing service serves it under the other root only (UNPLACED_ROOTS). The
+ * control succeeds; disagreeing, the item fails (404, or 405 where another method has the path
+ * there) and the error names the correction: a Custom API Call with the same method and the path
+ * under the other root, which the row then runs and which succeeds.
+ */
+function rootRow(label: string, parameters: (mode: Mode) => IDataObject | Promise<IDataObject>, answered?: (out: IDataObject[]) => void): Row {
+	return {
+		guess: `${label}: sent under the root the node chooses for it`,
+		service: 'serves it under the other root only',
+		sees: 'error',
+		call: async (mode) => await call(await parameters(mode)),
+		expect: /\(HTTP 40[45]\).*If your account answers 40[45] here, use the Custom API Call resource.*Your account may serve it under \/v2\/(core\/)?stores instead of \/v2\/(core\/)?stores: try the Custom API Call resource with Method [A-Z]+ and Path \/v2\/(core\/)?stores\/\{storeId\}\//,
+		check: async (s, mode) => {
+			const sent = f.requests().filter((q) => q.path.startsWith('/v2/'));
+			const req = sent[sent.length - 1];
+			const id = f.sb.store.storeId;
+			if (mode === 'control') {
+				expect(req.status).toBeLessThan(300);
+				answered?.(s.items);
+				return;
+			}
+			// The correction the error names, exactly: the same method, the path under the other root.
+			const other = req.path.startsWith(`/v2/core/stores/${id}/`) ? req.path.replace(`/v2/core/stores/${id}/`, '/v2/stores/{storeId}/') : req.path.replace(`/v2/stores/${id}/`, '/v2/core/stores/{storeId}/');
+			expect(s.error).toContain(`Method ${req.method} and Path ${other}.`);
+			const body = req.method === 'GET' || req.method === 'DELETE' ? {} : { body: JSON.stringify(req.body ?? {}) };
+			const fixed = await call({ resource: 'custom', operation: 'request', method: req.method, path: other, ...body });
+			expect(fixed.error).toBeUndefined();
+			expect(f.requests().map((q) => `${q.method} ${q.path} ${q.status}`)).toEqual([`${req.method} ${other.replace('{storeId}', id)} ${req.method === 'POST' && /\/meters$/.test(other) ? 201 : 200}`]);
+			answered?.(fixed.items);
+		},
+	};
+}
+
+const meterProduct = () => f.sb.state.products.find((p) => p.productType === 'SUBSCRIPTION')!;
+/** A meter of the product, made at the root the service serves in this mode. */
+async function newMeter(mode: Mode): Promise<string> {
+	const res = await service('POST', storePath(mode === 'control' ? 'stores' : 'core', `/products/${meterProduct().id}/meters`), { name: 'Seats', eventName: 'seat', aggregation: 'SUM' });
+	expect(res.status).toBe(201);
+	return String(res.data.id);
+}
+const subscriptions = () => f.sb.app.collection<SubscriptionRecord>('subscriptions');
+const usedSubscriptions = new Set<string>();
+/** A subscription of this status no row has used yet (the control changes it). */
+function freshSubscription(test: (s: SubscriptionRecord) => boolean): string {
+	const found = subscriptions().find((s) => test(s) && !usedSubscriptions.has(s.id));
+	if (found === undefined) throw new Error('no seeded subscription left');
+	usedSubscriptions.add(found.id);
+	return found.id;
+}
+const openDisputes = (): Dispute[] => disputesOf(f.sb.app).filter((d) => d.status === 'OPEN');
+async function newEndpoint(): Promise<string> {
+	const res = await service('POST', storePath('core', '/webhooks'), { url: `https://hooks.example.com/${randomUUID()}`, eventTypes: ['PAYMENT_FAILED'] });
+	expect(res.status).toBe(201);
+	return String(res.data.id);
+}
+
 const customer = () => f.sb.state.customers[5];
 const sortedBy = (field: string) => (items: IDataObject[]) => items.every((r, i) => i === 0 || String(items[i - 1][field]) <= String(r[field]));
 
@@ -172,6 +242,7 @@ const ROWS: Row[] = [
 	}),
 	listRow({
 		guess: 'Refund → Get Many: the order filter is sent as "orderId"',
+		keepRoots: true,
 		service: 'reads order_id; orderId is ignored',
 		parameters: () => ({ resource: 'refund', operation: 'getAll', filters: { orderId: f.sb.state.refunds[0].orderId } }),
 		honoured: (items) => items.every((r) => r.orderId === f.sb.state.refunds[0].orderId),
@@ -179,6 +250,7 @@ const ROWS: Row[] = [
 	}),
 	listRow({
 		guess: 'Dispute → Get Many: the status filter is sent as "status"',
+		keepRoots: true,
 		service: 'reads state; status is ignored',
 		parameters: () => ({ resource: 'dispute', operation: 'getAll', filters: { status: 'WON' } }),
 		honoured: (items) => items.every((d) => d.status === 'WON'),
@@ -186,6 +258,7 @@ const ROWS: Row[] = [
 	}),
 	listRow({
 		guess: 'Dispute → Get Many: the order filter is sent as "orderId"',
+		keepRoots: true,
 		service: 'reads order_id; orderId is ignored',
 		parameters: () => ({ resource: 'dispute', operation: 'getAll', filters: { orderId: disputedOrder() } }),
 		honoured: (items) => items.every((d) => d.orderId === disputedOrder()),
@@ -193,6 +266,7 @@ const ROWS: Row[] = [
 	}),
 	listRow({
 		guess: 'License → Get Many: the status filter is sent as "status"',
+		keepRoots: true,
 		service: 'reads state; status is ignored',
 		parameters: () => ({ resource: 'license', operation: 'getAll', limit: 100, filters: { status: 'CLAIMED' } }),
 		honoured: (items) => items.every((l) => l.status === 'CLAIMED'),
@@ -200,6 +274,7 @@ const ROWS: Row[] = [
 	}),
 	listRow({
 		guess: 'License → Get Many: the product filter is sent as "productId"',
+		keepRoots: true,
 		service: 'reads product_id; productId is ignored',
 		parameters: () => ({ resource: 'license', operation: 'getAll', limit: 100, filters: { productId: licensedProduct() } }),
 		honoured: (items) => items.every((l) => l.productId === licensedProduct()),
@@ -340,6 +415,27 @@ const ROWS: Row[] = [
 		call: async () => await call({ resource: 'custom', operation: 'request', method: 'GET', path: '/v2/core/stores/{storeId}/orders' }),
 		expect: /Not found \(HTTP 404\).*Route GET \/v2\/core\/stores\/shp_\w+\/orders not found/,
 	},
+	rootRow('Refund → Get Many', () => ({ resource: 'refund', operation: 'getAll', limit: 5 })),
+	rootRow('Refund → Get', () => ({ resource: 'refund', operation: 'get', refundId: rl(f.sb.state.refunds[0].id) }), (out) => expect(out).toEqual([expect.objectContaining({ id: f.sb.state.refunds[0].id })])),
+	rootRow('Dispute → Get Many', () => ({ resource: 'dispute', operation: 'getAll', limit: 5 })),
+	rootRow('Dispute → Get', () => ({ resource: 'dispute', operation: 'get', disputeId: rl(disputesOf(f.sb.app)[0].id) })),
+	rootRow('Dispute → Submit Evidence', () => ({ resource: 'dispute', operation: 'submitEvidence', disputeId: rl(openDisputes()[0].id), evidenceFields: { explanation: 'The files were downloaded.' } })),
+	rootRow('Meter → Get Many', () => ({ resource: 'meter', operation: 'getAll', productId: rl(meterProduct().id) })),
+	rootRow('Meter → Create', () => ({ resource: 'meter', operation: 'create', productId: rl(meterProduct().id), name: 'Calls', eventName: 'call', aggregation: 'COUNT' })),
+	rootRow('Meter → Get', async (mode) => ({ resource: 'meter', operation: 'get', productId: rl(meterProduct().id), meterId: rl(await newMeter(mode)) })),
+	rootRow('Meter → Update', async (mode) => ({ resource: 'meter', operation: 'update', productId: rl(meterProduct().id), meterId: rl(await newMeter(mode)), updateFields: { name: 'Seats used' } })),
+	rootRow('Meter → Delete', async (mode) => ({ resource: 'meter', operation: 'delete', productId: rl(meterProduct().id), meterId: rl(await newMeter(mode)) })),
+	rootRow('Subscription → Cancel', () => ({ resource: 'subscription', operation: 'cancel', subscriptionId: rl(freshSubscription((s) => s.status === 'ACTIVE' && !s.endsAt && !s.cancelledAt)) })),
+	rootRow('Subscription → Pause', () => ({ resource: 'subscription', operation: 'pause', subscriptionId: rl(freshSubscription((s) => s.status === 'ACTIVE' && !s.endsAt && !s.cancelledAt)) })),
+	rootRow('Subscription → Resume', () => ({ resource: 'subscription', operation: 'resume', subscriptionId: rl(freshSubscription((s) => s.status === 'PAUSED')) })),
+	rootRow('Webhook → Update', async () => ({ resource: 'webhook', operation: 'update', webhookId: rl(await newEndpoint()), updateFields: { note: 'moved' } })),
+	rootRow('Case → Get Many', () => ({ resource: 'case', operation: 'getAll', limit: 2 })),
+	rootRow('Case → Get', () => ({ resource: 'case', operation: 'get', caseId: rl(casesOf(f.sb.app)[0].id) })),
+	rootRow('License → Get Many', () => ({ resource: 'license', operation: 'getAll', limit: 5 })),
+	rootRow('Store → Get Tax Details', () => ({ resource: 'store', operation: 'getTaxDetails' })),
+	rootRow('Analytics → Get Monthly Revenue', () => ({ resource: 'analytics', operation: 'getMonthlyRevenue', months: 3 })),
+	rootRow('Payout → Get Many Credits', () => ({ resource: 'payout', operation: 'getCredits', limit: 2 })),
+	rootRow('Payout → Get Many Debits', () => ({ resource: 'payout', operation: 'getDebits', limit: 2 })),
 	{
 		guess: 'Idempotency-Key: an Idempotency Key option used again for another order\'s refund of the same amount makes that refund',
 		service: 'judges a key by the body alone: the same key and body on another order replays the first order\'s refund',
@@ -499,6 +595,7 @@ describe('the node against a service that disagrees with every guess: a hint, an
 
 		// The same call against the disagreeing sandbox.
 		f.sb.disagree.on = true;
+		f.sb.disagree.keepRoots = row.keepRoots === true;
 		const shown = await row.call('disagreeing');
 		if (row.sees === 'error') {
 			expect(shown.error).toMatch(row.expect!);
@@ -596,5 +693,18 @@ describe('the options the errors name correct the guesses: against the disagreei
 
 		const wrong = await call({ resource: 'payout', operation: 'create', amount: 100, options: { recordedAmountFields: 'fee' } });
 		expect(wrong.error).toMatch(/The service recorded amount 0\.25 where 100 was asked \(payout po_\w+\).*read from "fee" of the answer.*"Recorded Amount Fields"/);
+	});
+});
+
+describe('the roots the node chooses for the routes the spec does not place', () => {
+	test('each such row of the node is a row above, and the disagreeing service serves it under the other root only', () => {
+		const guessed = resources.flatMap((r) => r.operations.filter((op) => op.inferred === true && (op.family === 'core' || op.family === 'stores')).map((op) => ({ label: `${r.name} → ${op.name}`, key: `${op.method} ${op.path.replace(/\{(\w+)\}/g, ':$1')}`, family: op.family })));
+		expect(guessed.length).toBeGreaterThan(0);
+		for (const row of guessed) {
+			expect({ route: row.key, servedUnder: UNPLACED_ROOTS[row.key] }).toEqual({ route: row.key, servedUnder: row.family === 'core' ? 'stores' : 'core' });
+			expect(ROWS.map((r) => r.guess)).toContain(`${row.label}: sent under the root the node chooses for it`);
+		}
+		// And nothing else: every route of the table is a guess of the node's.
+		expect(Object.keys(UNPLACED_ROOTS).sort()).toEqual(guessed.map((r) => r.key).sort());
 	});
 });

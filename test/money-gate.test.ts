@@ -17,6 +17,7 @@ import { runAsAgentTool } from './support/agent-routes';
 import { useSandbox } from './support/fixtures';
 import type { NodeSpec, RunResult } from './support/harness';
 import { runNodes, TRIGGER_TYPE } from './support/harness';
+import { runInLoop } from './support/loop';
 
 const f = useSandbox({ orders: 300 });
 const CAP = 20;
@@ -632,4 +633,54 @@ describe('amounts as the service states them', () => {
 		f.sb.faults.clear();
 		expect(control.error()?.message).toMatch(/recorded amount 999, above the maximum of 20/);
 	});
+});
+
+/**
+ * n8n's Retry, where the once record cannot be read (no deduplication store here, and a Retry must
+ * not write static data): a write under a key of the user's goes out again, and a replay of it is
+ * explained only by what this execution remembers of the key. The same payout under one key in two
+ * runs of a loop (Loop Over Items, batch size 1) is the same write: the second run sends it again
+ * and reports the service's replay as that payout; a payout of another amount under the key is
+ * refused before it is sent. A service that judges a reused key by its body (sandbox/disagree.ts),
+ * which answers a payout with the amount asked here (`keepAnswers`).
+ */
+test("n8n's Retry: the same payout under one key in two runs of a loop is reported as the service's replay of it; another payout under that key is refused before sending", async () => {
+	f.sb.disagree.on = true;
+	f.sb.disagree.keepAnswers = true;
+	const ledger = () => f.sb.ledger.filter((e) => e.kind === 'payout').length;
+	const before = ledger();
+	f.sb.clearRequests();
+	const r = await runInLoop(
+		{ resource: 'payout', operation: 'create', amount: '={{ $json.amount }}', options: { idempotencyKey: 'retry-loop-payout' } },
+		[{ amount: 5 }, { amount: 5 }, { amount: 6 }],
+		f.credentials,
+		{ continueOnFail: true, mode: 'retry' },
+	);
+	const [first, again, other] = r.runs.map((run) => run.items[0]);
+	expect(first.error).toBeUndefined();
+	expect(again).toMatchObject({ id: first.id, amount: 5, idempotentReplay: true });
+	expect(again.error).toBeUndefined();
+	expect(String(other.error)).toMatch(/^The Idempotency Key "retry-loop-payout" was already sent in this execution with another write \("Create a payout", 5\b.*\); nothing was sent for this one$/);
+	expect(f.requests().filter((q) => q.method === 'POST' && q.path.endsWith('/payouts'))).toHaveLength(2);
+	expect(ledger() - before).toBe(1);
+});
+
+test("n8n's Retry: one key typed as a constant for two orders' refunds in two runs of a loop: the second is refused before it is sent (the once record cannot catch it here)", async () => {
+	f.sb.disagree.on = true;
+	f.sb.disagree.keepAnswers = true;
+	const [a, b] = f.sb.state.orders.filter((o) => o.payment.status === 'COMPLETED' && o.amount >= 10).slice(-2);
+	const refunds = (order: string) => f.sb.state.refunds.filter((r) => r.orderId === order).length;
+	const before = { a: refunds(a.id), b: refunds(b.id) };
+	f.sb.clearRequests();
+	const r = await runInLoop(
+		{ resource: 'order', operation: 'refund', orderId: rl('={{ $json.order }}'), additionalFields: { amount: 1 }, options: { idempotencyKey: 'retry-loop-refund' } },
+		[{ order: a.id }, { order: b.id }],
+		f.credentials,
+		{ continueOnFail: true, mode: 'retry' },
+	);
+	const [first, second] = r.runs.map((run) => run.items[0]);
+	expect(first).toMatchObject({ orderId: a.id });
+	expect(String(second.error)).toMatch(/^The Idempotency Key "retry-loop-refund" was already sent in this execution with another write \("Refund an order", orderId ord_\w+, 1\); nothing was sent for this one$/);
+	expect(f.requests().filter((q) => q.path.includes(b.id))).toHaveLength(0);
+	expect([refunds(a.id) - before.a, refunds(b.id) - before.b]).toEqual([1, 0]);
 });

@@ -20,6 +20,7 @@ import { useSandbox } from './support/fixtures';
 import type { NodeSpec, RunResult } from './support/harness';
 import { runNodes, TRIGGER_TYPE } from './support/harness';
 import { AGENT_ROUTES, runAsAgentTool } from './support/agent-routes';
+import { runInLoop } from './support/loop';
 import { HOUR, MemoryDeduplicator } from './support/once-record-support';
 
 const f = useSandbox({ orders: 200 });
@@ -194,20 +195,157 @@ test('the way out that the refusal names: a new Idempotency Key makes the write 
 	expect(moneyWrites()).toHaveLength(0);
 });
 
-test('one Idempotency Key typed as a constant for two items: the second is refused before anything is sent, the first goes out', async () => {
-	serial++;
-	const [a, b] = f.sb.state.orders.filter((o) => o.payment.status === 'COMPLETED' && o.amount >= 10).slice(50, 52);
-	f.sb.clearRequests();
-	const r = await f.run(
-		{ resource: 'order', operation: 'refund', orderId: rl('={{ $json.order }}'), additionalFields: { amount: 1 }, options: { idempotencyKey: 'one-key-for-all' } },
-		[{ json: { order: a.id } }, { json: { order: b.id } }],
-		{ continueOnFail: true },
-	);
-	const out = r.output().map((i) => i.json);
-	expect(out[0]).toMatchObject({ orderId: a.id });
-	expect(String(out[1].error)).toMatch(/Item 1 has the same Idempotency Key as item 0/);
-	expect(moneyWrites()).toHaveLength(1);
-	expect(moneyWrites()[0].path).toContain(a.id);
+/**
+ * One Idempotency Key typed as a constant for two refunds, against a service that judges a reused
+ * key by its body (the disagreeing sandbox, as the spec describes the service): the second order's
+ * refund under the first's key is answered with the first's stored result, that order is never
+ * refunded, and the item would report success. The node remembers each key of the user's and the
+ * write it was sent with for the whole execution: another order under the same key is refused
+ * before anything is sent, whether the two refunds are two items of one run, two runs of a loop
+ * (Loop Over Items, batch size 1) or two tool calls of an AI agent (both routes). Control: a key
+ * per order (an expression) refunds each order once, in every way. The disagreeing sandbox answers
+ * a refund with its own amount here (`keepAnswers`): its other answer is a failure of its own.
+ */
+/** The service judges a reused key by its body alone, whatever the route (sandbox/disagree.ts). */
+function judgingKeysByBody(): void {
+	f.sb.disagree.on = true;
+	f.sb.disagree.keepAnswers = true;
+}
+
+describe('one Idempotency Key typed as a constant for two refunds, against a service that judges a reused key by its body', () => {
+	type Way = 'two items in one run' | 'Loop Over Items, batch size 1' | 'agent (tool call)' | 'agent (engine request)';
+	const WAYS: Way[] = ['two items in one run', 'Loop Over Items, batch size 1', 'agent (tool call)', 'agent (engine request)'];
+	const KEYS = ['typed as a constant', 'one per order (control)'] as const;
+	const ROWS = WAYS.flatMap((way) => KEYS.map((key) => ({ way, key, label: `${way} × key ${key}` })));
+	let next = 0;
+	/** Two completed orders this block has not used. */
+	const twoOrders = () => {
+		const pool = f.sb.state.orders.filter((o) => o.payment.status === 'COMPLETED' && o.amount >= 10).slice(-40);
+		return [pool[next++ % pool.length], pool[next++ % pool.length]];
+	};
+
+	/** Refunds of 1 to `orders` in this way under this key; what each refund answered (its items, or its error). */
+	async function refund(way: Way, key: string, orders: string[]): Promise<string[]> {
+		if (way === 'agent (tool call)' || way === 'agent (engine request)') {
+			const parameters = {
+				resource: 'order',
+				operation: 'refund',
+				orderId: rl("={{ $fromAI('order', 'the order to refund', 'string') }}"),
+				additionalFields: { amount: 1 },
+				options: { maxAmount: 5, idempotencyKey: key.replace('$json.order', "$fromAI('order', 'the order to refund', 'string')") },
+			};
+			const r = await runAsAgentTool(way === 'agent (tool call)' ? 'tool call' : 'engine request', parameters, orders.map((order) => ({ order })), f.credentials, { continueOnFail: true });
+			return r.texts;
+		}
+		const parameters = { resource: 'order', operation: 'refund', orderId: rl('={{ $json.order }}'), additionalFields: { amount: 1 }, options: { idempotencyKey: key } };
+		const input = orders.map((order) => ({ order }));
+		if (way === 'Loop Over Items, batch size 1') {
+			const r = await runInLoop(parameters, input, f.credentials, { continueOnFail: true });
+			expect(r.runs).toHaveLength(orders.length);
+			return r.runs.map((run) => run.error ?? JSON.stringify(run.items));
+		}
+		const r = await f.run(parameters, input.map((json) => ({ json })), { continueOnFail: true });
+		return r.output().map((item) => JSON.stringify(item.json));
+	}
+
+	test.each(ROWS)('$label', async ({ way, key }) => {
+		serial++;
+		judgingKeysByBody();
+		const [a, b] = twoOrders();
+		const refunds = (order: string) => f.sb.state.refunds.filter((r) => r.orderId === order).length;
+		const before = { a: refunds(a.id), b: refunds(b.id) };
+		f.sb.clearRequests();
+		const answers = await refund(way, key === 'typed as a constant' ? `constant-${serial}` : `={{ 'refund-${serial}-' + $json.order }}`, [a.id, b.id]);
+		const sent = moneyWrites();
+		expect(answers).toHaveLength(2);
+		// The first order is refunded once, its call reports it.
+		expect(refunds(a.id) - before.a).toBe(1);
+		expect(answers[0]).toContain(a.id);
+		expect(answers[0]).not.toMatch(/error|Refused/i);
+		if (key === 'typed as a constant') {
+			// The second is refused before anything is sent for it, naming the way out.
+			expect(answers[1]).toMatch(/Item 1 has the same Idempotency Key as item 0|The Idempotency Key \\?"constant-\d+\\?" was already sent in this execution with another write \(\\?"Refund an order\\?", orderId ord_\w+, 1\); nothing was sent for this one/);
+			expect(sent.filter((q) => q.path.includes(b.id))).toHaveLength(0);
+			expect(refunds(b.id) - before.b).toBe(0);
+			expect(answers[1]).not.toMatch(/idempotentReplay/);
+		} else {
+			expect(answers[1]).toContain(b.id);
+			expect(answers[1]).not.toMatch(/error|Refused/i);
+			expect(refunds(b.id) - before.b).toBe(1);
+		}
+		expect(sent.filter((q) => q.path.includes(a.id))).toHaveLength(1);
+	});
+
+	test('the same key for the same refund in two runs of a loop is the same write: made once, the second run reports it', async () => {
+		serial++;
+		judgingKeysByBody();
+		const [a] = twoOrders();
+		const before = f.sb.state.refunds.filter((r) => r.orderId === a.id).length;
+		f.sb.clearRequests();
+		const parameters = { resource: 'order', operation: 'refund', orderId: rl('={{ $json.order }}'), additionalFields: { amount: 1 }, options: { idempotencyKey: `same-${serial}` } };
+		const r = await runInLoop(parameters, [{ order: a.id }, { order: a.id }], f.credentials, { continueOnFail: true });
+		expect(r.runs.map((run) => run.error ?? run.items[0].error)).toEqual([undefined, undefined]);
+		expect(f.sb.state.refunds.filter((x) => x.orderId === a.id).length - before).toBe(1);
+		// Not refused: the once record holds the write under that key and gives its answer (n8n's Retry, where it
+		// cannot be read, sends it again and the service replays it: test/money-gate.test.ts).
+		expect(moneyWrites()).toHaveLength(1);
+		const [first, again] = r.runs.map((run) => run.items[0]);
+		expect(again).toMatchObject({ id: first.id, writeSkipped: true });
+	});
+});
+
+/**
+ * A replayed answer (Idempotent-Replay: true) to a write under a key of the user's that nothing
+ * explains: no earlier run of this execution sent that key with this write, the node's once record
+ * holds no earlier execution's, and the answer does not name the record written to (a payout's
+ * route has no id; an answer may carry only its own id). It is another write's answer as far as
+ * the node can tell: the item fails naming the key, never reports it as its own success. A payout
+ * under one key in two workflows (two once records): the second is the service's replay of the
+ * first. Control: a key per workflow makes both payouts. (The same key sent again by the same
+ * execution is its own replay: test/money-gate.test.ts, n8n's Retry.) Against the service that
+ * judges a reused key by its body.
+ */
+describe('a replayed answer that neither this execution nor the once record explains', () => {
+	const payout = (key: string) => ({ resource: 'payout', operation: 'create', amount: 5, options: { idempotencyKey: key } });
+	const payouts = () => f.sb.ledger.filter((e) => e.kind === 'payout').length;
+
+	test.each([
+		{ label: 'the same key in two workflows: the second fails, one payout', keys: ['shared', 'shared'] },
+		{ label: 'control: a key per workflow, two payouts', keys: ['one', 'two'] },
+	])('$label', async ({ keys }) => {
+		serial++;
+		judgingKeysByBody();
+		const before = payouts();
+		const runs: RunResult[] = [];
+		for (const [i, key] of keys.entries()) {
+			f.sb.clearRequests();
+			runs.push(await runNodes([{ name: 'Vault Store', id: `node-replay-${serial}-${i}`, parameters: payout(`${key}-${serial}`) }], f.credentials, undefined, { workflowId: `wf_replay_${serial}_${i}` }));
+		}
+		expect(runs[0].error()).toBeUndefined();
+		if (keys[0] === keys[1]) {
+			expect(runs[1].error()?.message).toMatch(/^The service answered with the stored result of an earlier request with the Idempotency Key "shared-\d+" \(a replay\), and neither this execution nor this node's record of earlier executions sent "Create a payout" with that key: the answer may be another write's, and this one may not have been made/);
+			expect(runs[1].error()?.description).toMatch(/Options → Idempotency Key/);
+			expect(runs[1].output()).toEqual([]);
+			expect(payouts() - before).toBe(1);
+		} else {
+			expect(runs[1].error()).toBeUndefined();
+			expect(payouts() - before).toBe(2);
+		}
+	});
+
+	test('an answer carrying only an id, replayed to a refund under a key nothing in this execution sent, fails the item; under a derived key it is the write\'s own', async () => {
+		serial++;
+		const order = completedOrder();
+		const replay = { kind: 'reply' as const, match: { method: 'POST', path: MONEY }, reply: { status: 201, headers: { 'Idempotent-Replay': 'true' }, body: { ok: true, data: { id: `rfd_onlyanid${String(serial).padStart(14, '0')}`, amount: 1, currency: 'USD' } } } };
+		const params = (options: IDataObject) => ({ resource: 'order', operation: 'refund', orderId: rl(order), additionalFields: { amount: 1 }, options });
+		f.sb.faults.add(replay);
+		const keyed = await f.run(params({ idempotencyKey: `only-id-${serial}` }), undefined, { continueOnFail: false });
+		expect(keyed.error()?.message).toMatch(/a replay\), and neither this execution nor this node's record of earlier executions sent "Refund an order" with that key/);
+		f.sb.faults.add(replay);
+		const derived = await f.run(params({}), undefined, { continueOnFail: false });
+		expect(derived.error()).toBeUndefined();
+		expect(derived.output()[0].json).toMatchObject({ idempotentReplay: true });
+	});
 });
 
 /**

@@ -2,6 +2,7 @@ import type { IDataObject } from 'n8n-workflow';
 
 import type { BankAccount, PayoutRecord } from '../sandbox/resources/payouts';
 import { jsonOf, useSandbox } from './support/fixtures';
+import { runNodes } from './support/harness';
 
 const f = useSandbox({ orders: 20 });
 
@@ -103,14 +104,22 @@ describe('payout operations against the sandbox', () => {
 		expect(f.requests().map((q) => q.status)).toEqual([500]);
 	});
 
-	test('the same Idempotency Key option twice makes one payout; the second output is a replay', async () => {
+	test('the same Idempotency Key option in two executions of a workflow makes one payout; the second sends nothing and shows it', async () => {
 		const before = payoutLedger().length;
 		const params = { resource: 'payout', operation: 'create', amount: 7, options: { idempotencyKey: 'payout-test-key-1' } };
-		const first = await f.run(params);
-		const second = await f.run(params);
-		expect(jsonOf(first)[0].idempotentReplay).toBeUndefined();
-		expect(jsonOf(second)[0]).toMatchObject({ id: jsonOf(first)[0].id, idempotentReplay: true });
+		let staticData: IDataObject = {};
+		const execute = async () => {
+			f.sb.clearRequests();
+			const r = await runNodes([{ id: 'node-payout-key', parameters: params }], f.credentials, undefined, { workflowId: 'wf_payout_key', staticData });
+			staticData = r.staticData;
+			return r;
+		};
+		const first = await execute();
 		expect(f.requests()[0].headers['idempotency-key']).toBe('payout-test-key-1');
+		const second = await execute();
+		expect(f.requests()).toHaveLength(0);
+		expect(jsonOf(first)[0].idempotentReplay).toBeUndefined();
+		expect(jsonOf(second)[0]).toMatchObject({ id: jsonOf(first)[0].id, amount: 7, writeSkipped: true });
 		expect(payoutLedger().length - before).toBe(1);
 	});
 

@@ -718,10 +718,10 @@ describe('the disagreeing mode (sandbox/disagree.ts): every detail the spec does
 		const order = sb.state.orders[7];
 		expect(ids(await get(core(`/orders/?q=${order.orderNumber}`)))).toEqual([order.id]);
 		expect(ids(await get(core(`/orders/?search=${order.orderNumber}`)))).not.toEqual([order.id]);
-		const disputes = (await get(stores('/disputes?state=WON'))).data.data.items;
+		const disputes = (await get(core('/disputes?state=WON'))).data.data.items;
 		expect(disputes.map((d: { status: string }) => d.status)).toEqual(['WON']);
-		expect(new Set((await get(stores('/disputes?status=WON'))).data.data.items.map((d: { status: string }) => d.status)).size).toBeGreaterThan(1);
-		expect((await get(core('/licenses?state=AVAILABLE'))).data.data.items.every((l: { status: string }) => l.status === 'AVAILABLE')).toBe(true);
+		expect(new Set((await get(core('/disputes?status=WON'))).data.data.items.map((d: { status: string }) => d.status)).size).toBeGreaterThan(1);
+		expect((await get(stores('/licenses?state=AVAILABLE'))).data.data.items.every((l: { status: string }) => l.status === 'AVAILABLE')).toBe(true);
 		sb.disagree.on = false;
 		const overview = await both(() => get(core('/analytics/overview?range=7d')));
 		expect(overview.polite.data.data.range).toBe('7d');
@@ -800,6 +800,21 @@ describe('the disagreeing mode (sandbox/disagree.ts): every detail the spec does
 		expect((await get(core('/reports'))).status).toBe(200);
 		expect((await get(stores('/reports'))).status).toBe(200);
 		expect((await get(core('/search?q=x'))).status).toBe(404);
+		// A route the spec does not place answers under the other root than the node sends it to.
+		expect((await get(stores('/refunds'))).status).toBe(404);
+		expect((await get(core('/refunds'))).status).toBe(200);
+		expect((await get(core('/tax-details'))).status).toBe(404);
+		expect((await get(stores('/tax-details'))).status).toBe(200);
+		expect((await http.patch(core('/webhooks/whk_000000000000'), { note: 'x' }, storeAuth())).status).toBe(405);
+		// keepRoots: those routes answer under both roots again (the other differences stay).
+		sb.disagree.keepRoots = true;
+		try {
+			expect((await get(stores('/refunds'))).status).toBe(200);
+			expect((await get(core('/tax-details'))).status).toBe(200);
+			expect((await get(core('/orders'))).status).toBe(404);
+		} finally {
+			sb.disagree.keepRoots = false;
+		}
 	});
 
 	it('Idempotency-Keys judged by the body alone: another route with the same body replays, another body is 422', async () => {
@@ -825,6 +840,6 @@ describe('the disagreeing mode (sandbox/disagree.ts): every detail the spec does
 		const handler = () => ok({});
 		router.add('GET', '/v2/core/stores/:storeId/unplaced', handler, {});
 		router.add('GET', '/v2/stores/:storeId/unplaced', handler, {});
-		expect(() => router.checkStrictRoots()).toThrow(/STRICT_ROOTS: name the one root of GET \/unplaced/);
+		expect(() => router.checkStrictRoots()).toThrow(/STRICT_ROOTS or UNPLACED_ROOTS: name the one root of GET \/unplaced/);
 	});
 });

@@ -7,12 +7,13 @@
  *        attachments array is a 400 (not supported with store keys; dashboard only). 201 with the message.
  *   POST /v2/core/stores/:storeId/cases/:caseId/read     no body; scope CASES_WRITE; {read: true}, unreadCount = 0
  * The spec names list and get without paths; those paths, the status values, the case fields other than
- * messages, and senderType MERCHANT for replies are our choice.
+ * messages, and senderType MERCHANT for replies are our choice. List and get are also served under
+ * /v2/stores/:storeId (disagreeing: there only, disagree.ts UNPLACED_ROOTS).
  *
  * Seed (collection 'cases', 6 cases of seeded customers/orders): OPEN and CLOSED, with CUSTOMER and
  * MERCHANT messages; unreadCount counts customer messages after the last merchant reply.
  */
-import { badRequest, core, Ctx, notFound, ok, paginate, SandboxApp, single, v } from '../app';
+import { badRequest, both, core, Ctx, notFound, ok, paginate, SandboxApp, single, v } from '../app';
 import type { SandboxState } from '../state';
 import { SEED_ANCHOR } from '../state';
 import type { Rng } from '../util';
@@ -111,13 +112,13 @@ function findCase(ctx: Ctx): CaseRecord {
 }
 
 export function register(app: SandboxApp): void {
-	app.route('GET', core('/cases'), (ctx) => {
+	app.route('GET', both('/cases'), (ctx) => {
 		const status = v.str(single(ctx.query.status, 'status'), 'status');
 		const found = casesOf(app).filter((c) => !status || c.status === status);
 		return ok(paginate(found, ctx.query, listItem));
 	});
 
-	app.route('GET', core('/cases/:caseId'), (ctx) => ok(findCase(ctx)));
+	app.route('GET', both('/cases/:caseId'), (ctx) => ok(findCase(ctx)));
 
 	app.route('POST', core('/cases/:caseId/messages'), (ctx) => {
 		const found = findCase(ctx);

@@ -14,7 +14,8 @@
  *        one field. Only while OPEN or UNDER_REVIEW (422 dispute_closed otherwise). Text fields are
  *        merged into dispute.evidence, files are kept as {id, fileName, mimeType, sizeBytes}; the status
  *        becomes UNDER_REVIEW. Scope DISPUTES_WRITE.
- *   All three are also served under /v2/core/stores/:storeId.
+ *   All three are also served under /v2/core/stores/:storeId (disagreeing: there only, disagree.ts
+ *   UNPLACED_ROOTS).
  *
  * Disagreeing (disagree.ts): the list filters are state and order_id.
  *

@@ -7,8 +7,9 @@
  *       -> {currency, months: [{month: 'YYYY-MM', orders, revenue, refunded, netRevenue}]}, newest first
  *   GET /v2/core/stores/:storeId/payouts/credits            page, limit -> credits to the payout balance
  *   GET /v2/core/stores/:storeId/payouts/debits             page, limit -> debits from the payout balance
+ * All four are also served under /v2/stores/:storeId (disagreeing: there only, disagree.ts UNPLACED_ROOTS).
  */
-import { core, ok, paginate, SandboxApp, v } from '../app';
+import { both, ok, paginate, SandboxApp, v } from '../app';
 import { round2 } from '../util';
 
 interface BalanceEntry {
@@ -25,7 +26,7 @@ const DAY = 86_400_000;
 export function register(app: SandboxApp): void {
 	const { state } = app;
 
-	app.route('GET', core('/tax-details'), () =>
+	app.route('GET', both('/tax-details'), () =>
 		ok({
 			country: state.store.country,
 			taxIds: [{ type: 'us_ein', value: '12-3456789' }],
@@ -34,7 +35,7 @@ export function register(app: SandboxApp): void {
 		}),
 	);
 
-	app.route('GET', core('/analytics/revenue/monthly'), (ctx) => {
+	app.route('GET', both('/analytics/revenue/monthly'), (ctx) => {
 		const months = v.queryInt(ctx.query.months, 'months', { min: 1, max: 24 }) ?? 12;
 		const now = new Date(ctx.now());
 		const out = [];
@@ -66,6 +67,6 @@ export function register(app: SandboxApp): void {
 			})),
 		);
 
-	app.route('GET', core('/payouts/credits'), (ctx) => ok(paginate(entries('credit'), ctx.query)));
-	app.route('GET', core('/payouts/debits'), (ctx) => ok(paginate(entries('debit'), ctx.query)));
+	app.route('GET', both('/payouts/credits'), (ctx) => ok(paginate(entries('credit'), ctx.query)));
+	app.route('GET', both('/payouts/debits'), (ctx) => ok(paginate(entries('debit'), ctx.query)));
 }

@@ -5,14 +5,15 @@
  *       CLAIMED, not the full set), productId (prd_);
  *       newest first (createdAt, then id). Items have the License fields of the spec.
  * The licenses are those licenses.ts serves: claimed keys of seeded orders plus the AVAILABLE pool.
- * Disagreeing (disagree.ts): the filters are state and product_id.
+ * Also served under /v2/stores/:storeId. Disagreeing (disagree.ts): the filters are state and product_id,
+ * and the list answers under /v2/stores only (UNPLACED_ROOTS).
  */
-import { core, ok, paginate, SandboxApp, single, v } from '../app';
+import { both, ok, paginate, SandboxApp, single, v } from '../app';
 import { allLicenses, licenseView } from './licenses';
 import { named, OTHER_QUERY_NAMES, queryIn } from '../disagree';
 
 export function register(app: SandboxApp): void {
-	app.route('GET', core('/licenses'), (ctx) => {
+	app.route('GET', both('/licenses'), (ctx) => {
 		const q = queryIn(ctx, OTHER_QUERY_NAMES.licenses);
 		const name = (own: string) => named(ctx, OTHER_QUERY_NAMES.licenses, own);
 		const status = v.str(single(q.status, name('status')), name('status'));

@@ -9,7 +9,8 @@
  *   PATCH  /v2/stores/:storeId/products/:productId/meters/:meterId   any of the create fields, at least one;
  *          only sent fields change (unitLabel null clears it)
  *   DELETE /v2/stores/:storeId/products/:productId/meters/:meterId   -> {id, deleted: true}
- * Reads need METERS_READ, writes METERS_WRITE; all are also served under /v2/core/stores/:storeId.
+ * Reads need METERS_READ, writes METERS_WRITE; all are also served under /v2/core/stores/:storeId
+ * (disagreeing: there only, disagree.ts UNPLACED_ROOTS).
  * 404 when the product (state.products) or the meter (of that product) does not exist; unknown body
  * fields are a 400.
  * Record: {id (mtr_ + 24), productId, name, eventName, aggregation, unitLabel, pricePerUnit, currency,

@@ -15,7 +15,7 @@
 import { both, core, Ctx, notFound, ok, paginate, SandboxApp, single, textFilter, unprocessable, badRequest, v } from '../app';
 import { Order, Refund, SandboxState } from '../state';
 import { round2, sortByText } from '../util';
-import { named, OTHER_QUERY_NAMES, queryIn } from '../disagree';
+import { answersDiffer, named, OTHER_QUERY_NAMES, queryIn } from '../disagree';
 
 export function register(app: SandboxApp): void {
 	app.route('GET', core('/orders/'), (ctx) => {
@@ -55,7 +55,7 @@ export function register(app: SandboxApp): void {
 		ctx.commit('refund', { refundId: refund.id, orderId: order.id, amount: refund.amount });
 		ctx.app.emit('PAYMENT_REFUNDED', { orderId: order.id, paymentId: order.payment.id, refundId: refund.id, amount: refund.amount, currency: refund.currency, reason });
 		// Disagreeing: the answer's amount is the order's total.
-		return ok(ctx.app.disagree.on ? { ...refund, amount: order.payment.totalAmount, refundedAmount: refund.amount } : refund, 201);
+		return ok(answersDiffer(ctx.app.disagree) ? { ...refund, amount: order.payment.totalAmount, refundedAmount: refund.amount } : refund, 201);
 	}, { idempotency: 'honoured', scope: 'REFUNDS_WRITE' });
 }
 

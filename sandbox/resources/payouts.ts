@@ -16,6 +16,7 @@
 import { both, core, badRequest, ok, paginate, SandboxApp, unprocessable, v } from '../app';
 import { SEED_ANCHOR } from '../state';
 import { round2, Rng } from '../util';
+import { answersDiffer } from '../disagree';
 
 const DAY = 86_400_000;
 const STANDARD_FEE = 0.25;
@@ -168,6 +169,6 @@ export function register(app: SandboxApp): void {
 		payouts().unshift(payout);
 		ctx.commit('payout', { payoutId: payout.id, amount, currency, bankAccountId: account.id });
 		const answer = { ...view(payout), currency, fee_quote: { ...feeQuote, total_fee: fee, currency } };
-		return ok(app.disagree.on ? { ...answer, amount: round2(amount - fee), grossAmount: amount } : answer, 201);
+		return ok(answersDiffer(app.disagree) ? { ...answer, amount: round2(amount - fee), grossAmount: amount } : answer, 201);
 	}, { idempotency: 'honoured' });
 }

@@ -4,7 +4,8 @@
  * paths: the ones below, the orderId filter name and the record shape are our choice.
  *   GET /v2/stores/:storeId/refunds             list; page, limit, orderId (ord_); newest first
  *   GET /v2/stores/:storeId/refunds/:refundId   the refund (ids rfd_ + 24 characters)
- * Both need scope REFUNDS_READ and are also served under /v2/core/stores/:storeId.
+ * Both need scope REFUNDS_READ and are also served under /v2/core/stores/:storeId (disagreeing: there
+ * only, disagree.ts UNPLACED_ROOTS).
  * Record: {id, orderId, paymentId, amount, currency, reason, status (SUCCEEDED), createdAt}.
  * Disagreeing (disagree.ts): the list filter is order_id.
  */

@@ -11,7 +11,8 @@
  *   POST .../pause        TRIALING/ACTIVE/PAST_DUE -> PAUSED
  *   POST .../resume       PAUSED -> ACTIVE
  *   GET  .../upcoming-invoice  {subscriptionId, chargeAt, periodStart, periodEnd, currency, base, usage, tax, total}
- * The /v2/stores routes are also served under /v2/core. Reads need SUBSCRIPTIONS_READ, writes
+ * The /v2/stores routes are also served under /v2/core (disagreeing: cancel, pause and resume there
+ * only, disagree.ts UNPLACED_ROOTS). Reads need SUBSCRIPTIONS_READ, writes
  * SUBSCRIPTIONS_WRITE. Body names of change (other than proration_behavior), the cancel, pause and
  * resume paths, and every response shape except the list item are our choice (the spec does not show them).
  *

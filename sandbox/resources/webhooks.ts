@@ -6,7 +6,8 @@
  *   POST   /v2/core/stores/:storeId/webhooks             {url, eventTypes, note?, signatureVersion?} -> 201
  *   GET    /v2/core/stores/:storeId/webhooks             list (inferred; page/limit)
  *   GET    /v2/stores/:storeId/webhooks/:webhookId       (also under /v2/core)
- *   PATCH  /v2/core/stores/:storeId/webhooks/:webhookId  url, eventTypes, note, signatureVersion (inferred path)
+ *   PATCH  /v2/core/stores/:storeId/webhooks/:webhookId  url, eventTypes, note, signatureVersion (inferred path;
+ *          also under /v2/stores, and disagreeing there only: disagree.ts UNPLACED_ROOTS)
  *   DELETE /v2/core/stores/:storeId/webhooks/:webhookId  -> {id, deleted: true} (also under /v2/stores)
  *   POST   /v2/stores/:storeId/webhooks/:webhookId/test  {eventType} -> sends one test delivery
  */

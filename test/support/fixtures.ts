@@ -32,7 +32,11 @@ export function useSandbox(options: SandboxOptions = {}): SandboxFixture {
 	afterEach(() => {
 		sb?.faults.clear();
 		// A test may switch the disagreeing mode (sb.disagree.on); the next one starts as the file chose.
-		if (sb) sb.disagree.on = options.disagree ?? false;
+		if (sb) {
+			sb.disagree.on = options.disagree ?? false;
+			sb.disagree.keepRoots = false;
+			sb.disagree.keepAnswers = false;
+		}
 	});
 	const fixture: SandboxFixture = {
 		get sb() {

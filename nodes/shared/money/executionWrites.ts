@@ -1,9 +1,14 @@
+import { createHash } from 'node:crypto';
 import type { IDataObject } from 'n8n-workflow';
 
 import type { Unclear } from './record';
 
 /** Where the unclear writes live in n8n's per-execution node context. */
 const FIELD = 'vaultStoreUnclearWrites';
+/** Where the Idempotency Keys of the user's that this execution sent live, beside them. */
+const KEYS_FIELD = 'vaultStoreOptionKeys';
+/** Longest description of a write kept with its key (for messages). */
+const WHAT_MAX_CHARS = 160;
 
 /** A money write of this execution whose outcome is unknown: the key it went under, how, when. */
 export interface UnclearWrite {
@@ -12,13 +17,32 @@ export interface UnclearWrite {
 	at: number;
 }
 
+/** What an Idempotency Key of the user's was first sent with in this execution. */
+export interface KeyUse {
+	/** A digest of what the write moves (method, route with ids, amount, currency) or, for another write, of the whole request. */
+	write: string;
+	/** The write in words, for messages ("Refund an order" for orderId ord_…, 1 USD). */
+	what: string;
+}
+
+/** 22 characters of SHA-256: what the context keeps of a key or a write. */
+function digestOf(text: string): string {
+	return createHash('sha256').update(text).digest('base64url').slice(0, 22);
+}
+
 /**
- * Money writes without an event or a key of the user's (each run of the node gets its own key:
- * an AI agent's tool calls, a loop) whose outcome is unknown, remembered for the rest of the
- * execution by what they move (method, route with ids, amount, currency). A repeat of one within
- * the execution is sent under the first's key or refused, never sent as a new write. Kept in
- * n8n's per-execution node context, which every run of the node in the execution shares (both
- * of n8n's agent routes included); written when the outcome is learnt, as the run may fail.
+ * What the node remembers of its writes for the rest of the execution, in n8n's per-execution
+ * node context, which every run of the node in the execution shares (a loop's runs, n8n's Retry
+ * On Fail, both of n8n's agent routes):
+ *
+ * - Money writes without an event or a key of the user's (each run of the node gets its own key)
+ *   whose outcome is unknown, by what they move (method, route with ids, amount, currency). A
+ *   repeat of one within the execution is sent under the first's key or refused, never sent as a
+ *   new write. Written when the outcome is learnt, as the run may fail.
+ * - Each Idempotency Key of the user's (Options → Idempotency Key) and the write it was first sent
+ *   with. The service keeps one result per key and answers a repeat with it, whatever the route
+ *   (or refuses another body): the same key for another write is refused before it is sent, the
+ *   same write again (a re-send) goes out. Written before the write is sent.
  */
 export class ExecutionWrites {
 	constructor(private readonly context: IDataObject) {}
@@ -43,5 +67,25 @@ export class ExecutionWrites {
 		const rest = { ...all };
 		delete rest[identity];
 		this.context[FIELD] = rest as unknown as IDataObject;
+	}
+
+	private keys(): Record<string, KeyUse> {
+		const saved = this.context[KEYS_FIELD];
+		return saved !== null && typeof saved === 'object' && !Array.isArray(saved) ? (saved as unknown as Record<string, KeyUse>) : {};
+	}
+
+	/**
+	 * An Idempotency Key of the user's about to be sent with `identity`: 'new' (first use in the
+	 * execution, remembered now), 'same' (sent before with the same write), or the other write it
+	 * was sent with.
+	 */
+	useKey(key: string, identity: string, what: string): { status: 'new' | 'same' } | { status: 'other'; what: string } {
+		const all = this.keys();
+		const id = digestOf(key);
+		const write = digestOf(identity);
+		const earlier = all[id];
+		if (earlier !== undefined && typeof earlier.write === 'string') return earlier.write === write ? { status: 'same' } : { status: 'other', what: String(earlier.what) };
+		this.context[KEYS_FIELD] = { ...all, [id]: { write, what: what.slice(0, WHAT_MAX_CHARS) } } as unknown as IDataObject;
+		return { status: 'new' };
 	}
 }

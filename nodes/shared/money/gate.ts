@@ -15,7 +15,7 @@ import { Occurrences } from './occurrences';
 import type { Origins } from './origins';
 import { eventOrigins } from './origins';
 import type { Asked, ReadBack } from './readBack';
-import { firstAt, largestAt, otherTarget, readBack } from './readBack';
+import { firstAt, largestAt, otherTarget, readBack, sameTarget } from './readBack';
 import type { OnceRecord, RecordEntry, Unclear } from './record';
 import { onceRecord, RESEND_WINDOW_MS } from './record';
 import type { MoneyRoute, MoneyRoutes, Route } from './routes';
@@ -73,6 +73,8 @@ export interface Ticket {
 	own?: boolean;
 	/** A write keyed per run (no event, no key option): what it moves, remembered in the execution when unclear. */
 	inExecution?: { identity: string; key: string };
+	/** The Idempotency Key option it was sent under, and whether this execution sent that key with this write before. */
+	option?: { key: string; sentBefore: boolean };
 	/** What it holds of the spending budgets. */
 	budget?: Reservation;
 }
@@ -195,7 +197,9 @@ export class RequestGate {
 		if (write.kind === 'unknown' || write.kind === 'declared') this.failClosed(req, route, write, itemIndex);
 		const declared = write.kind === 'money' ? write.route : undefined;
 		if (declared === undefined) {
-			if (req.idempotent && req.idempotencyKey === undefined) this.chooseKey(req, itemIndex, () => writeFingerprint({ method: req.method, route: `${route.api}:/${route.segments.join('/')}`, query: req.query, body: req.body }));
+			if (req.idempotent && req.idempotencyKey === undefined) {
+				this.chooseKey(req, itemIndex, () => writeFingerprint({ method: req.method, route: `${route.api}:/${route.segments.join('/')}`, query: req.query, body: req.body }), () => `${req.method} /${route.segments.join('/')}`);
+			}
 			return {};
 		}
 		const rules = this.itemRules(itemIndex);
@@ -227,8 +231,9 @@ export class RequestGate {
 
 		// The key names the money movement: event, workflow, node, method, route with its ids, amount, currency.
 		const identity = `money|${req.method}|${money.identity}|${asked.amount ?? ''}|${(asked.currency ?? '').toUpperCase()}`;
-		const chosen = this.chooseKey(req, itemIndex, () => identity);
+		const chosen = this.chooseKey(req, itemIndex, () => identity, () => describeWrite(money, asked));
 		const source = chosen.source;
+		if (source === 'option') ticket.option = { key: req.idempotencyKey as string, sentBefore: chosen.sentBefore === true };
 		if (source === 'execution') {
 			if (this.origins !== undefined && this.origins.triggers.length > 0) this.lostPairing(itemIndex);
 			return { ticket: this.inExecution(money, req, ticket, identity) };
@@ -408,20 +413,40 @@ export class RequestGate {
 		return { data, status: 200, headers: {}, replay: false };
 	}
 
-	/** Sets the request's Idempotency-Key: the item's option, else the event's, else the execution's. */
-	private chooseKey(req: ApiRequest, itemIndex: number, identity: () => string): { source: KeySource; event?: { origin: EventOrigin; occurrence: number } } {
+	/**
+	 * Sets the request's Idempotency-Key: the item's option, else the event's, else the execution's.
+	 * A key of the user's names one write (`identity`: what it moves, `what`: in words) for the
+	 * whole execution: another item of the run, or another write in a later run of the node (a
+	 * loop, an AI agent's next tool call), is refused before it is sent; `sentBefore` says this
+	 * execution already sent the key with this very write (a re-send).
+	 */
+	private chooseKey(
+		req: ApiRequest,
+		itemIndex: number,
+		identity: () => string,
+		what: () => string,
+	): { source: KeySource; event?: { origin: EventOrigin; occurrence: number }; sentBefore?: boolean } {
 		const rules = this.itemRules(itemIndex);
 		let source: KeySource;
 		let event: { origin: EventOrigin; occurrence: number } | undefined;
+		let sentBefore: boolean | undefined;
 		if (rules.idempotencyKey !== undefined) {
 			const first = this.optionKeys.get(rules.idempotencyKey);
+			const advice =
+				"The service answers a repeated key with the first request's result, so this item would report another item's write as its own. Give each item its own key in Options → Idempotency Key, e.g. {{ $json.id }}, or leave it empty: the node then derives one per item (and per event).";
 			if (first !== undefined && first !== itemIndex) {
+				throw this.refuse(itemIndex, `Item ${itemIndex} has the same Idempotency Key as item ${first} ("${rules.idempotencyKey}"); nothing was sent for it`, advice);
+			}
+			this.executionWrites ??= new ExecutionWrites(this.ctx.getContext('node') as IDataObject);
+			const use = this.executionWrites.useKey(rules.idempotencyKey, identity(), what());
+			if (use.status === 'other') {
 				throw this.refuse(
 					itemIndex,
-					`Item ${itemIndex} has the same Idempotency Key as item ${first} ("${rules.idempotencyKey}"); nothing was sent for it`,
-					"The service answers a repeated key with the first request's result, so this item would report another item's write as its own. Give each item its own key in Options → Idempotency Key, e.g. {{ $json.id }}, or leave it empty: the node then derives one per item (and per event).",
+					`The Idempotency Key "${rules.idempotencyKey}" was already sent in this execution with another write (${use.what}); nothing was sent for this one`,
+					`A key typed as a constant is sent again each time the node runs in one execution (Loop Over Items, an AI agent's tool calls). ${advice}`,
 				);
 			}
+			sentBefore = use.status === 'same';
 			this.optionKeys.set(rules.idempotencyKey, itemIndex);
 			req.idempotencyKey = rules.idempotencyKey;
 			source = 'option';
@@ -441,7 +466,7 @@ export class RequestGate {
 			}
 		}
 		this.sources.set(itemIndex, source);
-		return { source, event };
+		return { source, event, sentBefore };
 	}
 
 	private lostPairing(itemIndex: number): void {
@@ -555,6 +580,9 @@ export class RequestGate {
 		if (other !== undefined && res.replay) {
 			mismatch = `The service answered with the stored result of an earlier request with the same Idempotency-Key (a replay), made for ${other.name} ${other.answered}, not ${other.asked}: nothing was done for this request.`;
 			advice = 'The key was used before for another write, and the service keeps one result per key whatever the route. Give each write its own key in Options → Idempotency Key (e.g. from the record it writes to), or leave it empty for one the node derives per item and event.';
+		} else if (res.replay && unexplainedReplay(ticket, answer)) {
+			mismatch = `The service answered with the stored result of an earlier request with the Idempotency Key "${ticket.option?.key ?? ''}" (a replay), and neither this execution nor this node's record of earlier executions sent "${ticket.route.name}" with that key: the answer may be another write's, and this one may not have been made.`;
+			advice = 'Check in the Vault Store dashboard whether it was made. The service keeps one result per key, whatever the write: give each write its own key in Options → Idempotency Key (e.g. {{ $json.id }}), or leave it empty for one the node derives per item and event.';
 		} else if (other !== undefined) {
 			mismatch = `The answer names ${other.name} ${other.answered} where the request was for ${other.asked} (${ticket.route.label} ${typeof id === 'string' ? id : 'without an id'}). The write was made and is not repeated: check it in the Vault Store dashboard.`;
 		} else if (verdict.status === 'mismatch') {
@@ -670,4 +698,22 @@ function namesAdvice(ticket: Ticket, verdict: ReadBack): string {
 /** A Maximum Amount or a spending budget is set: what the gate cannot count is refused. */
 function limited(rules: ItemRules): boolean {
 	return rules.maxAmount !== undefined || rules.maxTotalPerExecution !== undefined || rules.maxTotalPerDay !== undefined;
+}
+
+/** A money write in words, for messages: its name, the ids of its route, amount and currency. */
+function describeWrite(money: MoneyRoute, asked: Asked): string {
+	const ids = Object.entries(money.ids).map(([name, value]) => `${name} ${value}`);
+	const amount = asked.amount !== undefined ? `${asked.amount}${asked.currency !== undefined ? ` ${asked.currency.toUpperCase()}` : ''}` : undefined;
+	return [`"${money.name}"`, ...ids, ...(amount !== undefined ? [amount] : [])].join(', ');
+}
+
+/**
+ * A replayed answer (Idempotent-Replay: true) to a write under a key of the user's that nothing
+ * explains: this execution did not send the key with this write before, no earlier execution left
+ * it in the once record (a resend), and the answer does not name the record the write was for. A
+ * derived key names the write (event or execution, route, amount), so its replay is always its own.
+ */
+function unexplainedReplay(ticket: Ticket, answer: unknown): boolean {
+	if (ticket.option === undefined || ticket.option.sentBefore || ticket.resend !== undefined) return false;
+	return !sameTarget(ticket.route.ids, answer);
 }

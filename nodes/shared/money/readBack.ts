@@ -42,6 +42,17 @@ export function otherTarget(ids: Readonly<Record<string, string>>, answer: unkno
 	return undefined;
 }
 
+/**
+ * The answer names every path id of the write with its own value (a field of the same name, or
+ * its own `id`): it is about the record the request wrote to. A route without ids is never named.
+ */
+export function sameTarget(ids: Readonly<Record<string, string>>, answer: unknown): boolean {
+	const entries = Object.entries(ids);
+	if (entries.length === 0) return false;
+	const id = valueAt(answer, 'id');
+	return entries.every(([name, asked]) => valueAt(answer, name) === asked || id === asked);
+}
+
 /** Where the answer stated what was compared (for messages that name the option correcting it). */
 export interface ReadFrom {
 	amountFrom?: string;

@@ -143,8 +143,14 @@ export function apiError(node: INode, req: ApiRequest, status: number, body: unk
 	if (req.hints?.[status]) parts.push(req.hints[status] as string);
 	if (req.inferred && (status === 404 || status === 405)) {
 		parts.push(
-			'If your account answers 404 here, use the Custom API Call resource with the route from your dashboard\'s API reference.',
+			`If your account answers ${status} here, use the Custom API Call resource with the route from your dashboard's API reference.`,
 		);
+		// The store API has two roots, and this route's is the node's guess: the other one is the first to try.
+		const roots = { core: ['/v2/core/stores', '/v2/stores'], stores: ['/v2/stores', '/v2/core/stores'] } as const;
+		if (req.family === 'core' || req.family === 'stores') {
+			const [sent, other] = roots[req.family];
+			parts.push(`Your account may serve it under ${other} instead of ${sent}: try the Custom API Call resource with Method ${req.method} and Path ${other}/{storeId}${req.path}.`);
+		}
 	}
 	if (STATUS_DESCRIPTION[status]) parts.push(STATUS_DESCRIPTION[status]);
 	const retried = outcome.attempts > 1 ? ` after ${outcome.attempts} attempts` : '';
