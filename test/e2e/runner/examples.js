@@ -39,6 +39,9 @@ function nodeTypesOf(wf) {
 }
 
 
+/** Parameters n8n adds to the `<name>Tool` variant of a node that is usableAsTool. */
+const TOOL_PARAMETERS = ['descriptionType', 'toolDescription'];
+
 /**
  * What a workflow needs that the built package does not have yet (operations and the trigger are
  * written in parallel): an empty list when the workflow can run.
@@ -53,7 +56,10 @@ function missingInBuild(pkgDir, wf) {
 		for (const Cls of Object.values(mod)) {
 			if (typeof Cls !== 'function') continue;
 			const d = new /** @type {any} */ (Cls)().description;
-			if (d?.name) descriptions[`${pj.name}.${d.name}`] = d;
+			if (!d?.name) continue;
+			descriptions[`${pj.name}.${d.name}`] = d;
+			// n8n makes the tool type `<name>Tool` itself from a node that is usableAsTool.
+			if (d.usableAsTool) descriptions[`${pj.name}.${d.name}Tool`] = d;
 		}
 	}
 	const missing = [];
@@ -79,6 +85,8 @@ function missingInBuild(pkgDir, wf) {
 		}
 		for (const name of Object.keys(node.parameters ?? {})) {
 			if (name === 'resource' || name === 'operation') continue;
+			// The tool variant n8n makes has its own two parameters (the description the agent reads).
+			if (String(node.type).endsWith('Tool') && TOOL_PARAMETERS.includes(name)) continue;
 			if (!props.some((p) => p.name === name)) missing.push(`${node.name}: parameter ${name}`);
 		}
 	}
