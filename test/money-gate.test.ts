@@ -516,6 +516,12 @@ describe('fail closed: what the declarations cannot classify is refused under a 
 			refused: /"Resume a subscription" restarts billing the customer, an amount the request does not state/,
 			control: () => ({ resource: 'subscription', operation: 'resume', subscriptionId: rl(subscriptionIn('paused')) }),
 		},
+		{
+			name: 'Subscription → Resume (charge not stated), under a day budget only: the refusal names the budget',
+			parameters: () => ({ resource: 'subscription', operation: 'resume', subscriptionId: rl(subscriptionIn('paused')), options: { maxTotalPerDay: 50 } }),
+			refused: /"Resume a subscription" restarts billing the customer, an amount the request does not state, so it cannot be held to "Maximum Total per Day"$/,
+			control: () => ({ resource: 'subscription', operation: 'resume', subscriptionId: rl(subscriptionIn('paused')) }),
+		},
 		...(['tool call', 'engine request'] as AgentRoute[]).flatMap((agent): Row[] => [
 			{
 				name: `agent (${agent}): Custom API Call (store) to an undeclared route, writes allowed`,

@@ -52,7 +52,7 @@ export const optionsProperty: INodeProperties = {
 			typeOptions: { minValue: 0, numberPrecision: 2 },
 			default: 0,
 			description:
-				'For refunds, payouts and checkout payments: the most one call may move, checked on the request as it will be sent (Additional Body Fields included). Calls above it, and calls whose amount is not known before sending (a full refund, a checkout payment), are refused before anything is sent; 0, the value when the option is added, refuses them all until you type the most one call may move. Required when an AI agent uses the node as a tool.',
+				'For refunds, payouts and checkout payments: the most one call may move, checked on the request as it will be sent (Additional Body Fields included). Calls above it, and calls whose amount is not known before sending (a full refund; a checkout payment whose total cannot be read first), are refused before anything is sent; 0, the value when the option is added, refuses them all until you type the most one call may move. Required when an AI agent uses the node as a tool.',
 		},
 		{
 			displayName: 'Maximum Total per Day',

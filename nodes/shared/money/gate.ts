@@ -324,10 +324,12 @@ export class RequestGate {
 	/**
 	 * Under a Maximum Amount or for an AI agent, what the gate cannot classify from the rows'
 	 * declarations is refused (it may move money), and so is a declared operation whose charge the
-	 * request does not state (Subscription → Change) under a Maximum Amount.
+	 * request does not state (Subscription → Change Plan, Reactivate, Resume) under a Maximum Amount
+	 * or a budget.
 	 */
 	private failClosed(req: ApiRequest, route: Route, write: { kind: 'unknown' } | { kind: 'declared'; name: string; charges?: string }, itemIndex: number): void {
-		const capped = limited(this.itemRules(itemIndex));
+		const rules = this.itemRules(itemIndex);
+		const capped = limited(rules);
 		if (write.kind === 'unknown' && (capped || this.setup.tool)) {
 			const who = this.setup.tool ? 'an AI agent runs this node' : 'the node has a "Maximum Amount" or a spending budget';
 			throw this.refuse(
@@ -339,8 +341,8 @@ export class RequestGate {
 		if (write.kind === 'declared' && write.charges !== undefined && capped) {
 			throw this.refuse(
 				itemIndex,
-				`Refused: "${write.name}" ${write.charges}, an amount the request does not state, so it cannot be held to the "Maximum Amount"`,
-				'Nothing was sent. Run it in a step without "Maximum Amount" that a person reviews.',
+				`Refused: "${write.name}" ${write.charges}, an amount the request does not state, so it cannot be held to ${limitNames(rules)}`,
+				`Nothing was sent. Run it in a step without ${limitNames(rules, 'or')} that a person reviews.`,
 			);
 		}
 	}
@@ -698,6 +700,16 @@ function namesAdvice(ticket: Ticket, verdict: ReadBack): string {
 /** A Maximum Amount or a spending budget is set: what the gate cannot count is refused. */
 function limited(rules: ItemRules): boolean {
 	return rules.maxAmount !== undefined || rules.maxTotalPerExecution !== undefined || rules.maxTotalPerDay !== undefined;
+}
+
+/** The limits set, in words: "Maximum Amount" and "Maximum Total per Day". */
+function limitNames(rules: ItemRules, join: 'and' | 'or' = 'and'): string {
+	const names = [
+		rules.maxAmount !== undefined ? '"Maximum Amount"' : undefined,
+		rules.maxTotalPerExecution !== undefined ? '"Maximum Total per Execution"' : undefined,
+		rules.maxTotalPerDay !== undefined ? '"Maximum Total per Day"' : undefined,
+	].filter((name): name is string => name !== undefined);
+	return names.length > 1 ? `${names.slice(0, -1).join(', ')} ${join} ${names[names.length - 1]}` : names.join('');
 }
 
 /** A money write in words, for messages: its name, the ids of its route, amount and currency. */

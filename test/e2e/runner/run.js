@@ -34,7 +34,7 @@
  *
  * Options: --n8n <version> | --latest (or VS_N8N_VERSION); environment: VS_N8N_HOME, VS_E2E_SKIP_BUILD=1 (reuse dist/ and out/),
  * VS_E2E_SKIP_BROWSER=1, VS_E2E_KEEP=1 (keep the run folder under .e2e/),
- * VS_E2E_ONLY=actions,trigger,money,load,dispute,editor (any subset), VS_E2E_INSTALL=unpack
+ * VS_E2E_ONLY=actions,trigger,money,output,load,dispute,editor (any subset), VS_E2E_INSTALL=unpack
  */
 'use strict';
 

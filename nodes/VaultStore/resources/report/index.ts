@@ -150,7 +150,7 @@ const create: Operation = {
 	family: 'stores',
 	path: '/reports',
 	body: createBody,
-	notes: 'inferred body names type, from, to, format; period checked (max 90 days is refused; from not before to warns); a 429 (10 running reports) fails at once with a clear message',
+	notes: 'inferred body names type, from, to, format; period checked (max 90 days is refused; from not before to warns); a 429 (10 running reports) that asks to wait more than 10 s fails at once with a clear message (a shorter wait is retried)',
 	scope: 'REPORTS_WRITE',
 	hints: { 429: LIMIT_HINT },
 	run: runCreate,
