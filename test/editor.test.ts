@@ -20,7 +20,8 @@ import { routeOf } from '../nodes/shared/money/routes';
 import { VaultStore } from '../nodes/VaultStore/VaultStore.node';
 import { VaultStoreTrigger } from '../nodes/VaultStoreTrigger/VaultStoreTrigger.node';
 
-const DISPLAYED = new Set(['displayName', 'description', 'action', 'placeholder', 'hint', 'name', 'subtitle', 'noDataExpression']);
+// 'message': a credential test rule's message (what the Test button shows), an execution hint's.
+const DISPLAYED = new Set(['displayName', 'description', 'action', 'placeholder', 'hint', 'name', 'subtitle', 'noDataExpression', 'message']);
 
 /** Every displayed string of a description (property labels, descriptions, option names, notices, hints). */
 function displayedStrings(value: unknown, key = '', out: string[] = []): string[] {

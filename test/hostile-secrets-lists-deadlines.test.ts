@@ -12,6 +12,7 @@ import type { WebhookEndpoint } from '../sandbox/state';
 import fc from 'fast-check';
 
 import { Redactor } from '../nodes/shared/redaction/secrets';
+import { testCredential } from './support/credential-tester';
 import { jsonOf, useSandbox } from './support/fixtures';
 import { logLines } from './support/harness';
 import { serialiseAll } from './support/secret-scan';
@@ -164,19 +165,19 @@ describe('2. a secret is not blank: blank, whitespace or a bare prefix is refuse
 		expect(await t.delete()).toBe(true);
 	});
 
-	test('the credential test fails for a blank or bare-prefix signing or previous secret, before the key is sent anywhere', async () => {
-		const { VaultStoreStoreApi } = await import('../credentials/VaultStoreStoreApi.credentials');
-		const expression = String(new VaultStoreStoreApi().test.request.baseURL);
-		const body = expression.replace(/^=\{\{/, '').replace(/\}\}$/, '');
-		// eslint-disable-next-line @typescript-eslint/no-implied-eval
-		const evaluate = (c: IDataObject): string => new Function('$credentials', `return (${body});`)(c) as string;
-		const good = { baseUrl: 'https://api.example.com', signingSecret: whsec(1), previousSigningSecret: '' };
-		expect(evaluate(good)).toBe('https://api.example.com');
-		expect(evaluate({ ...good, signingSecret: '' })).toBe('https://api.example.com');
-		expect(evaluate({ ...good, previousSigningSecret: whsec(2) })).toBe('https://api.example.com');
+	test('the credential test fails for a blank or bare-prefix signing or previous secret, naming the field, before the key is sent anywhere', async () => {
+		const good = { ...f.credentials.vaultStoreStoreApi, signingSecret: whsec(1), previousSigningSecret: '' };
+		const run = async (values: IDataObject) => {
+			f.sb.clearRequests();
+			const result = await testCredential('vaultStoreStoreApi', values);
+			return [result.status, result.message.split(':')[0], f.requests().length];
+		};
+		expect(await run(good)).toEqual(['OK', 'Connection successful!', 1]);
+		expect(await run({ ...good, signingSecret: '' })).toEqual(['OK', 'Connection successful!', 1]);
+		expect(await run({ ...good, previousSigningSecret: whsec(2) })).toEqual(['OK', 'Connection successful!', 1]);
 		for (const bad of sloppy) {
-			expect(evaluate({ ...good, signingSecret: bad })).toMatch(/^https:\/\/webhook-signing-secret-.*\.invalid$/);
-			expect(evaluate({ ...good, previousSigningSecret: bad })).toMatch(/^https:\/\/webhook-signing-secret-.*\.invalid$/);
+			expect(await run({ ...good, signingSecret: bad })).toEqual(['Error', 'Webhook Signing Secret', 0]);
+			expect(await run({ ...good, previousSigningSecret: bad })).toEqual(['Error', 'Previous Signing Secret', 0]);
 		}
 	});
 });

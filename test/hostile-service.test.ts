@@ -16,9 +16,8 @@ import { LoadOptionsContext } from 'n8n-core';
 import type { IDataObject, INode } from 'n8n-workflow';
 import { Workflow } from 'n8n-workflow';
 
-import { VaultStoreStoreApi } from '../credentials/VaultStoreStoreApi.credentials';
-import { VaultStoreVaultApi } from '../credentials/VaultStoreVaultApi.credentials';
 import { listSearch } from '../nodes/VaultStore/listSearch';
+import { testCredential } from './support/credential-tester';
 import { useSandbox } from './support/fixtures';
 import { pieceLeaks, serialiseAll } from './support/secret-scan';
 import type { CredentialSet } from './support/harness';
@@ -223,24 +222,20 @@ describe('1. no credential is sent to another origin', () => {
 		expect(other.hits[0].headers.authorization).toBeUndefined();
 	});
 
-	test('credential tests: redirects are not followed, and a Base URL that is not https (or loopback), or has a query, fragment, user or encoded character, resolves to a host that cannot exist', () => {
-		for (const Type of [VaultStoreStoreApi, VaultStoreVaultApi]) {
-			const request = new Type().test.request;
-			expect(request.disableFollowRedirect).toBe(true);
-			const expression = String(request.baseURL);
-			const evaluate = (baseUrl: string): string => {
-				const body = expression.replace(/^=\{\{/, '').replace(/\}\}$/, '');
-				// eslint-disable-next-line @typescript-eslint/no-implied-eval
-				return new Function('$credentials', `return (${body});`)({ baseUrl }) as string;
-			};
-			expect(evaluate('https://api.example.com/')).toBe('https://api.example.com');
-			expect(evaluate('http://127.0.0.1:5858')).toBe('http://127.0.0.1:5858');
-			expect(evaluate('http://localhost:5858/')).toBe('http://localhost:5858');
-			// A gateway's path prefix is kept (the requests go below it).
-			expect(evaluate('https://gw.example.com/vault-store/')).toBe('https://gw.example.com/vault-store');
-			for (const bad of ['http://api.example.com', 'https://u:p@api.example.com', 'https://api.example.com?x=1', 'https://api.example.com/gw#x', 'https://api.example.com/gw%2Fadmin']) {
-				expect(evaluate(bad)).toMatch(/\.invalid$/);
+	test('credential tests: a redirect to another host is not followed, and a Base URL that is not https (or loopback), or has a query, fragment, user or encoded character, is refused naming the field with nothing sent', async () => {
+		const tests = [
+			['vaultStoreStoreApi', f.credentials.vaultStoreStoreApi, /\/v2\/core\/stores\//],
+			['vaultStoreVaultApi', f.credentials.vaultStoreVaultApi, /\/tokens$/],
+		] as const;
+		for (const [type, values, path] of tests) {
+			f.sb.faults.add({ ...redirectTo(302), match: { path } });
+			expect((await testCredential(type, values)).status).toBe('Error');
+			expect(other.hits).toHaveLength(0);
+			f.sb.clearRequests();
+			for (const bad of ['http://api.example.com', 'https://u:p@api.example.com', 'https://api.example.com?x=1', 'https://api.example.com/gw#x', 'https://api.example.com/gw%2Fadmin', `${other.url.replace('http://', 'ftp://')}`]) {
+				expect(await testCredential(type, { ...values, baseUrl: bad })).toEqual({ status: 'Error', message: expect.stringMatching(/^Base URL: use the service address starting with https:\/\//) });
 			}
+			expect([f.requests().length, other.hits.length]).toEqual([0, 0]);
 		}
 	});
 });
