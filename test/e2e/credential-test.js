@@ -57,7 +57,7 @@ async function credentialTestChecks({ inst, sb, t, rest }) {
 		const values = ref.type === 'vaultStoreStoreApi' ? store : vault;
 		const r = await test(ref, { ...values, ...patch });
 		if (expected === 'OK') t.equal(`credential test: ${name}: OK`, [r.status, r.message], ['OK', 'Connection successful!']);
-		else t.check(`credential test: ${name}: fails naming the field`, r.status === 'Error' && expected.test(r.message), JSON.stringify(r));
+		else t.check(`credential test: ${name}: fails with the expected message`, r.status === 'Error' && expected.test(r.message), JSON.stringify(r));
 		t.check(`credential test: ${name}: ${reachesSandbox ? 'the service is asked' : 'nothing reaches the service'}`, reachesSandbox ? r.sent >= 1 : r.sent === 0, `requests at the sandbox: ${r.sent}`);
 		t.check(`credential test: ${name}: the message shows no key`, clean(r.message), 'a key in the message');
 		console.log(`[credential test] ${name}: ${r.status} "${r.message}"`);
