@@ -132,7 +132,7 @@ export const CHECKS_BEFORE_SENDING: Check[] = [
 		key: 'signingSecretShort',
 		where: 'Vault Store Trigger (activation, deliveries)',
 		field: 'Webhook Signing Secret, Previous Signing Secret',
-		rule: 'at least 24 characters after an optional whsec_ (V2: at least 16 bytes), not one character repeated, no spaces: else a warning in the log at activation (a short one typed in the credential dialog also shows a notice there); the secret is used as given, and the credential test passes',
+		rule: 'at least 24 characters after an optional whsec_ (V2: at least 16 bytes), not one character repeated, no spaces (V1; a V2 key is base64, so a space fails activation, row below): else a warning in the log at activation (a short one typed in the credential dialog also shows a notice there); the secret is used as given, and the credential test passes',
 		source: 'ours',
 		level: 'warning',
 		node: 'trigger',
