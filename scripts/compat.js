@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 /**
- * npm run test:compat — runs the in-process workflow tests (test/support/harness.ts:
- * real workflows in n8n-core) against several n8n lines:
+ * npm run test:compat — runs the in-process workflow tests (every test file that loads
+ * test/support/harness.ts, directly or through fixtures, trigger-harness, agent-routes, ...:
+ * real workflows in n8n-core) against several n8n lines; a line that would run fewer than
+ * MIN_FILES of them fails before jest starts (test/compat-selection.test.ts checks the choice):
  *
  *   2.8    the n8n-core / n8n-workflow installed as devDependencies (as `npm test`)
  *   2.41   newest n8n-core / n8n-workflow of the 2.41 line
@@ -10,7 +12,8 @@
  * Each other line is installed once into .compat/<line>/ (git-ignored; skipped
  * when its marker says that version is installed) and jest runs with
  * test/compat/jest.config.js, which maps n8n-core, n8n-workflow, @n8n/di and
- * @n8n/backend-common to that folder for the harness and the built nodes.
+ * @n8n/backend-common to that folder for the harness and the built nodes;
+ * test/compat/identity.compat.ts and test/compat/same-line.js check that nothing else loads.
  *
  * Usage: node scripts/compat.js [line ...] [--no-build] [--verbose] [--check-latest]
  *   line            run only these lines (default: all)
@@ -37,17 +40,91 @@ const LINES = [
 	{ line: '1.123', n8n: '1.123.x', core: '1.122.48', workflow: '1.120.31', coreRange: '1.122', workflowRange: '1.120' },
 ];
 
-/** Test files that use the harness but do not run workflows in n8n-core (or are not meant to run per line). */
-const EXCLUDE = new Set(['pack.test.ts', 'readme.test.ts', 'sandbox.test.ts', 'verify-signature.test.ts', 'verify-fuzz.test.ts']);
+/**
+ * Test files that load the harness but are not run on the other lines, with the reason. Every
+ * other test file that loads test/support/harness.ts, directly or through another support module
+ * (fixtures, trigger-harness, agent-routes, loop, once-record-support), runs on every line.
+ */
+const EXCLUDE = {
+	'sandbox.test.ts': 'tests the sandbox alone: it uses useSandbox() but runs no workflow',
+	'gate-cost.test.ts':
+		'times the output-gate scanners (pure code of the package, no n8n-core) against bounds: load-sensitive, ~30 s a line, covered by npm test',
+};
 
-function testFiles() {
+/**
+ * Per line: test files left out on that line only, because they exercise something that line's
+ * n8n-core does not have (file name -> reason). README's Compatibility lists them as "not on this
+ * line". None so far: every workflow test file passes on 2.41 and 1.123.
+ */
+const LINE_EXCLUDE = {
+	'2.41': {},
+	'1.123': {},
+};
+
+/** A line must run at least this many workflow test files (a filter that matches nothing fails loudly). */
+const MIN_FILES = 20;
+
+/** The test/support modules that load the harness (n8n-core), directly or through another one. */
+function workflowSupportModules(dir = path.join(ROOT, 'test', 'support')) {
+	const sources = Object.fromEntries(
+		fs
+			.readdirSync(dir)
+			.filter((f) => f.endsWith('.ts'))
+			.map((f) => [f.replace(/\.ts$/, ''), fs.readFileSync(path.join(dir, f), 'utf8')]),
+	);
+	const found = new Set(['harness']);
+	for (let grew = true; grew; ) {
+		grew = false;
+		for (const [name, text] of Object.entries(sources)) {
+			if (found.has(name)) continue;
+			const imports = [...text.matchAll(/from '\.\/([\w-]+)'/g)].map((m) => m[1]);
+			if (imports.some((i) => found.has(i))) {
+				found.add(name);
+				grew = true;
+			}
+		}
+	}
+	return found;
+}
+
+/** Every test/*.test.ts that imports a support module that loads the harness. */
+function workflowTestFiles() {
 	const dir = path.join(ROOT, 'test');
-	const files = fs
+	const support = workflowSupportModules();
+	return fs
 		.readdirSync(dir)
-		.filter((f) => f.endsWith('.test.ts') && !EXCLUDE.has(f))
-		.filter((f) => /from '\.\/(harness|fixtures|trigger-harness)'/.test(fs.readFileSync(path.join(dir, f), 'utf8')))
+		.filter((f) => f.endsWith('.test.ts'))
+		.filter((f) => {
+			const text = fs.readFileSync(path.join(dir, f), 'utf8');
+			return [...text.matchAll(/from '\.\/support\/([\w-]+)'/g)].some((m) => support.has(m[1]));
+		})
 		.sort();
-	return [path.join(dir, 'compat', 'identity.compat.ts'), ...files.map((f) => path.join(dir, f))];
+}
+
+/** The files left out on a line, with the reason. */
+function exclusionsOf(line) {
+	return { ...EXCLUDE, ...(LINE_EXCLUDE[line] ?? {}) };
+}
+
+/** The files jest runs for a line: the identity check, then every workflow test file not excluded. Throws under MIN_FILES. */
+function testFiles(line = '2.8') {
+	const dir = path.join(ROOT, 'test');
+	const excluded = exclusionsOf(line);
+	const all = workflowTestFiles();
+	const unknown = Object.keys(excluded).filter((f) => !all.includes(f));
+	if (unknown.length) throw new Error(`[${line}] excluded file(s) not among the workflow test files: ${unknown.join(', ')}`);
+	// Independent of the selection above: the files that name the harness or the fixtures themselves.
+	const direct = fs
+		.readdirSync(dir)
+		.filter((f) => f.endsWith('.test.ts') && !(f in excluded))
+		.filter((f) => /from '\.\/support\/(harness|fixtures)'/.test(fs.readFileSync(path.join(dir, f), 'utf8')));
+	const selected = all.filter((f) => !(f in excluded));
+	const missed = direct.filter((f) => !selected.includes(f));
+	if (missed.length) throw new Error(`[${line}] workflow test file(s) not selected: ${missed.join(', ')}`);
+	if (selected.length < MIN_FILES) {
+		throw new Error(`[${line}] only ${selected.length} workflow test file(s) selected (at least ${MIN_FILES} expected): the selection is broken`);
+	}
+	return [path.join(dir, 'compat', 'identity.compat.ts'), ...selected.map((f) => path.join(dir, f))];
 }
 
 function readJson(file) {
@@ -249,9 +326,13 @@ function main() {
 			return undefined;
 		}
 	}
-	const files = testFiles();
-	log(`test files: ${files.map((f) => path.relative(ROOT, f)).join(', ')}`);
-	const rows = lines.map((spec) => runLine(spec, files, flags.has('--verbose')));
+	const verbose = flags.has('--verbose');
+	const selections = lines.map((spec) => ({ spec, files: testFiles(spec.line) }));
+	for (const { spec, files } of selections) {
+		log(`[${spec.line}] ${files.length} test files${verbose ? `: ${files.map((f) => path.relative(ROOT, f)).join(', ')}` : ''}`);
+		for (const [file, reason] of Object.entries(exclusionsOf(spec.line))) log(`[${spec.line}]   left out: ${file} (${reason})`);
+	}
+	const rows = selections.map(({ spec, files }) => runLine(spec, files, verbose));
 
 	const baseline = rows.find((r) => r.line === '2.8');
 	log(`\nCompatibility (in-process workflow tests per n8n line, Node ${process.version})\n`);
@@ -269,9 +350,13 @@ function main() {
 	return undefined;
 }
 
-try {
-	main();
-} catch (error) {
-	process.stderr.write(`${error.message ?? error}\n`);
-	process.exitCode = 1;
+module.exports = { LINES, EXCLUDE, LINE_EXCLUDE, MIN_FILES, exclusionsOf, testFiles, workflowSupportModules, workflowTestFiles };
+
+if (require.main === module) {
+	try {
+		main();
+	} catch (error) {
+		process.stderr.write(`${error.message ?? error}\n`);
+		process.exitCode = 1;
+	}
 }

@@ -3,7 +3,7 @@
  * run really uses the line's n8n-core and n8n-workflow, for the harness and for
  * the built nodes alike (one n8n-workflow instance, as in n8n itself).
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 
 import { loadPackage, PACKAGE_ROOT, runNode } from '../support/harness';
@@ -16,11 +16,12 @@ function versionAt(resolved: string, name: string): string {
 
 describe('compat: the run uses the chosen n8n line', () => {
 	const compatDir = process.env.VS_COMPAT_DIR ? path.resolve(process.env.VS_COMPAT_DIR) : undefined;
+	// jest resolves symlinks: a worktree whose node_modules links to another checkout's loads from there.
+	const home = realpathSync(compatDir ? path.join(compatDir, 'node_modules') : path.join(PACKAGE_ROOT, 'node_modules'));
 
 	test.each(['n8n-core', 'n8n-workflow', '@n8n/di', '@n8n/backend-common'])('%s resolves into the line folder', (name) => {
 		const resolved = require.resolve(name);
-		const expected = compatDir ? path.join(compatDir, 'node_modules') : path.join(PACKAGE_ROOT, 'node_modules');
-		expect(resolved.startsWith(expected + path.sep)).toBe(true);
+		expect(resolved.startsWith(home + path.sep)).toBe(true);
 	});
 
 	test('n8n-core and n8n-workflow have the expected versions', () => {
@@ -57,7 +58,6 @@ describe('compat: the run uses the chosen n8n line', () => {
 		const loaded = Object.keys(require.cache);
 		expect(loaded).toContain(path.join(PACKAGE_ROOT, 'dist/nodes/VaultStore/VaultStore.node.js'));
 		const n8nModules = loaded.filter((file) => /[\\/]node_modules[\\/](n8n-core|n8n-workflow|@n8n)[\\/]/.test(file));
-		const home = compatDir ? path.join(compatDir, 'node_modules') : path.join(PACKAGE_ROOT, 'node_modules');
 		expect(n8nModules.filter((file) => !file.startsWith(home + path.sep))).toEqual([]);
 		// One n8n-workflow: its entry file was loaded from one place only.
 		const entries = loaded.filter((file) => /[\\/]node_modules[\\/]n8n-workflow[\\/]dist[\\/](cjs[\\/])?index\.js$/.test(file));

@@ -7,7 +7,8 @@
  * node files: PackageDirectoryLoader requires them through jest's require
  * (n8n-core's loadClassInIsolation uses plain `require` when NODE_ENV=test), so
  * their `require('n8n-workflow')` gets the same instance n8n-core uses.
- * test/compat/identity.compat.ts checks this on every run.
+ * test/compat/identity.compat.ts checks this on every run, and test/compat/same-line.js after
+ * every test file.
  *
  * Without VS_COMPAT_DIR the installed (default) n8n packages are used.
  */
@@ -38,4 +39,5 @@ module.exports = {
 	rootDir,
 	testMatch: [...base.testMatch, '**/compat/*.compat.ts'],
 	moduleNameMapper: { ...(base.moduleNameMapper ?? {}), ...moduleNameMapper },
+	setupFilesAfterEnv: [...(base.setupFilesAfterEnv ?? []), '<rootDir>/test/compat/same-line.js'],
 };
