@@ -50,7 +50,7 @@ interface Kind {
 
 const KINDS: Kind[] = [
 	{ name: '2xx with an unreadable body', fault: { kind: 'empty' }, first: 'success', again: { 'at once': 'skipped', 'after 25 h': 'skipped' } },
-	{ name: 'timeout on the only attempt', fault: { kind: 'slow', delayMs: 450 }, options: { timeout: 200 }, first: 'unknown', again: { 'at once': 'resent', 'after 25 h': 'refused' } },
+	{ name: 'timeout on the only attempt', fault: { kind: 'slow', delayMs: 350 }, options: { timeout: 200 }, first: 'unknown', again: { 'at once': 'resent', 'after 25 h': 'refused' } },
 	{ name: '409 on every retry', fault: { kind: 'reply', status: 409, count: 10, reply: { body: { ok: false, error: { code: 'idempotency_conflict', message: 'still running (injected)' } } } }, options: { maxRetries: 2 }, attempts: 3, first: 'unknown', again: { 'at once': 'resent', 'after 25 h': 'refused' } },
 	{ name: '500 after commit', fault: { kind: 'commit-then-500' }, first: 'unknown', again: { 'at once': 'refused', 'after 25 h': 'refused' } },
 	{ name: '500 echoing the request, Authorization included (hostile)', fault: { kind: 'echo', status: 500 }, first: 'unknown', again: { 'at once': 'refused', 'after 25 h': 'refused' } },
@@ -122,7 +122,7 @@ test.each(CELLS)('$label', async ({ kind, when, source, path }) => {
 	const saved = workflow.staticData;
 	const first = await execute();
 	f.sb.faults.clear();
-	await new Promise((resolve) => setTimeout(resolve, kind.fault?.kind === 'slow' ? 500 : 0));
+	await new Promise((resolve) => setTimeout(resolve, kind.fault?.kind === 'slow' ? 400 : 0));
 	if (kind.crash) workflow.staticData = saved; // never saved: the process died
 	const firstError = first.error()?.message;
 	// The unknown-outcome error wraps the transport's: never a secret, whatever the service echoed.

@@ -21,7 +21,7 @@ import { Redactor } from '../nodes/shared/redaction/secrets';
 import { runSize } from './support/run-size';
 
 const SEED = Number(process.env.PROPERTY_SEED ?? 340034);
-const RUNS = runSize(600, 2500);
+const RUNS = runSize(400, 2500);
 
 function check<T>(name: string, arbitrary: fc.Arbitrary<T>, predicate: (value: T) => void, runs = RUNS): void {
 	try {

@@ -19,7 +19,7 @@ import { useSandbox } from './support/fixtures';
 import { movesMoney } from './support/write-operations';
 import { runSize } from './support/run-size';
 
-const RUNS = Number(process.env.VS_FAULT_RUNS ?? runSize(50, 200));
+const RUNS = Number(process.env.VS_FAULT_RUNS ?? runSize(30, 200));
 const PARALLEL_RUNS = 20;
 
 const f = useSandbox({ orders: 400 });

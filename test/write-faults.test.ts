@@ -22,7 +22,7 @@ const f = useSandbox({ orders: 300 });
 const faults: { name: string; fault: Omit<FaultSpec, 'match'>; options: Record<string, number> }[] = [
 	{ name: '5xx after commit', fault: { kind: 'commit-then-500' }, options: {} },
 	{ name: 'drop after commit', fault: { kind: 'drop-after-commit' }, options: {} },
-	{ name: 'timeout after commit', fault: { kind: 'slow', delayMs: 450 }, options: { timeout: 200, maxRetries: 6 } },
+	{ name: 'timeout after commit', fault: { kind: 'slow', delayMs: 350 }, options: { timeout: 200, maxRetries: 6 } },
 ];
 
 const rows: string[] = [];
@@ -39,7 +39,7 @@ test.each(matrix)('$key × $fc.name: exactly one effect', async ({ key, c, fc })
 	const existing = (parameters.options ?? {}) as Record<string, unknown>;
 	const r = await f.run({ ...parameters, options: { ...existing, ...fc.options } });
 	// Let a held response finish before counting.
-	await new Promise((resolve) => setTimeout(resolve, fc.fault.kind === 'slow' ? 500 : 0));
+	await new Promise((resolve) => setTimeout(resolve, fc.fault.kind === 'slow' ? 400 : 0));
 	const sent = f.requests().filter((q) => q.method === c.method && c.pathPattern.test(q.path));
 	const effects = sent.filter((q) => q.effect).length;
 	const error = r.error();
