@@ -33,8 +33,17 @@ function testStates(source: string, figure: string, number: string): boolean {
  * Figures outside the generated blocks that are neither in bench/RESULTS.md nor in a test their
  * section (the text under a `##` heading) names as `test/<name>.test.ts`.
  */
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const newcomer = require('../scripts/newcomer-times.js') as { testLine: (t: unknown) => string; FILE: string };
+/** The README's npm test line is written from docs/newcomer-times.json (test/readme.test.ts checks it): not a bench figure. */
+const NEWCOMER_LINE = newcomer.testLine(JSON.parse(readFileSync(newcomer.FILE, 'utf8')));
+
 function unsourced(page: string, text: string, resultsText = results): string[] {
-	const sections = outsideBlocks(text).split(/^(?=## )/m);
+	const sections = outsideBlocks(text)
+		.split('\n')
+		.filter((line) => line !== NEWCOMER_LINE)
+		.join('\n')
+		.split(/^(?=## )/m);
 	return sections.flatMap((section) => {
 		const tests = [...new Set([...section.matchAll(/test\/[\w/-]+\.test\.ts/g)].map((m) => m[0]))].filter((file) => existsSync(path.join(ROOT, file)));
 		const sources = tests.map(read);

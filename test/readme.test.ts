@@ -81,3 +81,16 @@ describe('README "Try it" and the demo banner (test/e2e/runner/demo.js) say the 
 		expect(entries).toHaveLength(examples.length);
 	});
 });
+
+describe('README top block: the times a newcomer waits are measured ones', () => {
+	// eslint-disable-next-line @typescript-eslint/no-require-imports
+	const { testLine, FILE } = require('../scripts/newcomer-times.js') as { testLine: (t: unknown) => string; FILE: string };
+	test('the npm test line gives the npm ci and npm test times of docs/newcomer-times.json (scripts/newcomer-times.js)', () => {
+		const times = JSON.parse(readFileSync(FILE, 'utf8')) as { npmCiSeconds: number; npmTestSeconds: number; loadBefore: number };
+		expect(readme.split('\n')).toContain(testLine(times));
+		// Measured, not typed: a figure the file holds came with its seconds and the load it ran at.
+		expect(times.npmCiSeconds).toBeGreaterThan(0);
+		expect(times.npmTestSeconds).toBeGreaterThan(0);
+		expect(times.loadBefore).toBeLessThan(1);
+	});
+});
