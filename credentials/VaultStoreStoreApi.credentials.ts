@@ -1,6 +1,6 @@
 import type { ICredentialTestRequest, ICredentialType, Icon, INodeProperties } from 'n8n-workflow';
 
-import { BASE_URL_OK, credentialTest, field, rule } from './testRequest';
+import { BASE_URL_REFUSAL, credentialTest, field, rule } from './testRequest';
 
 /**
  * Expression text: true when the signing secret field `name` is set but holds no secret (blank,
@@ -19,12 +19,7 @@ const STORE_ID = field('storeId');
 /** The store credential's test: fields refused locally, then GET of the store, naming the field. */
 const STORE_TEST: ICredentialTestRequest = credentialTest(
 	[
-		{
-			when: `!${BASE_URL_OK}`,
-			code: 'B',
-			message:
-				'Base URL: use the service address starting with https:// (plain http:// only for localhost, 127.x.x.x or [::1]), with the path of a gateway in front of the service if there is one, and without a user, query or fragment. Nothing was sent.',
-		},
+		BASE_URL_REFUSAL,
 		{
 			when: `!(${STORE_ID}.startsWith("shp_") && ${STORE_ID}.length >= 12 && ${STORE_ID}.length <= 48)`,
 			code: 'S',

@@ -1,6 +1,6 @@
 import type { ICredentialTestRequest, ICredentialType, Icon, INodeProperties } from 'n8n-workflow';
 
-import { BASE_URL_OK, credentialTest, field } from './testRequest';
+import { BASE_URL_REFUSAL, credentialTest, field } from './testRequest';
 
 const WORKSPACE_ID = field('workspaceId');
 const VAULT_ID = field('vaultId');
@@ -13,12 +13,7 @@ const SECRET_KEY = field('secretKey');
  */
 const VAULT_TEST: ICredentialTestRequest = credentialTest(
 	[
-		{
-			when: `!${BASE_URL_OK}`,
-			code: 'B',
-			message:
-				'Base URL: use the service address starting with https:// (plain http:// only for localhost, 127.x.x.x or [::1]), with the path of a gateway in front of the service if there is one, and without a user, query or fragment. Nothing was sent.',
-		},
+		BASE_URL_REFUSAL,
 		{
 			when: `!(${WORKSPACE_ID}.startsWith("wks_") && ${WORKSPACE_ID}.length > 4)`,
 			code: 'A',

@@ -32,7 +32,7 @@ export function field(name: string): string {
  * Expression text: true when the Base URL is https (or plain http on loopback), with an optional
  * path prefix, without query, fragment, user or encoded character (the node refuses the same).
  */
-export const BASE_URL_OK = `/^(https:\\/\\/[^\\s\\/?#@]+|http:\\/\\/(localhost|127\\.\\d+\\.\\d+\\.\\d+|\\[::1\\])(:\\d+)?)(\\/[^\\s?#@%\\\\]*)?$/.test(${field('baseUrl')}.trim())`;
+const BASE_URL_OK = `/^(https:\\/\\/[^\\s\\/?#@]+|http:\\/\\/(localhost|127\\.\\d+\\.\\d+\\.\\d+|\\[::1\\])(:\\d+)?)(\\/[^\\s?#@%\\\\]*)?$/.test(${field('baseUrl')}.trim())`;
 
 /** Expression text: the Base URL without spaces around it or a trailing slash. */
 export const BASE_URL = `${field('baseUrl')}.trim().replace(/\\/+$/, "")`;
@@ -43,6 +43,14 @@ export interface Refusal {
 	code: string;
 	message: string;
 }
+
+/** Both credentials' first check: the Base URL's form (the node refuses the same). */
+export const BASE_URL_REFUSAL: Refusal = {
+	when: `!${BASE_URL_OK}`,
+	code: 'B',
+	message:
+		'Base URL: use the service address starting with https:// (plain http:// only for localhost, 127.x.x.x or [::1]), with the path of a gateway in front of the service if there is one, and without a user, query or fragment. Nothing was sent.',
+};
 
 /** A rule failing the test with `message` when the answer body's value at `key` is `value`. */
 export function rule(key: string, value: unknown, message: string): IAuthenticateRuleResponseSuccessBody {
