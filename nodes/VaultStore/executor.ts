@@ -114,7 +114,7 @@ async function runOperation(ctx: IExecuteFunctions, resources: readonly Resource
 			return withFields(out, gate.outputFields(itemIndex, op.idempotent !== undefined));
 		}
 		if (op.list) {
-			records = await readList(ctx, op, p, transport, request, options);
+			records = await readList(ctx, op, p, transport, request, options, (messages) => localChecks.note(messages));
 		} else {
 			const permit = slot.permit;
 			slot.permit = undefined;

@@ -8,17 +8,6 @@ import type { RunOptions } from './runOptions';
 /** The query names a paged list reads pages by: the node sets them on every page it asks for. */
 const PAGE_NAMES = ['page', 'limit'] as const;
 
-/** Hints already shown in a run of the node (one per message, not one per item). */
-const hinted = new WeakMap<IExecuteFunctions, Set<string>>();
-
-function hintOnce(ctx: IExecuteFunctions, message: string): void {
-	const shown = hinted.get(ctx) ?? new Set<string>();
-	hinted.set(ctx, shown);
-	if (shown.has(message)) return;
-	shown.add(message);
-	ctx.addExecutionHints?.({ message, type: 'warning', location: 'outputPane' });
-}
-
 /** Return All, or the Limit (at least 1). */
 function wanted(p: Params, unlimited: number): { returnAll: boolean; limit: number } {
 	const returnAll = p.get<boolean>('returnAll', false);
@@ -37,11 +26,13 @@ export async function readList(
 	transport: Transport,
 	request: ApiRequest,
 	options: RunOptions,
+	/** A warning of the run, shown once whatever the number of items (LocalChecks.note). */
+	note: (messages: string[]) => void,
 ): Promise<IDataObject[]> {
 	if (op.list === 'paged') {
 		const { returnAll, limit } = wanted(p, 0);
 		const given = PAGE_NAMES.filter((name) => request.query?.[name] !== undefined);
-		if (given.length) hintOnce(ctx, `${given.join(' and ')} in Additional Query Parameters ${given.length > 1 ? 'were' : 'was'} not sent: the node sets page and limit itself to read the pages that Return All or Limit asks for. Use Limit (or Return All) to choose how many records come back.`);
+		if (given.length) note([`${given.join(' and ')} in Additional Query Parameters ${given.length > 1 ? 'were' : 'was'} not sent: the node sets page and limit itself to read the pages that Return All or Limit asks for. Use Limit (or Return All) to choose how many records come back.`]);
 		return await paginate(transport, request, { returnAll, limit, concurrency: options.concurrency, maxItems: options.maxItems });
 	}
 	if (op.list === 'cursor') {
