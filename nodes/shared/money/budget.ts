@@ -169,7 +169,7 @@ export class Budgets {
 			if (claimed) return;
 			this.helpers = false;
 		}
-		// The day's total in static data: exact within one n8n process.
+		// The day's total in static data: exact within one running n8n instance.
 		const before = hints[key] ?? 0;
 		if (round(before + amount) > budget) throw new BudgetExceeded(exceeded('Maximum Total per Day', budget, amount, before, label, `today (${day})`));
 		this.pruneDays(hints, day);
