@@ -62,7 +62,7 @@ test('overlapping executions of one workflow (static data saved whole, last wins
 	await wf.overlapping([[delivery('msg_store_ov_a', a.id)], [delivery('msg_store_ov_b', b.id)], [delivery('msg_store_ov_c', c.id)]]);
 	expect([a, b, c].map((o, i) => refundsOf(o.id).length - before[i])).toEqual([1, 1, 1]);
 	expect(Object.keys(wf.details())).toHaveLength(1); // the static data kept one execution's details
-	expect(store.count(wf.id)).toBe(3); // the store kept all three
+	expect(store.count(wf.id)).toBe(6); // the store kept all three, each with its done mark
 	await f.sb.app.clock.advance(25 * HOUR);
 	f.sb.clearRequests();
 	for (const [o, id] of [[a, 'msg_store_ov_a'], [b, 'msg_store_ov_b'], [c, 'msg_store_ov_c']] as const) {
@@ -87,7 +87,7 @@ test('a refund the service refused (503 on every attempt: it did nothing) is rel
 	expect(retry.error('Refund')).toBeUndefined();
 	expect(retry.output('Refund')[0].json.writeSkipped).toBeUndefined();
 	expect(refundsOf(order.id).length - before).toBe(1);
-	expect(store.count(wf.id)).toBe(1);
+	expect(store.count(wf.id)).toBe(2); // the claim and its done mark
 });
 
 test('a claim that a concurrent write to the same row dropped is put back by the confirm: the late re-delivery still refunds nothing', async () => {
@@ -103,6 +103,29 @@ test('a claim that a concurrent write to the same row dropped is put back by the
 	wf.staticData = {};
 	await wf.run([delivery('msg_store_lost', order.id)]);
 	expect(refundsOf(order.id).length - before).toBe(1);
+});
+
+test('a time mark that concurrent writes put back after the confirm took it out (every round) is outranked by the done mark: the re-delivery on a process without the details sends nothing', async () => {
+	const wf = workflow();
+	const order = completed()[20];
+	const before = refundsOf(order.id).length;
+	store.undoRemoves = 2; // both of the confirm's removals of the claim's marks
+	f.sb.clearRequests();
+	const first = await wf.run([delivery('msg_store_mark_back', order.id)]);
+	expect(first.error('Refund')).toBeUndefined();
+	expect(store.undoRemoves).toBe(0);
+	const mark = [...Array(12).keys()].some((i) => store.has(wf.id, `${storedKey(order.id)}@${Math.floor(Date.now() / (11 * HOUR)) - i}`));
+	expect(mark).toBe(true); // the time mark is back in the store
+	// The service has forgotten the key (its clock 25 h on); this process's clock has not moved (a time
+	// mark of now would have the write sent again: the service would make a second refund).
+	await f.sb.app.clock.advance(25 * HOUR);
+	wf.staticData = {};
+	f.sb.clearRequests();
+	const again = await wf.run([delivery('msg_store_mark_back', order.id)]);
+	expect(again.error('Refund')).toBeUndefined();
+	expect(refundRequests()).toHaveLength(0);
+	expect(refundsOf(order.id).length - before).toBe(1);
+	expect(again.output('Refund')[0].json).toEqual({ writeSkipped: true, idempotencyKeySource: 'event' });
 });
 
 test('a read-back mismatch is recorded: the first execution fails on it; the re-delivery sends nothing and goes on, naming the mismatch in a warning (no event is stuck failing for ever)', async () => {
@@ -144,13 +167,13 @@ test(`store full: ${RECORD_CAPACITY.toLocaleString('en')} claims within 84 h are
 		const key = `n8n_evt_full_${i}`;
 		expect((await fill.claim(key)).status).toBe('new');
 		await fill.confirm({ key, recordId: `rfd_${i}`, at });
-		digests.push(recordDigest(key));
+		digests.push(recordDigest(key), `${recordDigest(key)}=`);
 	}
-	await store.checkProcessedAndRecord(digests, 'node', { node, workflow: { id: 'wf_store_full' } } as never, { mode: 'entries', maxEntries: RECORD_CAPACITY });
+	await store.checkProcessedAndRecord(digests, 'node', { node, workflow: { id: 'wf_store_full' } } as never, { mode: 'entries', maxEntries: 2 * RECORD_CAPACITY });
 	// The last one through the record on the store.
 	expect(await record.claim('n8n_evt_full_last')).toEqual({ status: 'new' });
 	await record.confirm({ key: 'n8n_evt_full_last', recordId: 'rfd_last', at });
-	expect(store.count('wf_store_full')).toBe(RECORD_CAPACITY);
+	expect(store.count('wf_store_full')).toBe(2 * RECORD_CAPACITY); // each claim with its done mark
 	const next = onceRecord(ctx, () => at + HOUR);
 	expect(await next.claim('n8n_evt_full_more')).toMatchObject({ status: 'untracked', reason: expect.stringMatching(/is full/) });
 	expect(await next.claim('n8n_evt_full_0')).toMatchObject({ status: 'done', entry: { recordId: 'rfd_0' } });
@@ -159,5 +182,5 @@ test(`store full: ${RECORD_CAPACITY.toLocaleString('en')} claims within 84 h are
 	expect(await later.claim('n8n_evt_full_more')).toEqual({ status: 'new' });
 	expect(store.count('wf_store_full')).toBe(2); // the claim and its time mark (taken back when the write is confirmed)
 	await later.confirm({ key: 'n8n_evt_full_more', recordId: 'rfd_more', at: at + 85 * HOUR });
-	expect(store.count('wf_store_full')).toBe(1);
+	expect(store.count('wf_store_full')).toBe(2); // the claim and its done mark
 }, 60_000);

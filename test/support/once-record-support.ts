@@ -89,6 +89,8 @@ export class MemoryDeduplicator implements IDataDeduplicator {
 	readonly rows = new Map<string, Set<string>>();
 	calls: string[] = [];
 	loseNextClaim = false;
+	/** The next this many removals are undone: another writer that read the row before each wrote it back after. */
+	undoRemoves = 0;
 
 	private static hash(value: DeduplicationItemTypes): string {
 		return createHash('md5').update(value.toString()).digest('base64');
@@ -145,6 +147,10 @@ export class MemoryDeduplicator implements IDataDeduplicator {
 		const row = new Set(this.rows.get(key) ?? []);
 		await MemoryDeduplicator.roundTrip();
 		for (const item of items) row.delete(MemoryDeduplicator.hash(item));
+		if (this.undoRemoves > 0) {
+			this.undoRemoves--;
+			return;
+		}
 		this.rows.set(key, row);
 	}
 

@@ -38,7 +38,9 @@ import type { ICheckProcessedOptions, IDataObject, IDeduplicationOutput, IExecut
  *   process to one node's row go one at a time (no race inside a worker); confirm() adds the key
  *   again, waits VERIFY_DELAY_MS (longer than any read-modify-write that could have read the row
  *   before that add) and checks it is still there, re-adding and checking again when it is not;
- *   every claim re-adds the keys this run confirmed. What is left: a read-modify-write of another
+ *   every claim re-adds the keys this run confirmed. The confirm also leaves a done mark, which
+ *   outranks a time mark that such a write put back after the confirm took it out (seen in queue
+ *   mode: without it the write read as never answered). What is left: a read-modify-write of another
  *   process slower than VERIFY_DELAY_MS that started before the last add and ends after the check.
  *
  * What a 'done' claim without details means: the store holds the key but this process cannot read
@@ -186,6 +188,15 @@ function failedMark(digest: string): string {
 	return `${digest}!`;
 }
 
+/**
+ * The store's mark of a confirmed write. It outranks the other marks: a concurrent read-modify-write
+ * that read the row before the confirm took the time mark out can put that mark back, and without
+ * this one the write would read as never answered (sent again within 22 hours, refused after).
+ */
+function doneMark(digest: string): string {
+	return `${digest}=`;
+}
+
 /** Every mark a claim made up to `now` may have left (the failed mark first, then time marks newest first). */
 function marksOf(digest: string, now: number): string[] {
 	const period = Math.floor(now / MARK_MS);
@@ -200,8 +211,10 @@ function describe(error: unknown): string {
 const MARK_ROOM = 1_000;
 /** Room for the day budgets' units (budget.ts): 8 currency-days of a full budget. */
 export const BUDGET_ROOM = 4_000;
+/** Values a confirmed write keeps in n8n's store: the claim and its done mark. */
+const VALUES_PER_WRITE = 2;
 /** Every call to the node's row passes the same options (n8n trims the row to maxEntries on each). */
-export const DEDUP: ICheckProcessedOptions = { mode: 'entries', maxEntries: RECORD_CAPACITY + MARK_ROOM + BUDGET_ROOM };
+export const DEDUP: ICheckProcessedOptions = { mode: 'entries', maxEntries: RECORD_CAPACITY * VALUES_PER_WRITE + MARK_ROOM + BUDGET_ROOM };
 
 /** Per node row (workflow id and node id): the tail of this process's calls to it, one at a time. */
 const rowQueues = new Map<string, Promise<unknown>>();
@@ -391,19 +404,19 @@ class Record_ implements OnceRecord {
 			this.pruned = true;
 			const expired = this.prune();
 			if (expired.length > 0) {
-				await this.remove([...expired, ...this.staleMarks.splice(0)]);
-				this.storeCount = Math.max(0, this.storeCount - expired.length);
+				await this.remove([...expired, ...expired.map(doneMark), ...this.staleMarks.splice(0)]);
+				this.storeCount = Math.max(0, this.storeCount - expired.length * VALUES_PER_WRITE);
 			}
 		}
 		const known = this.detailOf(key, digest);
 		// Its details are here: the store holds it too (or held it until a concurrent write dropped it).
 		if (known) return this.claimFound(known, digest);
-		if (this.storeCount >= RECORD_CAPACITY && this.live() + this.pending.size >= RECORD_CAPACITY) {
+		if (this.storeCount >= RECORD_CAPACITY * VALUES_PER_WRITE && this.live() + this.pending.size >= RECORD_CAPACITY) {
 			// n8n would drop the oldest entry on this add, and that entry is within the horizon.
 			this.prune();
 			if (this.live() + this.pending.size >= RECORD_CAPACITY) return this.full(`holds ${RECORD_CAPACITY} writes of the last 84 hours and is full`);
 		}
-		const repair = this.confirmed.slice(-REPAIR_WINDOW);
+		const repair = this.confirmed.slice(-REPAIR_WINDOW).flatMap((d) => [d, doneMark(d)]);
 		// The claim and its time mark: a process that finds the claim without details reads when it was made.
 		const mark = timeMark(digest, Math.floor(this.now() / MARK_MS));
 		let out: IDeduplicationOutput;
@@ -415,7 +428,7 @@ class Record_ implements OnceRecord {
 			out = await this.add([digest, mark, ...repair]);
 		}
 		const added = new Set(out.new.map(String));
-		this.storeCount = Math.min(RECORD_CAPACITY, this.storeCount + added.size - (added.has(mark) ? 1 : 0));
+		this.storeCount = this.storeCount + added.size - (added.has(mark) ? 1 : 0);
 		if (!added.has(digest)) {
 			try {
 				if (added.has(mark)) await this.remove([mark]);
@@ -430,17 +443,23 @@ class Record_ implements OnceRecord {
 	}
 
 	/**
-	 * A claim held in the store whose details this process cannot read: made (no marks), or made
-	 * and never answered (its time mark: sent again within RESEND_WINDOW_MS), or failed with an
-	 * answer the service does not store. The marks are read by adding them and taking back the ones
-	 * that were not there.
+	 * A claim held in the store whose details this process cannot read: confirmed (its done mark,
+	 * or no marks: a write confirmed before done marks), or made and never answered (its time mark:
+	 * sent again within RESEND_WINDOW_MS), or failed with an answer the service does not store. The
+	 * marks are read by adding them and taking back the ones that were not there; with the done mark
+	 * there, the marks a concurrent write put back go too.
 	 */
 	private async readMarks(digest: string): Promise<Claim> {
 		const period = Math.floor(this.now() / MARK_MS);
 		const marks = marksOf(digest, this.now());
-		const out = await this.add(marks);
+		const done = doneMark(digest);
+		const out = await this.add([done, ...marks]);
 		const absent = new Set(out.new.map(String));
-		if (absent.size > 0) await this.remove([...absent]);
+		if (!absent.has(done)) {
+			await this.remove([...absent, ...marks]);
+			return { status: 'done' };
+		}
+		await this.remove([...absent]);
 		if (!absent.has(marks[0])) return { status: 'unclear', kind: 'failed', resend: false };
 		const newest = marks.slice(1).findIndex((m) => !absent.has(m));
 		if (newest < 0) return { status: 'done' };
@@ -468,11 +487,12 @@ class Record_ implements OnceRecord {
 		try {
 			// Again, then again after a pause: a concurrent read-modify-write of the row (another worker)
 			// may have dropped the claim; present after the pause, no write that read before the add is left.
-			// The claim's marks go in every round too: a concurrent read-modify-write that read the row
-			// before a removal puts them back, and a mark left behind reads as an unanswered attempt.
+			// The done mark goes in with it (checked the same way). The claim's other marks go in every
+			// round too; one that a concurrent read-modify-write puts back after the last round is
+			// outranked by the done mark.
 			for (let round = 0; round < VERIFY_ROUNDS; round++) {
-				const out = await this.add([digest]);
-				if (out.new.length > 0) this.storeCount = Math.min(RECORD_CAPACITY, (this.storeCount ?? 0) + 1);
+				const out = await this.add([digest, doneMark(digest)]);
+				if (out.new.length > 0) this.storeCount = (this.storeCount ?? 0) + out.new.length;
 				await this.clearMarks(digest);
 				if (round > 0 && out.new.length === 0) break;
 				if (round < VERIFY_ROUNDS - 1) await sleep(VERIFY_DELAY_MS);
