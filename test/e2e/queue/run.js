@@ -766,8 +766,13 @@ async function main() {
 		const details = staticData?.['node:Refund 1.00']?.vaultStoreOnce ?? {};
 		const inStore = digests.filter((d) => hashes.has(md5(d))).length;
 		const inStatic = digests.filter((d) => details[d] !== undefined).length;
-		log(`once per event across workers: ${K} events on ${JSON.stringify(perWorker)}, ${crossOverlaps} cross-worker overlapping pair(s); n8n's deduplication store holds ${inStore}/${K} entries, the workflow's static data (saved whole by each execution) ${inStatic}/${K}`);
-		t.equal(`across workers: n8n's deduplication store (PostgreSQL) holds all ${K} entries: none lost`, inStore, K);
+		// Each confirmed write's done mark; the time marks (this period and the one before) a concurrent
+		// read-modify-write put back after the confirm took them out (the done mark outranks them).
+		const doneMarks = digests.filter((d) => hashes.has(md5(`${d}=`))).length;
+		const period = Math.floor(Date.now() / (11 * 3_600_000));
+		const timeMarksLeft = digests.filter((d) => [period, period - 1].some((p) => hashes.has(md5(`${d}@${p}`)))).length;
+		log(`once per event across workers: ${K} events on ${JSON.stringify(perWorker)}, ${crossOverlaps} cross-worker overlapping pair(s); n8n's deduplication store holds ${inStore}/${K} entries (done marks ${doneMarks}/${K}, time marks put back by concurrent writes ${timeMarksLeft}), the workflow's static data (saved whole by each execution) ${inStatic}/${K}`);
+		t.equal(`across workers: n8n's deduplication store (PostgreSQL) holds all ${K} entries, each with its done mark: none lost`, [inStore, doneMarks], [K, K]);
 		// Second round: the service forgets its keys (25 h); every event comes again, to webhook-2.
 		sb.app.clock.advance(25 * 3_600_000);
 		const postsBefore = orders.map((o) => refundPosts(o.id).length);
@@ -784,7 +789,7 @@ async function main() {
 		log(`re-delivered 25 h later: ${second.length} executions on ${JSON.stringify(second.map((e) => ranOn(String(e.id))[0]))}, refund requests sent ${sent.reduce((a, b) => a + b, 0)}, ledger ${JSON.stringify(ledger)}, skipped ${outs.filter((o) => o.writeSkipped === true).length} (with details ${outs.filter((o) => o.writeSkipped === true && o.id).length})`);
 		t.equal(`across workers: the ${K} re-deliveries sent no refund; exactly ONE refund per event in the ledger`, [sent, ledger], [orders.map(() => 0), orders.map(() => 1)]);
 		t.check('across workers: every re-delivery output says the write was skipped', second.length === K && outs.every((o) => o.writeSkipped === true && o.idempotencyKeySource === 'event'), JSON.stringify(outs));
-		eventCases.onceAcrossWorkers = { events: K, perWorker, crossOverlaps, deduplicationStoreKept: inStore, staticDataKept: inStatic, redeliveryRefundRequests: sent, ledger };
+		eventCases.onceAcrossWorkers = { events: K, perWorker, crossOverlaps, deduplicationStoreKept: inStore, doneMarks, timeMarksLeft, staticDataKept: inStatic, redeliveryRefundRequests: sent, ledger };
 	});
 
 	await t.runPhase('refund: one event at two webhook processes at once', async () => {
