@@ -213,8 +213,8 @@ function judgingKeysByBody(): void {
 }
 
 describe('one Idempotency Key typed as a constant for two refunds, against a service that judges a reused key by its body', () => {
-	type Way = 'two items in one run' | 'Loop Over Items, batch size 1' | 'agent (tool call)' | 'agent (engine request)';
-	const WAYS: Way[] = ['two items in one run', 'Loop Over Items, batch size 1', 'agent (tool call)', 'agent (engine request)'];
+	type Way = 'two items in one run' | 'Loop Over Items, batch size 1' | 'agent (tool call)' | 'agent (engine request)' | 'two Vault Store nodes' | 'a row, then Custom API Call';
+	const WAYS: Way[] = ['two items in one run', 'Loop Over Items, batch size 1', 'agent (tool call)', 'agent (engine request)', 'two Vault Store nodes', 'a row, then Custom API Call'];
 	const KEYS = ['typed as a constant', 'one per order (control)'] as const;
 	const ROWS = WAYS.flatMap((way) => KEYS.map((key) => ({ way, key, label: `${way} × key ${key}` })));
 	let next = 0;
@@ -239,6 +239,16 @@ describe('one Idempotency Key typed as a constant for two refunds, against a ser
 		}
 		const parameters = { resource: 'order', operation: 'refund', orderId: rl('={{ $json.order }}'), additionalFields: { amount: 1 }, options: { idempotencyKey: key } };
 		const input = orders.map((order) => ({ order }));
+		if (way === 'two Vault Store nodes' || way === 'a row, then Custom API Call') {
+			// The first node refunds the first order; the next node, fed its output, the second.
+			const secondKey = key.replace('$json.order', `'${orders[1]}'`);
+			const second =
+				way === 'two Vault Store nodes'
+					? { ...parameters, orderId: rl(orders[1]), options: { idempotencyKey: secondKey } }
+					: { resource: 'custom', operation: 'request', method: 'POST', path: `/v2/stores/{storeId}/orders/${orders[1]}/refund`, body: '{"amount": 1}', options: { idempotencyKey: secondKey } };
+			const r = await runNodes([{ parameters, continueOnFail: true }, { name: 'Second', parameters: second, continueOnFail: true }], f.credentials, [{ json: input[0] }]);
+			return [JSON.stringify(r.output('Vault Store')[0]?.json), r.error('Second')?.message ?? JSON.stringify(r.output('Second')[0]?.json)];
+		}
 		if (way === 'Loop Over Items, batch size 1') {
 			const r = await runInLoop(parameters, input, f.credentials, { continueOnFail: true });
 			expect(r.runs).toHaveLength(orders.length);
@@ -274,6 +284,34 @@ describe('one Idempotency Key typed as a constant for two refunds, against a ser
 			expect(refunds(b.id) - before.b).toBe(1);
 		}
 		expect(sent.filter((q) => q.path.includes(a.id))).toHaveLength(1);
+	});
+
+	test('the same key in a second node with another credential (another Base URL) is not refused by the node: the memory of keys is per place; with the same credential it is', async () => {
+		serial++;
+		const [a, b] = twoOrders();
+		const key = `constant-${serial}`;
+		const store = 'vaultStoreStoreApi';
+		const own = f.credentials[store];
+		// The same sandbox under another name: to the node, another place.
+		const other = { ...own, baseUrl: String(own.baseUrl).replace('127.0.0.1', 'localhost') };
+		expect(other.baseUrl).not.toBe(own.baseUrl);
+		const refund = (order: string) => ({ resource: 'order', operation: 'refund', orderId: rl(order), additionalFields: { amount: 1 }, options: { idempotencyKey: key } });
+		for (const [place, credentialIds] of [['another place', { [store]: '3' }], ['the same place', undefined]] as const) {
+			f.sb.clearRequests();
+			const r = await runNodes(
+				[{ parameters: refund(a.id), continueOnFail: true }, { name: 'Second', parameters: refund(b.id), continueOnFail: true, credentialIds }],
+				{ ...f.credentials, [`${store}#3`]: other },
+			);
+			const answer = r.error('Second')?.message ?? JSON.stringify(r.output('Second')[0]?.json);
+			const sentForB = f.requests().filter((q) => q.path.includes(b.id));
+			if (place === 'another place') {
+				expect(answer).not.toMatch(/already sent in this execution/);
+				expect(sentForB).toHaveLength(1);
+			} else {
+				expect(answer).toMatch(/already sent in this execution with another write/);
+				expect(sentForB).toHaveLength(0);
+			}
+		}
 	});
 
 	test('the same key for the same refund in two runs of a loop is the same write: made once, the second run reports it', async () => {
@@ -356,6 +394,59 @@ describe('a replayed answer that neither this execution nor the once record expl
  * answers with what it did), and is refused when the service failed on it. Both agent routes;
  * the control is a call for another order in the same conversation, which goes out once.
  */
+describe('a second Vault Store node repeats a money write whose outcome is unknown, in the same execution', () => {
+	// The first node's refund meets the fault; the next node (say on its error branch) makes the same refund.
+	const SECOND = ['row', 'Custom API Call (store)'] as const;
+	const CELLS = KINDS.filter((k) => ['timeout on the only attempt', '500 after commit', '502 before anything', '400 (provably not applied)'].includes(k.name)).flatMap((kind) =>
+		SECOND.map((second) => ({ kind, second, label: `${kind.name} × second node: ${second}` })),
+	);
+	test.each(CELLS)('$label', async ({ kind, second }) => {
+		serial++;
+		const [order, other] = f.sb.state.orders.filter((o) => o.payment.status === 'COMPLETED' && o.amount >= 10).slice(100 + (serial % 40), 102 + (serial % 40));
+		const options = { ...(kind.options ?? {}) };
+		const first = { resource: 'order', operation: 'refund', orderId: rl(order.id), additionalFields: { amount: 1 }, options };
+		const again =
+			second === 'row'
+				? first
+				: { resource: 'custom', operation: 'request', method: 'POST', path: `/v2/stores/{storeId}/orders/${order.id}/refund`, body: '{"amount": 1}', options };
+		const control = { ...first, orderId: rl(other.id) };
+		f.sb.clearRequests();
+		if (kind.fault) f.sb.faults.add({ ...kind.fault, count: kind.attempts ?? 1, match: { method: 'POST', path: MONEY } });
+		const effects = f.sb.ledger.length;
+		const r = await runNodes(
+			[
+				{ name: 'First', parameters: first, continueOnFail: true },
+				{ name: 'Again', parameters: again, continueOnFail: true },
+				{ name: 'Control', parameters: control, continueOnFail: true },
+			],
+			f.credentials,
+		);
+		f.sb.faults.clear();
+		const text = (node: string) => r.error(node)?.message ?? JSON.stringify(r.output(node)[0]?.json);
+		const sent = moneyWrites();
+		for (const secret of [f.sb.store.secretKey, f.sb.store.signingSecret]) expect(['First', 'Again', 'Control'].map(text).join('\n')).not.toContain(secret);
+		if (kind.first === 'unknown') expect(text('First')).toMatch(/The outcome of \\?".+\\?" is unknown: the service may have applied it/);
+		else expect(text('First')).not.toMatch(/is unknown/);
+		const toOrder = sent.filter((q) => q.path.includes(order.id));
+		const firstKey = toOrder[0].headers['idempotency-key'];
+		if (kind.again['at once'] === 'refused') {
+			expect(text('Again')).toMatch(/The outcome of \\?".+\\?" for this execution is unknown: an earlier call sent it/);
+			expect(toOrder).toHaveLength(kind.attempts ?? 1);
+		} else if (kind.again['at once'] === 'resent') {
+			expect(text('Again')).not.toMatch(/Refused|is unknown/);
+			expect(toOrder.length).toBeGreaterThan(kind.attempts ?? 1);
+			expect(new Set(toOrder.map((q) => q.headers['idempotency-key']))).toEqual(new Set([firstKey]));
+		} else {
+			expect(text('Again')).not.toMatch(/Refused|is unknown/);
+			expect(toOrder).toHaveLength((kind.attempts ?? 1) + 1);
+		}
+		expect(f.sb.ledger.slice(effects).filter((e) => JSON.stringify(e).includes(order.id)).length).toBeLessThanOrEqual(1);
+		// Control: another order refunded in the same execution, once.
+		expect(text('Control')).not.toMatch(/Refused|is unknown/);
+		expect(sent.filter((q) => q.path.includes(other.id))).toHaveLength(1);
+	});
+});
+
 describe('an agent repeats a money write whose outcome is unknown, in the same execution', () => {
 	const AGENT_KINDS = KINDS.filter((k) => ['timeout on the only attempt', '500 after commit', '502 before anything', '400 (provably not applied)'].includes(k.name));
 	const AGENT_CELLS = AGENT_KINDS.flatMap((kind) => AGENT_ROUTES.map((route) => ({ kind, route, label: `${kind.name} × agent (${route})` })));

@@ -53,6 +53,7 @@ export const PACKAGE_NAME = 'n8n-nodes-vault-store';
 export const NODE_TYPE = `${PACKAGE_NAME}.vaultStore`;
 export const TRIGGER_TYPE = `${PACKAGE_NAME}.vaultStoreTrigger`;
 
+/** Credentials by type; `<type>#<id>` names one a node picks by id (NodeSpec.credentialIds). */
 export type CredentialSet = Record<string, ICredentialDataDecryptedObject>;
 
 let loaderPromise: Promise<PackageDirectoryLoader> | undefined;
@@ -163,10 +164,10 @@ export class TestCredentialsHelper extends ICredentialsHelper {
 
 	async getDecrypted(
 		_additionalData: IWorkflowExecuteAdditionalData,
-		_details: INodeCredentialsDetails,
+		details: INodeCredentialsDetails,
 		type: string,
 	): Promise<ICredentialDataDecryptedObject> {
-		const data = this.credentials[type];
+		const data = this.credentials[`${type}#${details.id ?? ''}`] ?? this.credentials[type];
 		if (!data) throw new Error(`No test credentials of type ${type}`);
 		return { ...data };
 	}
@@ -278,6 +279,8 @@ export interface NodeSpec {
 	typeVersion?: number;
 	/** The node's id (n8n keeps it from execution to execution; scopes such as the deduplication store's use it). */
 	id?: string;
+	/** Credential ids by type, for a node that uses another credential than the others (`<type>#<id>` in the set). */
+	credentialIds?: Record<string, string>;
 }
 
 export interface RunResult {
@@ -337,7 +340,7 @@ export async function runNodes(
 		typeVersion: spec.typeVersion ?? (spec.type === undefined || spec.type.endsWith('.vaultStore') || spec.type.endsWith('.vaultStoreTool') ? 2 : 1),
 		position: [index * 200, 0],
 		parameters: spec.parameters as INode['parameters'],
-		credentials: credentialRefs(),
+		credentials: Object.fromEntries(Object.entries(credentialRefs() ?? {}).map(([type, ref]) => [type, { ...ref, id: spec.credentialIds?.[type] ?? ref.id }])),
 		onError: spec.continueOnFail ? 'continueRegularOutput' : undefined,
 	}));
 	let connections: IConnections = {};

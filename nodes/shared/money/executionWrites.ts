@@ -3,7 +3,7 @@ import type { IDataObject } from 'n8n-workflow';
 
 import type { Unclear } from './record';
 
-/** Where the unclear writes live in n8n's per-execution node context. */
+/** Where the unclear writes live in n8n's per-execution flow context. */
 const FIELD = 'vaultStoreUnclearWrites';
 /** Where the Idempotency Keys of the user's that this execution sent live, beside them. */
 const KEYS_FIELD = 'vaultStoreOptionKeys';
@@ -31,9 +31,11 @@ function digestOf(text: string): string {
 }
 
 /**
- * What the node remembers of its writes for the rest of the execution, in n8n's per-execution
- * node context, which every run of the node in the execution shares (a loop's runs, n8n's Retry
- * On Fail, both of n8n's agent routes):
+ * What the nodes remember of their writes for the rest of the execution, in n8n's per-execution
+ * flow context, which every Vault Store node and every run of one in the execution shares (a
+ * loop's runs, n8n's Retry On Fail, both of n8n's agent routes, a second node on an error branch).
+ * Entries are per place (the credential's Base URL and store or vault): the caller puts the place
+ * in front of the identity and the key.
  *
  * - Money writes without an event or a key of the user's (each run of the node gets its own key)
  *   whose outcome is unknown, by what they move (method, route with ids, amount, currency). A
@@ -53,19 +55,20 @@ export class ExecutionWrites {
 	}
 
 	unclear(identity: string): UnclearWrite | undefined {
-		return this.all()[identity];
+		return this.all()[digestOf(identity)];
 	}
 
 	remember(identity: string, write: UnclearWrite): void {
-		this.context[FIELD] = { ...this.all(), [identity]: write } as unknown as IDataObject;
+		this.context[FIELD] = { ...this.all(), [digestOf(identity)]: write } as unknown as IDataObject;
 	}
 
 	/** The write's outcome is known now (answered, or provably not applied). */
 	forget(identity: string): void {
 		const all = this.all();
-		if (!(identity in all)) return;
+		const id = digestOf(identity);
+		if (!(id in all)) return;
 		const rest = { ...all };
-		delete rest[identity];
+		delete rest[id];
 		this.context[FIELD] = rest as unknown as IDataObject;
 	}
 

@@ -183,7 +183,7 @@ export class RequestGate {
 	 * answer of a write this event already made; else sets the request's Idempotency-Key and
 	 * returns the ticket `settle` / `abandon` take.
 	 */
-	async admit(req: ApiRequest, send: Send): Promise<Admission> {
+	async admit(req: ApiRequest, send: Send, root?: () => Promise<string>): Promise<Admission> {
 		const itemIndex = req.itemIndex ?? 0;
 		const found = routeOf(req.family, req.path);
 		if ('refused' in found) {
@@ -198,7 +198,8 @@ export class RequestGate {
 		const declared = write.kind === 'money' ? write.route : undefined;
 		if (declared === undefined) {
 			if (req.idempotent && req.idempotencyKey === undefined) {
-				this.chooseKey(req, itemIndex, () => writeFingerprint({ method: req.method, route: `${route.api}:/${route.segments.join('/')}`, query: req.query, body: req.body }), () => `${req.method} /${route.segments.join('/')}`);
+				const place = await placeOf(route, root);
+				this.chooseKey(req, itemIndex, place, () => writeFingerprint({ method: req.method, route: `${route.api}:/${route.segments.join('/')}`, query: req.query, body: req.body }), () => `${req.method} /${route.segments.join('/')}`);
 			}
 			return {};
 		}
@@ -220,23 +221,23 @@ export class RequestGate {
 		// The transport repeats it only where the service says it did nothing, and reports an unknown outcome.
 		req.money = true;
 		const ticket: Ticket = { route: money, asked, itemIndex, keyOf: '', own };
-		const admission = await this.keyAndClaim(req, money, ticket, itemIndex);
+		const admission = await this.keyAndClaim(req, money, ticket, itemIndex, await placeOf(route, root));
 		if (admission.ticket !== undefined) await this.holdBudgets(admission.ticket, rules);
 		return admission;
 	}
 
 	/** The write's Idempotency-Key and its once-per-event claim. */
-	private async keyAndClaim(req: ApiRequest, money: MoneyRoute, ticket: Ticket, itemIndex: number): Promise<Admission> {
+	private async keyAndClaim(req: ApiRequest, money: MoneyRoute, ticket: Ticket, itemIndex: number, place: string): Promise<Admission> {
 		const { asked } = ticket;
 
 		// The key names the money movement: event, workflow, node, method, route with its ids, amount, currency.
 		const identity = `money|${req.method}|${money.identity}|${asked.amount ?? ''}|${(asked.currency ?? '').toUpperCase()}`;
-		const chosen = this.chooseKey(req, itemIndex, () => identity, () => describeWrite(money, asked));
+		const chosen = this.chooseKey(req, itemIndex, place, () => identity, () => describeWrite(money, asked));
 		const source = chosen.source;
 		if (source === 'option') ticket.option = { key: req.idempotencyKey as string, sentBefore: chosen.sentBefore === true };
 		if (source === 'execution') {
 			if (this.origins !== undefined && this.origins.triggers.length > 0) this.lostPairing(itemIndex);
-			return { ticket: this.inExecution(money, req, ticket, identity) };
+			return { ticket: this.inExecution(money, req, ticket, `${place}\n${identity}`) };
 		}
 		ticket.keyOf = source === 'event' ? `event ${chosen.event?.origin.eventId ?? ''}` : `Idempotency Key "${req.idempotencyKey ?? ''}"`;
 		const key = source === 'event' ? (req.idempotencyKey as string) : `option|${req.idempotencyKey ?? ''}`;
@@ -348,12 +349,13 @@ export class RequestGate {
 	}
 
 	/**
-	 * A write keyed per run (an agent's tool call, a loop): a repeat, in the same execution, of one
-	 * whose outcome is unknown goes out under the first's key when it went unanswered, and is
-	 * refused when the service failed on it (it does not remember a failure's result).
+	 * A write keyed per run (an agent's tool call, a loop, another Vault Store node): a repeat, in
+	 * the same execution, of one whose outcome is unknown goes out under the first's key when it
+	 * went unanswered, and is refused when the service failed on it (it does not remember a
+	 * failure's result). `identity`: where (place) and what it moves.
 	 */
 	private inExecution(money: MoneyRoute, req: ApiRequest, ticket: Ticket, identity: string): Ticket {
-		this.executionWrites ??= new ExecutionWrites(this.ctx.getContext('node') as IDataObject);
+		this.executionWrites ??= this.newExecutionWrites();
 		const earlier = this.executionWrites.unclear(identity);
 		ticket.keyOf = 'this execution';
 		if (earlier !== undefined) {
@@ -364,6 +366,11 @@ export class RequestGate {
 		}
 		ticket.inExecution = { identity, key: req.idempotencyKey as string };
 		return ticket;
+	}
+
+	/** The execution's memory of writes, shared by every Vault Store node of the execution. */
+	private newExecutionWrites(): ExecutionWrites {
+		return new ExecutionWrites(this.ctx.getContext('flow') as IDataObject);
 	}
 
 	private legacyOccurrence(fingerprint: string): number {
@@ -425,6 +432,7 @@ export class RequestGate {
 	private chooseKey(
 		req: ApiRequest,
 		itemIndex: number,
+		place: string,
 		identity: () => string,
 		what: () => string,
 	): { source: KeySource; event?: { origin: EventOrigin; occurrence: number }; sentBefore?: boolean } {
@@ -439,13 +447,13 @@ export class RequestGate {
 			if (first !== undefined && first !== itemIndex) {
 				throw this.refuse(itemIndex, `Item ${itemIndex} has the same Idempotency Key as item ${first} ("${rules.idempotencyKey}"); nothing was sent for it`, advice);
 			}
-			this.executionWrites ??= new ExecutionWrites(this.ctx.getContext('node') as IDataObject);
-			const use = this.executionWrites.useKey(rules.idempotencyKey, identity(), what());
+			this.executionWrites ??= this.newExecutionWrites();
+			const use = this.executionWrites.useKey(`${place}\n${rules.idempotencyKey}`, identity(), what());
 			if (use.status === 'other') {
 				throw this.refuse(
 					itemIndex,
 					`The Idempotency Key "${rules.idempotencyKey}" was already sent in this execution with another write (${use.what}); nothing was sent for this one`,
-					`A key typed as a constant is sent again each time the node runs in one execution (Loop Over Items, an AI agent's tool calls). ${advice}`,
+					`A key typed as a constant is sent again each time the node runs in one execution (Loop Over Items, an AI agent's tool calls), and another Vault Store node of the workflow may use it too. ${advice}`,
 				);
 			}
 			sentBefore = use.status === 'same';
@@ -728,4 +736,15 @@ function describeWrite(money: MoneyRoute, asked: Asked): string {
 function unexplainedReplay(ticket: Ticket, answer: unknown): boolean {
 	if (ticket.option === undefined || ticket.option.sentBefore || ticket.resend !== undefined) return false;
 	return !sameTarget(ticket.route.ids, answer);
+}
+
+/**
+ * Where a write goes, as far as the service's keys are concerned: the credential's root for the
+ * request's family (Base URL and store, or workspace and vault) with the root the path names
+ * (Custom API Call), the store's two roots read as one. Two Vault Store nodes of one execution
+ * share their memory of keys and unclear writes only for the same place.
+ */
+async function placeOf(route: Route, root: (() => Promise<string>) | undefined): Promise<string> {
+	const base = root !== undefined ? await root() : '';
+	return `${base}${route.root}`.replace('/v2/core/stores/', '/v2/stores/');
 }

@@ -112,7 +112,8 @@ function unknownOutcome<E extends Error>(error: E): E {
  * it is sent; a success is `settle`d, a failure `abandon`ed.
  */
 export interface Gate<T = unknown> {
-	admit(req: ApiRequest, send: (req: ApiRequest) => Promise<ApiResponse>): Promise<{ skip?: ApiResponse; ticket?: T }>;
+	/** `root`: the credential's URL root for the request's family (where the write goes). */
+	admit(req: ApiRequest, send: (req: ApiRequest) => Promise<ApiResponse>, root: () => Promise<string>): Promise<{ skip?: ApiResponse; ticket?: T }>;
 	settle(ticket: T | undefined, res: ApiResponse): Promise<void>;
 	/** The write failed: `error` is what the transport threw; returns what the item fails with. */
 	abandon(ticket: T | undefined, error: unknown): Promise<unknown>;
@@ -225,7 +226,11 @@ export class Transport {
 		let admission: Awaited<ReturnType<Gate['admit']>> | undefined;
 		try {
 			// The gate may read first (e.g. a session's total) through this transport, without the slot held.
-			admission = await gate.admit(req, async (read) => await this.send(read));
+			admission = await gate.admit(
+				req,
+				async (read) => await this.send(read),
+				async () => await this.url(req.family, ''),
+			);
 		} finally {
 			// Refused before sending: give back the slot the caller held.
 			if (admission === undefined && permit) this.pool.release(permit, 'neutral');
