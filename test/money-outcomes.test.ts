@@ -286,15 +286,15 @@ describe('one Idempotency Key typed as a constant for two refunds, against a ser
 		expect(sent.filter((q) => q.path.includes(a.id))).toHaveLength(1);
 	});
 
-	test('the same key in a second node with another credential (another Base URL) is not refused by the node: the memory of keys is per place; with the same credential it is', async () => {
+	test('the same key in a second node with another store\'s credential on the same host is not refused by the node: the memory of keys is per store; with the same credential it is', async () => {
 		serial++;
 		const [a, b] = twoOrders();
 		const key = `constant-${serial}`;
 		const store = 'vaultStoreStoreApi';
 		const own = f.credentials[store];
-		// The same sandbox under another name: to the node, another place.
-		const other = { ...own, baseUrl: String(own.baseUrl).replace('127.0.0.1', 'localhost') };
-		expect(other.baseUrl).not.toBe(own.baseUrl);
+		// Another store on the same host (the sandbox holds none: it answers 404, after the node sent it).
+		const other = { ...own, storeId: 'shp_anotherstore00000000000' };
+		expect(other.storeId).not.toBe(own.storeId);
 		const refund = (order: string) => ({ resource: 'order', operation: 'refund', orderId: rl(order), additionalFields: { amount: 1 }, options: { idempotencyKey: key } });
 		for (const [place, credentialIds] of [['another place', { [store]: '3' }], ['the same place', undefined]] as const) {
 			f.sb.clearRequests();
@@ -307,6 +307,7 @@ describe('one Idempotency Key typed as a constant for two refunds, against a ser
 			if (place === 'another place') {
 				expect(answer).not.toMatch(/already sent in this execution/);
 				expect(sentForB).toHaveLength(1);
+				expect(sentForB[0].path).toContain('shp_anotherstore00000000000');
 			} else {
 				expect(answer).toMatch(/already sent in this execution with another write/);
 				expect(sentForB).toHaveLength(0);

@@ -143,19 +143,38 @@ test('a read-back mismatch is recorded: the first execution fails on it; the re-
 	expect(refundRequests()).toHaveLength(0);
 });
 
+/** A node's context on the in-memory store, with `details` as its static data (what one process reads). */
+function storeContext(workflowId: string, nodeId: string, details: IDataObject): IExecuteFunctions {
+	const node = { id: nodeId, name: 'Refund' };
+	const data = { node, workflow: { id: workflowId } } as never;
+	return {
+		helpers: {
+			checkProcessedAndRecord: async (items: string[], scope: 'node', options: { mode: 'entries' }) => await store.checkProcessedAndRecord(items, scope, data, options),
+			removeProcessed: async (items: string[], scope: 'node') => await store.removeProcessed(items, scope, data),
+			getProcessedDataCount: async (scope: 'node', options: { mode: 'entries' }) => await store.getProcessedDataCount(scope, data, options),
+		},
+		getWorkflowStaticData: () => details,
+		getWorkflow: () => ({ id: workflowId }),
+		getNode: () => node,
+	} as unknown as IExecuteFunctions;
+}
+
+test('two processes reading the marks of a write that was never answered at the same moment: neither takes the other\'s reading for a confirmed write, and the time mark stays', async () => {
+	const key = 'n8n_evt_probe_race';
+	// An execution claimed the write and stopped before the answer (its claim and time mark in the store, no details anywhere).
+	expect(await onceRecord(storeContext('wf_store_probe', 'node-probe', {})).claim(key)).toEqual({ status: 'new' });
+	// Two re-deliveries on two processes that cannot read details: their reads of the marks interleave.
+	const [a, b] = await Promise.all([onceRecord(storeContext('wf_store_probe', 'node-probe', {})).claim(key), onceRecord(storeContext('wf_store_probe', 'node-probe', {})).claim(key)]);
+	expect([a.status, b.status]).toEqual(['unclear', 'unclear']);
+	expect([a, b].map((c) => c.status === 'unclear' && c.resend)).toEqual([true, true]);
+	// Still there for the next reader: not a write reported made.
+	expect(await onceRecord(storeContext('wf_store_probe', 'node-probe', {})).claim(key)).toMatchObject({ status: 'unclear', kind: 'unanswered', resend: true });
+});
+
 test(`store full: ${RECORD_CAPACITY.toLocaleString('en')} claims within 84 h are all new; past that a claim is untracked (n8n would drop a live entry), never refused`, async () => {
 	const details: IDataObject = {};
 	const node = { id: 'node-full', name: 'Refund' };
-	const ctx = {
-		helpers: {
-			checkProcessedAndRecord: async (items: string[], scope: 'node', options: { mode: 'entries' }) => await store.checkProcessedAndRecord(items, scope, { node, workflow: { id: 'wf_store_full' } } as never, options),
-			removeProcessed: async (items: string[], scope: 'node', options: { mode: 'entries' }) => await store.removeProcessed(items, scope, { node, workflow: { id: 'wf_store_full' } } as never),
-			getProcessedDataCount: async (scope: 'node', options: { mode: 'entries' }) => await store.getProcessedDataCount(scope, { node, workflow: { id: 'wf_store_full' } } as never, options),
-		},
-		getWorkflowStaticData: () => details,
-		getWorkflow: () => ({ id: 'wf_store_full' }),
-		getNode: () => node,
-	} as unknown as IExecuteFunctions;
+	const ctx = storeContext('wf_store_full', node.id, details);
 	const at = Date.now();
 	const record = onceRecord(ctx, () => at);
 	expect(record.backend).toBe('deduplication');

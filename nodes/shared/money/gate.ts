@@ -183,7 +183,7 @@ export class RequestGate {
 	 * answer of a write this event already made; else sets the request's Idempotency-Key and
 	 * returns the ticket `settle` / `abandon` take.
 	 */
-	async admit(req: ApiRequest, send: Send, root?: () => Promise<string>): Promise<Admission> {
+	async admit(req: ApiRequest, send: Send, place?: () => Promise<string>): Promise<Admission> {
 		const itemIndex = req.itemIndex ?? 0;
 		const found = routeOf(req.family, req.path);
 		if ('refused' in found) {
@@ -198,8 +198,7 @@ export class RequestGate {
 		const declared = write.kind === 'money' ? write.route : undefined;
 		if (declared === undefined) {
 			if (req.idempotent && req.idempotencyKey === undefined) {
-				const place = await placeOf(route, root);
-				this.chooseKey(req, itemIndex, place, () => writeFingerprint({ method: req.method, route: `${route.api}:/${route.segments.join('/')}`, query: req.query, body: req.body }), () => `${req.method} /${route.segments.join('/')}`);
+				this.chooseKey(req, itemIndex, await placeOf(place), () => writeFingerprint({ method: req.method, route: `${route.api}:/${route.segments.join('/')}`, query: req.query, body: req.body }), () => `${req.method} /${route.segments.join('/')}`);
 			}
 			return {};
 		}
@@ -221,7 +220,7 @@ export class RequestGate {
 		// The transport repeats it only where the service says it did nothing, and reports an unknown outcome.
 		req.money = true;
 		const ticket: Ticket = { route: money, asked, itemIndex, keyOf: '', own };
-		const admission = await this.keyAndClaim(req, money, ticket, itemIndex, await placeOf(route, root));
+		const admission = await this.keyAndClaim(req, money, ticket, itemIndex, await placeOf(place));
 		if (admission.ticket !== undefined) await this.holdBudgets(admission.ticket, rules);
 		return admission;
 	}
@@ -739,12 +738,11 @@ function unexplainedReplay(ticket: Ticket, answer: unknown): boolean {
 }
 
 /**
- * Where a write goes, as far as the service's keys are concerned: the credential's root for the
- * request's family (Base URL and store, or workspace and vault) with the root the path names
- * (Custom API Call), the store's two roots read as one. Two Vault Store nodes of one execution
- * share their memory of keys and unclear writes only for the same place.
+ * Where the service keeps a write's Idempotency-Key: the account the node's credential reaches
+ * (Base URL and store, or workspace and vault), whatever the route (a Custom API Call reaches only
+ * its credential's store or vault). Two Vault Store nodes of one execution share their memory of
+ * keys and unclear writes only for the same place.
  */
-async function placeOf(route: Route, root: (() => Promise<string>) | undefined): Promise<string> {
-	const base = root !== undefined ? await root() : '';
-	return `${base}${route.root}`.replace('/v2/core/stores/', '/v2/stores/');
+async function placeOf(place: (() => Promise<string>) | undefined): Promise<string> {
+	return place !== undefined ? await place() : '';
 }

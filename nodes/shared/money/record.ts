@@ -68,6 +68,8 @@ const REPAIR_WINDOW = 50;
 const VERIFY_DELAY_MS = 300;
 /** Rounds of add-wait-check confirm() makes at most. */
 const VERIFY_ROUNDS = 4;
+/** Reads of a claim's marks while another process may be reading them too (see readMarks). */
+const READ_ROUNDS = 3;
 /** Longest mismatch text kept. */
 const MISMATCH_MAX_CHARS = 400;
 /** Longest record id kept. */
@@ -450,23 +452,36 @@ class Record_ implements OnceRecord {
 	 * there, the marks a concurrent write put back go too.
 	 */
 	private async readMarks(digest: string): Promise<Claim> {
-		const period = Math.floor(this.now() / MARK_MS);
-		const marks = marksOf(digest, this.now());
-		const done = doneMark(digest);
-		const out = await this.add([done, ...marks]);
-		const absent = new Set(out.new.map(String));
-		if (!absent.has(done)) {
-			await this.remove([...absent, ...marks]);
-			return { status: 'done' };
+		for (let round = 1; ; round++) {
+			const period = Math.floor(this.now() / MARK_MS);
+			const marks = marksOf(digest, this.now());
+			const done = doneMark(digest);
+			const out = await this.add([done, ...marks]);
+			const absent = new Set(out.new.map(String));
+			const failed = !absent.has(marks[0]);
+			// Another process reading these marks adds every absent one in one write, the failed mark
+			// among them, so a done mark beside a failed mark is never read as done. A confirmed write
+			// never has a failed mark (no write that failed is sent again under its key).
+			if (!absent.has(done) && !failed) {
+				await this.remove([...absent, ...marks]);
+				return { status: 'done' };
+			}
+			if (absent.size > 0) await this.remove([...absent]);
+			if (failed) {
+				// The failed mark, or another process reading the marks now: read again after a pause.
+				if (round < READ_ROUNDS) {
+					await sleep(VERIFY_DELAY_MS);
+					continue;
+				}
+				return { status: 'unclear', kind: 'failed', resend: false };
+			}
+			const newest = marks.slice(1).findIndex((m) => !absent.has(m));
+			if (newest < 0) return { status: 'done' };
+			// The mark's period began at most this long ago: two periods span at most RESEND_WINDOW_MS.
+			const resend = newest <= 1;
+			if (resend) this.pending.add(digest);
+			return { status: 'unclear', kind: 'unanswered', at: (period - newest) * MARK_MS, resend };
 		}
-		await this.remove([...absent]);
-		if (!absent.has(marks[0])) return { status: 'unclear', kind: 'failed', resend: false };
-		const newest = marks.slice(1).findIndex((m) => !absent.has(m));
-		if (newest < 0) return { status: 'done' };
-		// The mark's period began at most this long ago: two periods span at most RESEND_WINDOW_MS.
-		const resend = newest <= 1;
-		if (resend) this.pending.add(digest);
-		return { status: 'unclear', kind: 'unanswered', at: (period - newest) * MARK_MS, resend };
 	}
 
 	/** Takes back the marks of a claim (its outcome is known now, or it is past the horizon). */
@@ -524,7 +539,7 @@ class Record_ implements OnceRecord {
 		if (!this.pending.delete(digest)) return;
 		if (!this.helpers) return;
 		try {
-			await this.clearMarks(digest, [digest]);
+			await this.clearMarks(digest, [digest, doneMark(digest)]);
 			if (this.storeCount !== undefined) this.storeCount = Math.max(0, this.storeCount - 1);
 		} catch {
 			// Left claimed: a re-delivery finds it 'done' without details and sends nothing (see above).

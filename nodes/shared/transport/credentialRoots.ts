@@ -14,6 +14,8 @@ import type { Family } from './request';
 export interface ResolvedCredential {
 	baseUrl: string;
 	roots: Record<Family, string>;
+	/** The account the credential reaches (Base URL and store, or workspace and vault): where the service keeps its Idempotency-Keys. */
+	place: string;
 	secrets: string[];
 	/** The Authorization header value; set here, so the credential types need no `authenticate`. */
 	authorization: string;
@@ -51,6 +53,7 @@ export async function loadCredential(ctx: HttpContext, name: CredentialName, sec
 		const noVault = `${baseUrl}/v2/workspaces/-/vaults/-`;
 		return {
 			baseUrl,
+			place: `${baseUrl}/v2/stores/${enc(storeId)}`,
 			secrets: [...secrets],
 			authorization: `Bearer ${secretKey}`,
 			roots: {
@@ -70,6 +73,7 @@ export async function loadCredential(ctx: HttpContext, name: CredentialName, sec
 	const vault = `${baseUrl}/v2/workspaces/${enc(workspaceId)}/vaults/${enc(vaultId)}`;
 	return {
 		baseUrl,
+		place: vault,
 		secrets: [...secrets],
 		authorization: `Bearer ${secretKey}`,
 		roots: { core: vault, stores: vault, storefront: `${baseUrl}/v2/storefront`, vault, base: baseUrl },

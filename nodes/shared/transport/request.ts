@@ -112,8 +112,8 @@ function unknownOutcome<E extends Error>(error: E): E {
  * it is sent; a success is `settle`d, a failure `abandon`ed.
  */
 export interface Gate<T = unknown> {
-	/** `root`: the credential's URL root for the request's family (where the write goes). */
-	admit(req: ApiRequest, send: (req: ApiRequest) => Promise<ApiResponse>, root: () => Promise<string>): Promise<{ skip?: ApiResponse; ticket?: T }>;
+	/** `place`: the account the credential reaches (ResolvedCredential.place). */
+	admit(req: ApiRequest, send: (req: ApiRequest) => Promise<ApiResponse>, place: () => Promise<string>): Promise<{ skip?: ApiResponse; ticket?: T }>;
 	settle(ticket: T | undefined, res: ApiResponse): Promise<void>;
 	/** The write failed: `error` is what the transport threw; returns what the item fails with. */
 	abandon(ticket: T | undefined, error: unknown): Promise<unknown>;
@@ -229,7 +229,7 @@ export class Transport {
 			admission = await gate.admit(
 				req,
 				async (read) => await this.send(read),
-				async () => await this.url(req.family, ''),
+				async () => (await this.resolve(this.credentialName)).place,
 			);
 		} finally {
 			// Refused before sending: give back the slot the caller held.
