@@ -226,12 +226,80 @@ async function loadChecks({ inst, sb, t, rest, example }) {
 	t.check('load: every execution output is one item whose id is a valid message id (0 from forged)', ids.every((x) => x.length === 1) && fromForged.length === 0, `${ids.filter((x) => x.length !== 1).length} with != 1 item; not valid: ${fromForged.slice(0, 5).join(', ')}`);
 	t.check('load: each valid message id started exactly one execution', new Set(flat).size === VALID && flat.length === VALID, `${new Set(flat).size} distinct of ${flat.length}`);
 
+	await beside({ inst, t, rest, H, url, make: (i) => {
+		const id = `msg_pair${runTag}${String(i).padStart(4, '0')}`;
+		const b = body(id, 10 + (i % 90));
+		const ts = nowS();
+		return { headers: { ...base, 'webhook-id': id, 'webhook-timestamp': ts, 'webhook-signature': signV2(secret, id, ts, b) }, body: b };
+	} });
+
 	// ---------------------------------------------------------------- clean up
 	const deact = /** @type {any} */ (await rest.request('POST', `/api/v1/workflows/${wfId}/deactivate`, undefined, H));
 	t.check('load: workflow deactivated', deact.status === 200, JSON.stringify(deact).slice(0, 300));
 	const end = Date.now() + 15_000;
 	while (endpoints().length && Date.now() < end) await sleep(200);
 	t.equal('load: its endpoint is gone from the sandbox', endpoints().length, 0);
+}
+
+/**
+ * The same deliveries, at the same concurrency, to the Vault Store Trigger and to n8n's own Webhook
+ * node (Respond: Immediately, the same No Operation node after it), interleaved request by request
+ * in this one n8n: what n8n itself costs per delivery beside what the trigger adds. Logged, with one
+ * check: the trigger's median answer time is within twice the Webhook node's plus 100 ms.
+ * @param {{inst: any, t: import('./runner/results').Results, rest: any, H: Record<string, string>, url: string, make: (i: number) => {headers: Record<string, string>, body: string}}} ctx
+ */
+async function beside({ inst, t, rest, H, url, make }) {
+	const PAIRS = 200;
+	const id = crypto.randomUUID();
+	const nodes = [
+		{ id: crypto.randomUUID(), name: 'Webhook', type: 'n8n-nodes-base.webhook', typeVersion: 2, position: [0, 0], webhookId: id, parameters: { httpMethod: 'POST', path: id, responseMode: 'onReceived', options: {} } },
+		{ id: crypto.randomUUID(), name: 'Handle the event', type: 'n8n-nodes-base.noOp', typeVersion: 1, position: [220, 0], parameters: {} },
+	];
+	const connections = { Webhook: { main: [[{ node: 'Handle the event', type: 'main', index: 0 }]] } };
+	const created = /** @type {any} */ (await rest.request('POST', '/api/v1/workflows', { name: 'Webhook node (beside the load)', nodes, connections, settings: { executionOrder: 'v1' } }, H));
+	t.must('beside: a Webhook node workflow created over the public API', created.status === 200 && created.body?.id, JSON.stringify(created).slice(0, 300));
+	const baseId = created.body.id;
+	const act = /** @type {any} */ (await rest.request('POST', `/api/v1/workflows/${baseId}/activate`, undefined, H));
+	t.must('beside: activated', act.status === 200, JSON.stringify(act).slice(0, 300));
+	const baseUrl = `${inst.url}/webhook/${id}`;
+	t.must('beside: its URL answers 200', (await routedStatus(baseUrl, 200)) === 200, 'not routed within 30 s');
+	const jobs = Array.from({ length: 2 * PAIRS }, (_, i) => ({ to: i % 2 === 0 ? 'trigger' : 'webhook', i: Math.floor(i / 2) }));
+	/** @type {Record<string, number[]>} */
+	const ms = { trigger: [], webhook: [] };
+	/** @type {Record<string, number[]>} */
+	const statuses = { trigger: [], webhook: [] };
+	let next = 0;
+	const worker = async () => {
+		while (next < jobs.length) {
+			const job = jobs[next++];
+			const { headers, body } = make(job.i);
+			const t0 = performance.now();
+			let status = 0;
+			try {
+				const res = await fetch(job.to === 'trigger' ? url : baseUrl, { method: 'POST', headers, body, signal: AbortSignal.timeout(30_000) });
+				await res.text();
+				status = res.status;
+			} catch {
+				status = 0;
+			}
+			ms[job.to].push(performance.now() - t0);
+			statuses[job.to].push(status);
+		}
+	};
+	await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+	const sorted = (/** @type {number[]} */ a) => [...a].sort((x, y) => x - y);
+	const [tt, tw] = [sorted(ms.trigger), sorted(ms.webhook)];
+	log(`beside: ${PAIRS} deliveries each, interleaved, ${CONCURRENCY} concurrent: Vault Store Trigger p50 ${pct(tt, 50).toFixed(1)} ms, p99 ${pct(tt, 99).toFixed(1)} ms; n8n's Webhook node p50 ${pct(tw, 50).toFixed(1)} ms, p99 ${pct(tw, 99).toFixed(1)} ms`);
+	t.check('beside: every delivery to both answered 200', [...statuses.trigger, ...statuses.webhook].every((x) => x === 200), JSON.stringify({ trigger: statuses.trigger.filter((x) => x !== 200).length, webhook: statuses.webhook.filter((x) => x !== 200).length }));
+	t.check("beside: the trigger's median answer is within twice the Webhook node's plus 100 ms", pct(tt, 50) <= 2 * pct(tw, 50) + 100, `${pct(tt, 50).toFixed(1)} ms against ${pct(tw, 50).toFixed(1)} ms`);
+	// Both workflows' executions finish before the next phase (at most 60 s).
+	for (const end = Date.now() + 60_000; Date.now() < end; ) {
+		const r = await rest.api(`/executions?status=running&limit=1`).catch(() => ({ data: [] }));
+		if (!(r.data ?? []).length) break;
+		await sleep(500);
+	}
+	await rest.request('POST', `/api/v1/workflows/${baseId}/deactivate`, undefined, H);
+	await rest.request('DELETE', `/api/v1/workflows/${baseId}`, undefined, H);
 }
 
 module.exports = { loadChecks };
