@@ -395,12 +395,45 @@ describe('a replayed answer that neither this execution nor the once record expl
  * answers with what it did), and is refused when the service failed on it. Both agent routes;
  * the control is a call for another order in the same conversation, which goes out once.
  */
+/** The outcomes a repeat in the same execution is tested against (by an agent, by a second node). */
+const REPEAT_KINDS = KINDS.filter((k) => ['timeout on the only attempt', '500 after commit', '502 before anything', '400 (provably not applied)'].includes(k.name));
+
+/**
+ * A refund of `order` met `kind`, the same refund was made again in the same execution, then a
+ * refund of `other` (the control); `texts` are what each of the three answered.
+ */
+function expectRepeat(kind: Kind, texts: string[], order: string, other: string, effects: number): void {
+	const [first, again, control] = texts;
+	const sent = moneyWrites();
+	for (const secret of [f.sb.store.secretKey, f.sb.store.signingSecret]) expect(texts.join('\n')).not.toContain(secret);
+	if (kind.first === 'unknown') expect(first).toMatch(/The outcome of \\?".+\\?" is unknown: the service may have applied it/);
+	else expect(first).not.toMatch(/is unknown/);
+	const toOrder = sent.filter((q) => q.path.includes(order));
+	const firstKey = toOrder[0].headers['idempotency-key'];
+	if (kind.again['at once'] === 'refused') {
+		expect(again).toMatch(/The outcome of \\?".+\\?" for this execution is unknown: an earlier call sent it/);
+		expect(toOrder).toHaveLength(kind.attempts ?? 1);
+	} else if (kind.again['at once'] === 'resent') {
+		expect(again).not.toMatch(/Refused|is unknown/);
+		// Under the first call's key (a 409 "still running" while the first is held is retried under it too).
+		expect(toOrder.length).toBeGreaterThan(kind.attempts ?? 1);
+		expect(new Set(toOrder.map((q) => q.headers['idempotency-key']))).toEqual(new Set([firstKey]));
+	} else {
+		// Provably not applied: the repeat is a new write.
+		expect(again).not.toMatch(/Refused|is unknown/);
+		expect(toOrder).toHaveLength((kind.attempts ?? 1) + 1);
+	}
+	// At most one refund of the order reached the ledger, whatever the outcome.
+	expect(f.sb.ledger.slice(effects).filter((e) => JSON.stringify(e).includes(order)).length).toBeLessThanOrEqual(1);
+	// Control: another order in the same execution is refunded once.
+	expect(control).not.toMatch(/Refused|is unknown/);
+	expect(sent.filter((q) => q.path.includes(other))).toHaveLength(1);
+}
+
 describe('a second Vault Store node repeats a money write whose outcome is unknown, in the same execution', () => {
 	// The first node's refund meets the fault; the next node (say on its error branch) makes the same refund.
 	const SECOND = ['row', 'Custom API Call (store)'] as const;
-	const CELLS = KINDS.filter((k) => ['timeout on the only attempt', '500 after commit', '502 before anything', '400 (provably not applied)'].includes(k.name)).flatMap((kind) =>
-		SECOND.map((second) => ({ kind, second, label: `${kind.name} × second node: ${second}` })),
-	);
+	const CELLS = REPEAT_KINDS.flatMap((kind) => SECOND.map((second) => ({ kind, second, label: `${kind.name} × second node: ${second}` })));
 	test.each(CELLS)('$label', async ({ kind, second }) => {
 		serial++;
 		const [order, other] = f.sb.state.orders.filter((o) => o.payment.status === 'COMPLETED' && o.amount >= 10).slice(100 + (serial % 40), 102 + (serial % 40));
@@ -424,33 +457,12 @@ describe('a second Vault Store node repeats a money write whose outcome is unkno
 		);
 		f.sb.faults.clear();
 		const text = (node: string) => r.error(node)?.message ?? JSON.stringify(r.output(node)[0]?.json);
-		const sent = moneyWrites();
-		for (const secret of [f.sb.store.secretKey, f.sb.store.signingSecret]) expect(['First', 'Again', 'Control'].map(text).join('\n')).not.toContain(secret);
-		if (kind.first === 'unknown') expect(text('First')).toMatch(/The outcome of \\?".+\\?" is unknown: the service may have applied it/);
-		else expect(text('First')).not.toMatch(/is unknown/);
-		const toOrder = sent.filter((q) => q.path.includes(order.id));
-		const firstKey = toOrder[0].headers['idempotency-key'];
-		if (kind.again['at once'] === 'refused') {
-			expect(text('Again')).toMatch(/The outcome of \\?".+\\?" for this execution is unknown: an earlier call sent it/);
-			expect(toOrder).toHaveLength(kind.attempts ?? 1);
-		} else if (kind.again['at once'] === 'resent') {
-			expect(text('Again')).not.toMatch(/Refused|is unknown/);
-			expect(toOrder.length).toBeGreaterThan(kind.attempts ?? 1);
-			expect(new Set(toOrder.map((q) => q.headers['idempotency-key']))).toEqual(new Set([firstKey]));
-		} else {
-			expect(text('Again')).not.toMatch(/Refused|is unknown/);
-			expect(toOrder).toHaveLength((kind.attempts ?? 1) + 1);
-		}
-		expect(f.sb.ledger.slice(effects).filter((e) => JSON.stringify(e).includes(order.id)).length).toBeLessThanOrEqual(1);
-		// Control: another order refunded in the same execution, once.
-		expect(text('Control')).not.toMatch(/Refused|is unknown/);
-		expect(sent.filter((q) => q.path.includes(other.id))).toHaveLength(1);
+		expectRepeat(kind, ['First', 'Again', 'Control'].map(text), order.id, other.id, effects);
 	});
 });
 
 describe('an agent repeats a money write whose outcome is unknown, in the same execution', () => {
-	const AGENT_KINDS = KINDS.filter((k) => ['timeout on the only attempt', '500 after commit', '502 before anything', '400 (provably not applied)'].includes(k.name));
-	const AGENT_CELLS = AGENT_KINDS.flatMap((kind) => AGENT_ROUTES.map((route) => ({ kind, route, label: `${kind.name} × agent (${route})` })));
+	const AGENT_CELLS = REPEAT_KINDS.flatMap((kind) => AGENT_ROUTES.map((route) => ({ kind, route, label: `${kind.name} × agent (${route})` })));
 	test.each(AGENT_CELLS)('$label', async ({ kind, route }) => {
 		serial++;
 		const [order, other] = f.sb.state.orders.filter((o) => o.payment.status === 'COMPLETED' && o.amount >= 10).slice(60 + (serial % 40), 62 + (serial % 40));
@@ -467,30 +479,6 @@ describe('an agent repeats a money write whose outcome is unknown, in the same e
 		const effects = f.sb.ledger.length;
 		const r = await runAsAgentTool(route, parameters, [{ order: order.id }, { order: order.id }, { order: other.id }], f.credentials, { continueOnFail: true });
 		f.sb.faults.clear();
-		const sent = moneyWrites();
-		const [first, again, control] = r.texts;
-		for (const secret of [f.sb.store.secretKey, f.sb.store.signingSecret]) expect(r.texts.join('\n')).not.toContain(secret);
-		if (kind.first === 'unknown') expect(first).toMatch(/The outcome of \\?".+\\?" is unknown: the service may have applied it/);
-		else expect(first).not.toMatch(/is unknown/);
-		const toOrder = sent.filter((q) => q.path.includes(order.id));
-		const firstKey = toOrder[0].headers['idempotency-key'];
-		if (kind.again['at once'] === 'refused') {
-			expect(again).toMatch(/The outcome of \\?".+\\?" for this execution is unknown: an earlier call sent it/);
-			expect(toOrder).toHaveLength(kind.attempts ?? 1);
-		} else if (kind.again['at once'] === 'resent') {
-			expect(again).not.toMatch(/Refused|is unknown/);
-			// Under the first call's key (a 409 "still running" while the first is held is retried under it too).
-			expect(toOrder.length).toBeGreaterThan(kind.attempts ?? 1);
-			expect(new Set(toOrder.map((q) => q.headers['idempotency-key']))).toEqual(new Set([firstKey]));
-		} else {
-			// Provably not applied: the repeat is a new write.
-			expect(again).not.toMatch(/Refused|is unknown/);
-			expect(toOrder).toHaveLength((kind.attempts ?? 1) + 1);
-		}
-		// At most one refund of the order reached the ledger, whatever the outcome.
-		expect(f.sb.ledger.slice(effects).filter((e) => JSON.stringify(e).includes(order.id)).length).toBeLessThanOrEqual(1);
-		// Control: another order in the same conversation is refunded once.
-		expect(control).not.toMatch(/Refused|is unknown/);
-		expect(sent.filter((q) => q.path.includes(other.id))).toHaveLength(1);
+		expectRepeat(kind, r.texts, order.id, other.id, effects);
 	});
 });
