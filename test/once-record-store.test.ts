@@ -31,6 +31,14 @@ beforeAll(async () => {
 	await DataDeduplicationService.init(store);
 });
 
+/** The event delivered again 25 h later (the service's keys forgotten), to a process whose static data does not hold the details (queue mode: saved whole by whoever ended last). */
+async function redeliverLater(wf: Workflow, messageId: string, orderId: string) {
+	await f.sb.app.clock.advance(25 * HOUR);
+	wf.staticData = {};
+	f.sb.clearRequests();
+	return await wf.run([delivery(messageId, orderId)]);
+}
+
 test('with the store there: the claim is in the store before the refund goes out; a re-delivery 25 h later on a process without the details is skipped (no refund)', async () => {
 	const wf = workflow();
 	const order = completed()[0];
@@ -43,11 +51,7 @@ test('with the store there: the claim is in the store before the refund goes out
 	expect(store.calls).toEqual(['count', 'check', 'check', 'remove', 'check', 'remove']);
 	expect(store.has(wf.id, storedKey(order.id))).toBe(true);
 	expect(Object.keys(wf.details())).toHaveLength(1);
-	await f.sb.app.clock.advance(25 * HOUR);
-	// Another worker whose static data does not hold the details (queue mode: saved whole by whoever ended last).
-	wf.staticData = {};
-	f.sb.clearRequests();
-	const late = await wf.run([delivery('msg_store_1', order.id)]);
+	const late = await redeliverLater(wf, 'msg_store_1', order.id);
 	expect(late.error('Refund')).toBeUndefined();
 	expect(refundRequests()).toHaveLength(0);
 	expect(refundsOf(order.id).length - before).toBe(1);
@@ -99,9 +103,7 @@ test('a claim that a concurrent write to the same row dropped is put back by the
 	await wf.run([delivery('msg_store_lost', order.id)]);
 	expect(store.loseNextClaim).toBe(false); // the claim was dropped...
 	expect(store.has(wf.id, storedKey(order.id))).toBe(true); // ...and put back
-	await f.sb.app.clock.advance(25 * HOUR);
-	wf.staticData = {};
-	await wf.run([delivery('msg_store_lost', order.id)]);
+	await redeliverLater(wf, 'msg_store_lost', order.id);
 	expect(refundsOf(order.id).length - before).toBe(1);
 });
 
@@ -116,12 +118,9 @@ test('a time mark that concurrent writes put back after the confirm took it out 
 	expect(store.undoRemoves).toBe(0);
 	const mark = [...Array(12).keys()].some((i) => store.has(wf.id, `${storedKey(order.id)}@${Math.floor(Date.now() / (11 * HOUR)) - i}`));
 	expect(mark).toBe(true); // the time mark is back in the store
-	// The service has forgotten the key (its clock 25 h on); this process's clock has not moved (a time
-	// mark of now would have the write sent again: the service would make a second refund).
-	await f.sb.app.clock.advance(25 * HOUR);
-	wf.staticData = {};
-	f.sb.clearRequests();
-	const again = await wf.run([delivery('msg_store_mark_back', order.id)]);
+	// This process's clock has not moved (a time mark of now would have the write sent again: the
+	// service, its keys forgotten, would make a second refund).
+	const again = await redeliverLater(wf, 'msg_store_mark_back', order.id);
 	expect(again.error('Refund')).toBeUndefined();
 	expect(refundRequests()).toHaveLength(0);
 	expect(refundsOf(order.id).length - before).toBe(1);
