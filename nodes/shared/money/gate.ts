@@ -181,9 +181,12 @@ export class RequestGate {
 	/**
 	 * A request as it will be sent. Throws a refusal (nothing is sent); returns the recorded
 	 * answer of a write this event already made; else sets the request's Idempotency-Key and
-	 * returns the ticket `settle` / `abandon` take.
+	 * returns the ticket `settle` / `abandon` take. `place`: where the service keeps the write's
+	 * Idempotency-Key, the account the credential reaches (ResolvedCredential.place), whatever the
+	 * route; two Vault Store nodes of one execution share their memory of keys and unclear writes
+	 * only for the same place.
 	 */
-	async admit(req: ApiRequest, send: Send, place?: () => Promise<string>): Promise<Admission> {
+	async admit(req: ApiRequest, send: Send, place: () => Promise<string>): Promise<Admission> {
 		const itemIndex = req.itemIndex ?? 0;
 		const found = routeOf(req.family, req.path);
 		if ('refused' in found) {
@@ -198,7 +201,7 @@ export class RequestGate {
 		const declared = write.kind === 'money' ? write.route : undefined;
 		if (declared === undefined) {
 			if (req.idempotent && req.idempotencyKey === undefined) {
-				this.chooseKey(req, itemIndex, await placeOf(place), () => writeFingerprint({ method: req.method, route: `${route.api}:/${route.segments.join('/')}`, query: req.query, body: req.body }), () => `${req.method} /${route.segments.join('/')}`);
+				this.chooseKey(req, itemIndex, await place(), () => writeFingerprint({ method: req.method, route: `${route.api}:/${route.segments.join('/')}`, query: req.query, body: req.body }), () => `${req.method} /${route.segments.join('/')}`);
 			}
 			return {};
 		}
@@ -220,7 +223,7 @@ export class RequestGate {
 		// The transport repeats it only where the service says it did nothing, and reports an unknown outcome.
 		req.money = true;
 		const ticket: Ticket = { route: money, asked, itemIndex, keyOf: '', own };
-		const admission = await this.keyAndClaim(req, money, ticket, itemIndex, await placeOf(place));
+		const admission = await this.keyAndClaim(req, money, ticket, itemIndex, await place());
 		if (admission.ticket !== undefined) await this.holdBudgets(admission.ticket, rules);
 		return admission;
 	}
@@ -735,14 +738,4 @@ function describeWrite(money: MoneyRoute, asked: Asked): string {
 function unexplainedReplay(ticket: Ticket, answer: unknown): boolean {
 	if (ticket.option === undefined || ticket.option.sentBefore || ticket.resend !== undefined) return false;
 	return !sameTarget(ticket.route.ids, answer);
-}
-
-/**
- * Where the service keeps a write's Idempotency-Key: the account the node's credential reaches
- * (Base URL and store, or workspace and vault), whatever the route (a Custom API Call reaches only
- * its credential's store or vault). Two Vault Store nodes of one execution share their memory of
- * keys and unclear writes only for the same place.
- */
-async function placeOf(place: (() => Promise<string>) | undefined): Promise<string> {
-	return place !== undefined ? await place() : '';
 }
