@@ -77,6 +77,12 @@ async function loadChecks({ inst, sb, t, rest, example }) {
 	const nowS = () => String(Math.floor(Date.now() / 1000));
 	const wrongSecret = `whsec_${crypto.randomBytes(32).toString('base64')}`;
 	const base = { 'content-type': 'application/json', 'user-agent': 'vault-store-e2e-load' };
+	/** A delivery signed now with the store's secret. */
+	const signedDelivery = (/** @type {string} */ id, /** @type {number} */ amount) => {
+		const b = body(id, amount);
+		const ts = nowS();
+		return { headers: { ...base, 'webhook-id': id, 'webhook-timestamp': ts, 'webhook-signature': signV2(secret, id, ts, b) }, body: b };
+	};
 
 	/** @type {{valid: boolean, kind: string, id: string, make: () => {headers: Record<string, string>, body: string}}[]} */
 	const valid = [];
@@ -86,11 +92,7 @@ async function loadChecks({ inst, sb, t, rest, example }) {
 			valid: true,
 			kind: 'valid',
 			id,
-			make: () => {
-				const b = body(id, 10 + (i % 90));
-				const ts = nowS();
-				return { headers: { ...base, 'webhook-id': id, 'webhook-timestamp': ts, 'webhook-signature': signV2(secret, id, ts, b) }, body: b };
-			},
+			make: () => signedDelivery(id, 10 + (i % 90)),
 		});
 	}
 	const forged = [];
@@ -226,12 +228,7 @@ async function loadChecks({ inst, sb, t, rest, example }) {
 	t.check('load: every execution output is one item whose id is a valid message id (0 from forged)', ids.every((x) => x.length === 1) && fromForged.length === 0, `${ids.filter((x) => x.length !== 1).length} with != 1 item; not valid: ${fromForged.slice(0, 5).join(', ')}`);
 	t.check('load: each valid message id started exactly one execution', new Set(flat).size === VALID && flat.length === VALID, `${new Set(flat).size} distinct of ${flat.length}`);
 
-	await beside({ inst, t, rest, H, url, make: (i) => {
-		const id = `msg_pair${runTag}${String(i).padStart(4, '0')}`;
-		const b = body(id, 10 + (i % 90));
-		const ts = nowS();
-		return { headers: { ...base, 'webhook-id': id, 'webhook-timestamp': ts, 'webhook-signature': signV2(secret, id, ts, b) }, body: b };
-	} });
+	await beside({ inst, t, rest, H, url, make: (i) => signedDelivery(`msg_pair${runTag}${String(i).padStart(4, '0')}`, 10 + (i % 90)) });
 
 	// ---------------------------------------------------------------- clean up
 	const deact = /** @type {any} */ (await rest.request('POST', `/api/v1/workflows/${wfId}/deactivate`, undefined, H));
