@@ -463,7 +463,8 @@ class Record_ implements OnceRecord {
 			// among them, so a done mark beside a failed mark is never read as done. A confirmed write
 			// never has a failed mark (no write that failed is sent again under its key).
 			if (!absent.has(done) && !failed) {
-				await this.remove([...absent, ...marks]);
+				// The marks this read added are among them.
+				await this.remove(marks);
 				return { status: 'done' };
 			}
 			if (absent.size > 0) await this.remove([...absent]);
