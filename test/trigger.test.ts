@@ -163,6 +163,16 @@ function flipped(raw: Buffer): Buffer {
 	return out;
 }
 
+/**
+ * A V2 timestamp (whole seconds) `seconds` old when the node checks it moments later (the node
+ * compares in milliseconds): 'at least' rounds the clock down, 'at most' rounds it up, so the
+ * second ticking over between here and the check cannot move it across the tolerance's edge.
+ * A negative age is a timestamp ahead of the clock.
+ */
+function secondsOld(seconds: number, bound: 'at least' | 'at most'): number {
+	return (bound === 'at least' ? Math.floor : Math.ceil)(Date.now() / 1000) - seconds;
+}
+
 function resignV2(c: Captured, id: string, timestampSeconds: number): Record<string, string> {
 	const ts = String(timestampSeconds);
 	return {
@@ -344,20 +354,19 @@ describe('V2 deliveries', () => {
 	test('a stale or future timestamp (301 s) answers 401; 299 s is accepted; a smaller tolerance narrows the window', async () => {
 		const t = await activeTrigger({ events: ['PAYMENT_COMPLETED'], signatureVersion: 'V2' });
 		const c = await emitFor(t, 'PAYMENT_COMPLETED');
-		const now = Math.floor(Date.now() / 1000);
-		expectRejected(await deliverTo(t, c, { headers: resignV2(c, 'msg_stale000000001', now - 301) }), /tolerance/);
-		expectRejected(await deliverTo(t, c, { headers: resignV2(c, 'msg_future00000001', now + 301) }), /tolerance/);
-		expect((await deliverTo(t, c, { headers: resignV2(c, 'msg_fresh000000001', now - 299) })).items).toHaveLength(1);
+		expectRejected(await deliverTo(t, c, { headers: resignV2(c, 'msg_stale000000001', secondsOld(301, 'at least')) }), /tolerance/);
+		expectRejected(await deliverTo(t, c, { headers: resignV2(c, 'msg_future00000001', secondsOld(-301, 'at most')) }), /tolerance/);
+		expect((await deliverTo(t, c, { headers: resignV2(c, 'msg_fresh000000001', secondsOld(299, 'at most')) })).items).toHaveLength(1);
 		t.setParameters({ ...t.node.parameters, options: { toleranceSeconds: 200 } });
-		expectRejected(await deliverTo(t, c, { headers: resignV2(c, 'msg_older000000001', now - 250) }), /tolerance/);
-		expect((await deliverTo(t, c, { headers: resignV2(c, 'msg_recent00000001', now - 150) })).items).toHaveLength(1);
+		expectRejected(await deliverTo(t, c, { headers: resignV2(c, 'msg_older000000001', secondsOld(250, 'at least')) }), /tolerance/);
+		expect((await deliverTo(t, c, { headers: resignV2(c, 'msg_recent00000001', secondsOld(150, 'at most')) })).items).toHaveLength(1);
 	});
 
 	test('Timestamp Tolerance 301 rejects every delivery with 401 naming the option (logged as an error); 300 accepts', async () => {
 		const t = await activeTrigger({ events: ['PAYMENT_COMPLETED'], signatureVersion: 'V2', options: { toleranceSeconds: 300 } });
 		const c = await emitFor(t, 'PAYMENT_COMPLETED');
 		const now = Math.floor(Date.now() / 1000);
-		expect((await deliverTo(t, c, { headers: resignV2(c, 'msg_tol300a0000001', now - 299) })).items).toHaveLength(1);
+		expect((await deliverTo(t, c, { headers: resignV2(c, 'msg_tol300a0000001', secondsOld(299, 'at most')) })).items).toHaveLength(1);
 
 		t.setParameters({ ...t.node.parameters, options: { toleranceSeconds: 301 } });
 		const start = logLines.length;
