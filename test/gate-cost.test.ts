@@ -11,6 +11,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { withoutCardData } from '../nodes/shared/redaction/cardData';
+import { fileFindings } from '../nodes/shared/redaction/files';
 import { gateOutput } from '../nodes/shared/redaction/gate';
 import { Redactor } from '../nodes/shared/redaction/secrets';
 import { redactCardNumberSpans, redactSensitiveText } from '../nodes/shared/redaction/scan';
@@ -39,6 +40,12 @@ const HOSTILE: Record<string, (size: number) => unknown> = {
 	},
 	'many short list entries': (n) => Array.from({ length: n / 4 }, (_, i) => String(i % 97)),
 	'long keys': (n) => Object.fromEntries(Array.from({ length: n / 1024 }, (_, i) => [`${fill('k-', 1000)}${i}`, i])),
+	// A name read once where it stands, not once per entry of the list under it (a 74 KB answer of
+	// this shape blocked n8n's event loop 6 to 9 s).
+	'long names over long lists': (n) => ({ [fill('cardNumberAb', n / 2)]: Array.from({ length: n / 8 }, (_, i) => `v${i % 97}`) }),
+	'long names over lists of records': (n) => ({ [fill('ab-', n / 2)]: Array.from({ length: n / 32 }, (_, i) => ({ [fill('cd', 64)]: [String(i % 9), 'x'] })) }),
+	// A report file's header of long column names over many rows: each column name read once.
+	'long CSV column names': (n) => `${fill('card_number_', n / 4)},${fill('note_', n / 4)}\n${'4242,ok\n'.repeat(n / 16)}`,
 };
 const plain = (n: number): unknown => fill('The order was shipped to the north warehouse today. ', n);
 
@@ -50,6 +57,10 @@ const SCANS: Record<string, (value: unknown) => unknown> = {
 	'error value': (value) => new Redactor(SECRETS).value({ description: value }),
 	'security-code text scan': (value) => (typeof value === 'string' ? redactSensitiveText(value, { values: true }) : undefined),
 	'card-number text scan': (value) => (typeof value === 'string' ? redactCardNumberSpans(value, { mode: 'error' }) : undefined),
+	'report file': (value) =>
+		typeof value === 'string'
+			? fileFindings(Buffer.from(value), 'text/csv', new Redactor(SECRETS))
+			: fileFindings(Buffer.from(JSON.stringify(value)), 'application/json', new Redactor(SECRETS)),
 };
 
 function time(run: () => void): number {

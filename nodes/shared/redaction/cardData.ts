@@ -115,14 +115,13 @@ function cardShapedDigits(value: string): string | undefined {
 	return trimmed.replace(/\D/g, '');
 }
 
-/** A card number by its field's name: the value of a card-number field with 12 to 19 digits. */
-function namedCardNumber(field: string | undefined, value: string | number): boolean {
-	if (field === undefined) return false;
-	const kind = kindOf(field).cardNumber;
-	if (kind === undefined) return false;
+/** A card number by its field's kind: the value of a card-number field with 12 to 19 digits. */
+function namedCardNumber(kind: NameKind | undefined, value: string | number): boolean {
+	const card = kind?.cardNumber;
+	if (card === undefined) return false;
 	const digits = typeof value === 'number' ? (Number.isSafeInteger(value) ? String(value) : undefined) : cardShapedDigits(value);
 	if (digits === undefined || digits.length < 12 || digits.length > 19) return false;
-	return kind === 'sure' || luhnValid(digits);
+	return card === 'sure' || luhnValid(digits);
 }
 
 export interface CardDataOptions {
@@ -139,24 +138,33 @@ export interface CardDataOptions {
  * fields always, standing alone in text with `freeForm`. Nothing else changes; a value with
  * nothing to take out is returned as it is (no copy per record).
  */
-export function withoutCardData(value: unknown, options: CardDataOptions, field?: string, depth = 0): unknown {
+export function withoutCardData(value: unknown, options: CardDataOptions, field?: string): unknown {
+	return strip(value, options, field === undefined ? undefined : kindOf(field), 0);
+}
+
+/**
+ * withoutCardData with the field's name already read: a name is read once where it stands (its
+ * object's key), and the entries of a list under it take that reading, so a long name over a
+ * long list costs one read, not one per entry.
+ */
+function strip(value: unknown, options: CardDataOptions, kind: NameKind | undefined, depth: number): unknown {
 	if (typeof value === 'string') {
 		if (options.keepCardNumbers === true) return value;
-		if (namedCardNumber(field, value)) return REDACTED;
-		if (!options.freeForm || (field !== undefined && kindOf(field).identifier)) return value;
+		if (namedCardNumber(kind, value)) return REDACTED;
+		if (!options.freeForm || kind?.identifier === true) return value;
 		return redactSecurityCodeText(redactCardNumbers(value));
 	}
 	if (typeof value === 'number') {
 		if (options.keepCardNumbers === true) return value;
-		if (namedCardNumber(field, value)) return REDACTED;
-		return options.freeForm && !(field !== undefined && kindOf(field).identifier) && cardNumberValue(value) ? REDACTED : value;
+		if (namedCardNumber(kind, value)) return REDACTED;
+		return options.freeForm && kind?.identifier !== true && cardNumberValue(value) ? REDACTED : value;
 	}
 	if (value === null || typeof value !== 'object') return value;
 	if (depth >= MAX_DEPTH) return CUT_TOO_DEEP;
 	if (isArray(value)) {
 		let out: unknown[] | undefined;
 		for (let i = 0; i < value.length; i++) {
-			const kept = withoutCardData(value[i], options, field, depth + 1);
+			const kept = strip(value[i], options, kind, depth + 1);
 			if (kept !== value[i] && out === undefined) out = value.slice(0, i);
 			if (out !== undefined) out.push(kept);
 		}
@@ -165,11 +173,12 @@ export function withoutCardData(value: unknown, options: CardDataOptions, field?
 	const out: Record<string, unknown> = {};
 	let changed = false;
 	for (const [key, inner] of entries(value as Record<string, unknown>)) {
-		if (options.anyCodeName === true ? isSecurityCodeName(key) && typeof inner !== 'boolean' : isSecurityCodeField(key, inner)) {
+		const innerKind = kindOf(key);
+		if (innerKind.securityCode && (options.anyCodeName === true ? typeof inner !== 'boolean' : codeShaped(inner))) {
 			changed = true;
 			continue;
 		}
-		const kept = withoutCardData(inner, options, key, depth + 1);
+		const kept = strip(inner, options, innerKind, depth + 1);
 		if (kept !== inner) changed = true;
 		out[key] = kept;
 	}

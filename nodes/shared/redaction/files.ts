@@ -27,7 +27,7 @@ export function fileFindings(body: Buffer, contentType: string | undefined, reda
 		} catch {
 			parsed = undefined;
 		}
-		if (parsed !== undefined) jsonCards(parsed, undefined, found, 0);
+		if (parsed !== undefined) jsonCards(parsed, undefined, undefined, found, 0);
 		else csvCards(text, found);
 	} else {
 		csvCards(text, found);
@@ -35,10 +35,11 @@ export function fileFindings(body: Buffer, contentType: string | undefined, reda
 	return [...found];
 }
 
-/** A value of a field (or column) of this name that is a card number. */
-function namedCard(name: string | undefined, value: string): boolean {
-	if (name === undefined) return false;
-	const kind = cardNumberName(name);
+/** A field's (or column's) name as read once: the kind of card-number name it is, if any. */
+type CardName = ReturnType<typeof cardNumberName>;
+
+/** A value of a field (or column) of this kind that is a card number. */
+function namedCard(kind: CardName, value: string): boolean {
 	if (kind === undefined) return false;
 	const digits = value.replace(/[\s.-]/g, '');
 	if (!/^\d{12,19}$/.test(digits)) return false;
@@ -50,13 +51,14 @@ function textCard(value: string): boolean {
 	return /[A-Za-z]/.test(value) && cardNumberSpans(value, { mode: 'text' }).length > 0;
 }
 
-function jsonCards(value: unknown, name: string | undefined, found: Set<string>, depth: number): void {
+/** `kind`: the name's reading, made once where the name stands (a list's entries share it). */
+function jsonCards(value: unknown, name: string | undefined, kind: CardName, found: Set<string>, depth: number): void {
 	if (typeof value === 'string') {
-		if (namedCard(name, value) || textCard(value)) found.add(name === undefined ? 'a full card number' : `a full card number (field "${name.slice(0, 64)}")`);
+		if (namedCard(kind, value) || textCard(value)) found.add(name === undefined ? 'a full card number' : `a full card number (field "${name.slice(0, 64)}")`);
 		return;
 	}
 	if (typeof value === 'number') {
-		if (Number.isSafeInteger(value) && namedCard(name, String(value))) found.add(`a full card number (field "${(name ?? '').slice(0, 64)}")`);
+		if (Number.isSafeInteger(value) && namedCard(kind, String(value))) found.add(`a full card number (field "${(name ?? '').slice(0, 64)}")`);
 		return;
 	}
 	if (value === null || typeof value !== 'object') return;
@@ -64,21 +66,24 @@ function jsonCards(value: unknown, name: string | undefined, found: Set<string>,
 		found.add('data nested deeper than 64 levels (not read)');
 		return;
 	}
-	if (Array.isArray(value)) for (const inner of value) jsonCards(inner, name, found, depth + 1);
-	else for (const [key, inner] of Object.entries(value)) jsonCards(inner, key, found, depth + 1);
+	if (Array.isArray(value)) for (const inner of value) jsonCards(inner, name, kind, found, depth + 1);
+	else for (const [key, inner] of Object.entries(value)) jsonCards(inner, key, cardNumberName(key), found, depth + 1);
 }
 
-/** CSV: the first row names the columns; quoted cells ("" inside them) read as one cell. One pass. */
+/** CSV: the first row names the columns (each name read once); quoted cells ("" inside them) read as one cell. One pass. */
 function csvCards(text: string, found: Set<string>): void {
 	const header: string[] = [];
+	const kinds: CardName[] = [];
 	let row = 0;
 	let column = 0;
 	let cell = '';
 	let i = 0;
 	const n = text.length;
 	const endCell = (): void => {
-		if (row === 0) header.push(cell.trim());
-		else if (namedCard(header[column], cell) || textCard(cell)) {
+		if (row === 0) {
+			header.push(cell.trim());
+			kinds.push(cardNumberName(cell.trim()));
+		} else if (namedCard(kinds[column], cell) || textCard(cell)) {
 			found.add(header[column] ? `a full card number (column "${header[column].slice(0, 64)}")` : 'a full card number');
 		}
 		cell = '';
