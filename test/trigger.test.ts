@@ -449,6 +449,26 @@ describe('V2 deliveries', () => {
 		expect(JSON.stringify(item.json)).not.toContain(c.headers['webhook-signature']);
 	});
 
+	// Issue 52: the headers were added to the item after the output gate. Headers are not signed, so a
+	// verified delivery may carry any of them (a proxy on the way, a sender holding the secret).
+	test.each([
+		['the store key', () => f.sb.store.secretKey],
+		['the signing secret', () => f.sb.store.signingSecret],
+		['the store key as a bearer token', () => `Bearer ${f.sb.store.secretKey}`],
+	])('Include Delivery Headers: a header holding %s reaches the item redacted; the other headers as sent (control)', async (_what, value) => {
+		const t = await activeTrigger({ events: ['PAYMENT_COMPLETED'], signatureVersion: 'V2', options: { includeHeaders: true } });
+		const c = await emitFor(t, 'PAYMENT_COMPLETED');
+		const secretValue = value();
+		const [item] = (await deliverTo(t, c, { headers: { ...c.headers, 'x-forwarded-note': secretValue, 'x-plain-note': 'order shipped' } })).items;
+		const headers = (item.json.meta as IDataObject).headers as IDataObject;
+		expect(headers['x-forwarded-note']).toContain('[redacted]');
+		expect(JSON.stringify(item.json)).not.toContain(secretValue.replace(/^Bearer /, '').slice(-12));
+		// Control: the header was there, and nothing legitimate changed.
+		expect(headers['x-plain-note']).toBe('order shipped');
+		expect(headers['webhook-id']).toBe(c.headers['webhook-id']);
+		expect(item.json).toMatchObject(JSON.parse(c.rawBody.toString('utf8')));
+	});
+
 	test('a wrong or missing signing secret rejects; a missing one is logged naming the credential field', async () => {
 		const t = await activeTrigger({ events: ['PAYMENT_COMPLETED'], signatureVersion: 'V2' });
 		const c = await emitFor(t, 'PAYMENT_COMPLETED');

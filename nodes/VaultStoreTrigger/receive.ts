@@ -3,7 +3,8 @@ import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-w
 import { STORE_CREDENTIAL } from '../shared/credentials';
 import type { DeliveryMeta } from '../shared/events';
 import { withDeliveryMeta } from '../shared/events';
-import { Redactor } from '../shared/redaction/secrets';
+import type { Redactor } from '../shared/redaction/secrets';
+import { credentialRedactor } from '../shared/redaction/secrets';
 import { DEFAULT_TRANSPORT_OPTIONS, Transport } from '../shared/transport/request';
 import { WEBHOOK_ROUTES, webhookRequest } from '../shared/webhookRoutes';
 import { readHeader } from '../shared/headers';
@@ -99,6 +100,25 @@ function duplicateKeys(
 	return [...keys, ...messageKey];
 }
 
+/** The store credential as one delivery reads it (once: n8n decrypts it on every read), or unreadable. */
+interface CredentialRead {
+	credentials: IDataObject;
+	unreadable: boolean;
+}
+
+async function readCredential(ctx: IWebhookFunctions): Promise<CredentialRead> {
+	try {
+		return { credentials: (await ctx.getCredentials(STORE_CREDENTIAL)) as IDataObject, unreadable: false };
+	} catch (error) {
+		ctx.logger.error(
+			`Vault Store Trigger: could not read the credential (${error instanceof Error ? error.message : 'unknown error'})`,
+		);
+		return { credentials: {}, unreadable: true };
+	}
+}
+
+const text = (value: unknown): string => (typeof value === 'string' ? value : '');
+
 /**
  * The current signing secret and, during a rotation, the previous one ('' when none). The
  * credential is the source of truth: a secret the service returned at registration is used
@@ -107,22 +127,13 @@ function duplicateKeys(
  * prefix; V2: not base64) is never a key: `problem` says which field is unusable. A short secret is
  * used as given (activation warned about it).
  */
-async function signingSecrets(
+function signingSecrets(
 	ctx: IWebhookFunctions,
+	read: CredentialRead,
 	version: SignatureVersion,
-): Promise<{ current: string; previous: string; problem?: string }> {
+): { current: string; previous: string; problem?: string } {
 	const data = ctx.getWorkflowStaticData('node');
-	let credentials: IDataObject = {};
-	let unreadable = false;
-	try {
-		credentials = (await ctx.getCredentials(STORE_CREDENTIAL)) as IDataObject;
-	} catch (error) {
-		unreadable = true;
-		ctx.logger.error(
-			`Vault Store Trigger: could not read the credential (${error instanceof Error ? error.message : 'unknown error'})`,
-		);
-	}
-	const text = (value: unknown): string => (typeof value === 'string' ? value : '');
+	const { credentials, unreadable } = read;
 	const credentialSecret = text(credentials.signingSecret);
 	// An unreadable credential is not a changed one: the registration secret is not used then.
 	const returned = unreadable ? undefined : registrationSecret(data, credentialSecret);
@@ -138,14 +149,9 @@ async function signingSecrets(
 	return { current, previous };
 }
 
-/** The store credential's secrets (key, signing secrets), for the output gate. */
-async function credentialSecrets(ctx: IWebhookFunctions): Promise<string[]> {
-	try {
-		const credentials = (await ctx.getCredentials(STORE_CREDENTIAL)) as IDataObject;
-		return ['secretKey', 'signingSecret', 'previousSigningSecret'].map((name) => credentials[name]).filter((v): v is string => typeof v === 'string' && v !== '');
-	} catch {
-		return [];
-	}
+/** The output gate's redactor of the store credential's secrets (key, signing secrets): made once per credential. */
+function credentialSecrets(read: CredentialRead): Redactor {
+	return credentialRedactor(['secretKey', 'signingSecret', 'previousSigningSecret'].map((name) => text(read.credentials[name])).filter((v) => v !== ''));
 }
 
 /**
@@ -223,7 +229,8 @@ export async function receiveDelivery(ctx: IWebhookFunctions): Promise<IWebhookR
 			return answer(401, { error: reason });
 		}
 
-		const { current: secret, previous, problem } = await signingSecrets(ctx, version);
+		const credential = await readCredential(ctx);
+		const { current: secret, previous, problem } = signingSecrets(ctx, credential, version);
 		if (problem !== undefined) {
 			// Verification goes on with the usable secret only; the field is named, its value never.
 			ctx.logger.error(`Vault Store Trigger: credential field ${problem}; it is not used to verify deliveries`, where());
@@ -260,7 +267,7 @@ export async function receiveDelivery(ctx: IWebhookFunctions): Promise<IWebhookR
 			const read = typeof webhookId === 'string' && webhookId !== '' ? await endpointVersionNow(ctx, webhookId) : undefined;
 			const now = read ?? nodeVersion;
 			if (now === other) {
-				const keys = await signingSecrets(ctx, other);
+				const keys = signingSecrets(ctx, credential, other);
 				if (keys.current !== '') {
 					const changed = verifyAs(other, keys);
 					if (changed.ok) {
@@ -345,11 +352,12 @@ export async function receiveDelivery(ctx: IWebhookFunctions): Promise<IWebhookR
 		if (verdict.signingKey !== undefined) meta.signingKey = verdict.signingKey;
 		if (verdict.signingSecret !== undefined) meta.signingSecret = verdict.signingSecret;
 		if (options.includeHeaders) meta.headers = visibleHeaders(req.headers);
-		// The delivery through the output gate: a delivery that carries the store key or a signing
-		// secret (it verified, so it came from the service or someone holding the secret) shows
-		// them redacted, as every item of the action node does.
-		const gated = new Redactor(await credentialSecrets(ctx)).secrets(payload);
-		return { workflowData: [[{ json: withDeliveryMeta(gated, meta) }]] };
+		// The whole item through the output gate, delivery headers included: a delivery that carries
+		// the store key or a signing secret (it verified, so it came from the service or someone
+		// holding the secret), in its body or in a header, shows them redacted, as every item of the
+		// action node does.
+		const gated = credentialSecrets(credential).secrets(withDeliveryMeta(payload, meta));
+		return { workflowData: [[{ json: gated }]] };
 	} catch (error) {
 		ctx.logger.error(
 			`Vault Store Trigger: delivery could not be handled (${error instanceof Error ? error.message : 'unknown error'})`,

@@ -196,27 +196,12 @@ export function gateSearchResults<T extends { name: string; value: string | numb
 	}));
 }
 
-/** One redactor of the credential's secrets per transport (node run), for items without secret values of their own. */
-const runRedactors = new WeakMap<Transport, Promise<Redactor>>();
-
-function hasValue(value: unknown): boolean {
-	if (value === undefined || value === null || value === '') return false;
-	if (typeof value === 'object') return Object.values(value as IDataObject).some(hasValue);
-	return true;
-}
-
 /**
- * The redactor for one item: the run's (the credential's secrets) unless the item has secret
- * parameter values of its own (e.g. card data), then one that knows them too.
+ * The redactor for one item: the credential's (made once per credential and shared) unless the
+ * item has secret parameter values of its own (e.g. card data), then one that knows them too.
  */
 export async function outputRedactor(transport: Transport, itemSecrets: unknown[]): Promise<Redactor> {
-	if (itemSecrets.some(hasValue)) return await transport.redactor(itemSecrets);
-	let shared = runRedactors.get(transport);
-	if (shared === undefined) {
-		shared = transport.redactor();
-		runRedactors.set(transport, shared);
-	}
-	return await shared;
+	return await transport.redactor(itemSecrets);
 }
 
 function errorItem(error: unknown, itemIndex: number, redactor: Redactor): INodeExecutionData {

@@ -16,6 +16,8 @@
  *   (base64, base64url, hex, %-escapes), also of "Bearer <key>".
  */
 
+import { createHash } from 'node:crypto';
+
 import { CUT_TOO_DEEP, isSecurityCodeName, MAX_DEPTH, REDACTED } from './cardData';
 import { decodings, ENCODED_WORD, markEncodedWords, PIECE, Pieces } from './pieces';
 import { cardNumberSpans, redactCardNumberSpans, redactSensitiveText } from './scan';
@@ -198,25 +200,43 @@ export class Redactor {
 	 * token's metadata is the same from Create (where the token data is known) as from Get.
 	 */
 	private get credentialsOnly(): Redactor {
-		this.credentialRedactor ??= new Redactor(this.credentialSecrets);
-		return this.credentialRedactor;
+		return this.sealed ? this : credentialRedactor(this.credentialSecrets);
 	}
-
-	private credentialRedactor?: Redactor;
 
 	private readonly credentialSecrets: string[] = [];
 
+	/** Set on a redactor shared by every run and delivery of one credential (credentialRedactor): it never changes. */
+	private sealed = false;
+
+	/** Marks this redactor as shared: adding to it afterwards is a programming error (it would change what others redact). */
+	seal(): this {
+		this.sealed = true;
+		return this;
+	}
+
 	/** Adds a secret. `certain`: a credential's secret, whose pieces are redacted from success answers too. */
 	add(secret: string, certain = true): void {
+		if (this.sealed) throw new Error('a shared redactor of a credential cannot learn more secrets: make one with Redactor.withValues');
 		if (typeof secret !== 'string' || secret.length < PIECE) return;
 		this.all.add(secret);
 		if (certain) {
 			this.credentialSecrets.push(secret);
-			this.credentialRedactor = undefined;
 			this.certain.add(secret, readablePrefix(secret));
 			this.credentialsWhole.add(secret);
 		}
 		else if (keyShaped(secret)) this.userKeys.add(secret);
+	}
+
+	/**
+	 * A redactor of the credentials' secrets and of the values the user gave as secret (an item's
+	 * card data): the credentials' own redactor (made once, shared) when there are no such values.
+	 */
+	static withValues(secrets: Iterable<string>, values: Iterable<unknown> = []): Redactor {
+		const given = [...values].filter(hasValue);
+		if (given.length === 0) return credentialRedactor(secrets);
+		const redactor = new Redactor(secrets);
+		for (const value of given) redactor.addValue(value);
+		return redactor;
 	}
 
 	/** Adds every string leaf of a value the user gave as secret (e.g. token data as an object or JSON text). */
@@ -384,4 +404,41 @@ export class Redactor {
 		}
 		return error;
 	}
+}
+
+/** True when a value the user gave as secret has something in it (a blank field adds nothing). */
+function hasValue(value: unknown): boolean {
+	if (value === undefined || value === null || value === '') return false;
+	if (typeof value === 'object') return Object.values(value as Record<string, unknown>).some(hasValue);
+	return true;
+}
+
+/**
+ * The redactors of credentials' secrets, each made once per set of secrets and shared (sealed) by
+ * every run and delivery that has those secrets: making one indexes every piece of every secret
+ * and of its encodings, which cost a trigger more than verifying a delivery did. Keyed by a
+ * digest of the secrets (the map's keys hold no secret); a changed credential is a new entry,
+ * the least recently used is dropped past MAX_CREDENTIAL_REDACTORS.
+ */
+const credentialRedactors = new Map<string, Redactor>();
+const MAX_CREDENTIAL_REDACTORS = 64;
+
+/** The shared redactor of these credential secrets (their order does not matter). */
+export function credentialRedactor(secrets: Iterable<string>): Redactor {
+	const list = [...new Set(secrets)].sort();
+	const hash = createHash('sha256');
+	for (const secret of list) hash.update(secret).update('\u0000');
+	const key = hash.digest('base64');
+	let redactor = credentialRedactors.get(key);
+	if (redactor !== undefined) {
+		credentialRedactors.delete(key);
+	} else {
+		redactor = new Redactor(list).seal();
+		if (credentialRedactors.size >= MAX_CREDENTIAL_REDACTORS) {
+			const oldest = credentialRedactors.keys().next().value;
+			if (oldest !== undefined) credentialRedactors.delete(oldest);
+		}
+	}
+	credentialRedactors.set(key, redactor);
+	return redactor;
 }

@@ -178,9 +178,7 @@ export class Transport {
 	 */
 	async redactor(extra: Iterable<unknown> = []): Promise<Redactor> {
 		await this.resolve(this.credentialName).catch(() => undefined);
-		const redactor = new Redactor(this.secrets);
-		for (const value of extra) redactor.addValue(value);
-		return redactor;
+		return Redactor.withValues(this.secrets, extra);
 	}
 
 	/**
