@@ -12,7 +12,7 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { onceRecord, RECORD_CAPACITY, recordDigest } from '../nodes/shared/money/record';
 import { useSandbox } from './support/fixtures';
-import { delivery, hintsOf, HOUR, MemoryDeduplicator, staticDataContext, Workflow } from './support/once-record-support';
+import { delivery, hintsOf, HOUR, gatedValue, MemoryDeduplicator, staticDataContext, Workflow } from './support/once-record-support';
 
 const f = useSandbox({ orders: 80 });
 const store = new MemoryDeduplicator();
@@ -142,6 +142,28 @@ test('a read-back mismatch is recorded: the first execution fails on it; the re-
 	expect(refundRequests()).toHaveLength(0);
 });
 
+// Issue 52: the record kept the service's answer text as it came (static data, n8n's store) and a
+// later execution's hint showed it. A service that echoes the store key in what it recorded: the
+// mismatch is recorded and named, the key is in neither the record nor any hint.
+test('a read-back mismatch quoting the store key: recorded and named on re-delivery, the key in neither the record, the static data nor the hint', async () => {
+	const wf = workflow();
+	const order = completed()[7];
+	const key = f.sb.store.secretKey;
+	f.sb.faults.add({ match: { method: 'POST', path: /\/refund$/ }, kind: 'reply', status: 200, reply: { body: { ok: true, data: { id: `rfd_echo ${key}`, amount: 42.5, currency: 'USD' } } } });
+	const first = await wf.run([delivery('msg_store_echo', order.id)]);
+	f.sb.faults.clear();
+	expect(first.error('Refund')?.message).toMatch(/The service recorded amount 42.5 where 0.01 was asked \(refund rfd_echo \[redacted\]\)/);
+	expect(JSON.stringify(wf.staticData)).not.toContain(key.slice(8));
+	expect(JSON.stringify(wf.staticData)).toContain('rfd_echo [redacted]'); // control: the record holds the write, its id gated
+	f.sb.clearRequests();
+	const again = await wf.run([delivery('msg_store_echo', order.id)]);
+	expect(again.error('Refund')).toBeUndefined();
+	const hints = hintsOf(again).join(' ');
+	expect(hints).toMatch(/failed on what the service recorded: The service recorded amount 42.5 where 0.01 was asked \(refund rfd_echo \[redacted\]\)/);
+	expect(hints).not.toContain(key.slice(8));
+	expect(refundRequests()).toHaveLength(0);
+});
+
 /** A node's context on the in-memory store, with `details` as its static data (what one process reads). */
 function storeContext(workflowId: string, nodeId: string, details: IDataObject): IExecuteFunctions {
 	const node = { id: nodeId, name: 'Refund' };
@@ -184,21 +206,21 @@ test(`store full: ${RECORD_CAPACITY.toLocaleString('en')} claims within 84 h are
 	for (let i = 0; i < RECORD_CAPACITY - 1; i++) {
 		const key = `n8n_evt_full_${i}`;
 		expect((await fill.claim(key)).status).toBe('new');
-		await fill.confirm({ key, recordId: `rfd_${i}`, at });
+		await fill.confirm({ key, recordId: gatedValue(`rfd_${i}`), at });
 		digests.push(recordDigest(key), `${recordDigest(key)}=`);
 	}
 	await store.checkProcessedAndRecord(digests, 'node', { node, workflow: { id: 'wf_store_full' } } as never, { mode: 'entries', maxEntries: 2 * RECORD_CAPACITY });
 	// The last one through the record on the store.
 	expect(await record.claim('n8n_evt_full_last')).toEqual({ status: 'new' });
-	await record.confirm({ key: 'n8n_evt_full_last', recordId: 'rfd_last', at });
+	await record.confirm({ key: 'n8n_evt_full_last', recordId: gatedValue('rfd_last'), at });
 	expect(store.count('wf_store_full')).toBe(2 * RECORD_CAPACITY); // each claim with its done mark
 	const next = onceRecord(ctx, () => at + HOUR);
 	expect(await next.claim('n8n_evt_full_more')).toMatchObject({ status: 'untracked', reason: expect.stringMatching(/is full/) });
-	expect(await next.claim('n8n_evt_full_0')).toMatchObject({ status: 'done', entry: { recordId: 'rfd_0' } });
+	expect(await next.claim('n8n_evt_full_0')).toMatchObject({ status: 'done', entry: { recordId: gatedValue('rfd_0') } });
 	// 84 h later the old entries are removed from the store too, oldest first, and there is room again.
 	const later = onceRecord(ctx, () => at + 85 * HOUR);
 	expect(await later.claim('n8n_evt_full_more')).toEqual({ status: 'new' });
 	expect(store.count('wf_store_full')).toBe(2); // the claim and its time mark (taken back when the write is confirmed)
-	await later.confirm({ key: 'n8n_evt_full_more', recordId: 'rfd_more', at: at + 85 * HOUR });
+	await later.confirm({ key: 'n8n_evt_full_more', recordId: gatedValue('rfd_more'), at: at + 85 * HOUR });
 	expect(store.count('wf_store_full')).toBe(2); // the claim and its done mark
 }, 60_000);

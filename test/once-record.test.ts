@@ -9,7 +9,7 @@ import { onceRecord, RECORD_CAPACITY, RECORD_FIELD, RECORD_HORIZON_MS, recordDig
 import type { IDataObject } from 'n8n-workflow';
 
 import { useSandbox } from './support/fixtures';
-import { delivery, hintsOf, HOUR, staticDataContext, Workflow } from './support/once-record-support';
+import { delivery, hintsOf, HOUR, gatedValue, staticDataContext, Workflow } from './support/once-record-support';
 
 const f = useSandbox({ orders: 120 });
 const completed = () => f.sb.state.orders.filter((o) => o.payment.status === 'COMPLETED');
@@ -23,7 +23,7 @@ async function fill(store: IDataObject, count: number, at: number, prefix: strin
 	for (let i = 0; i < count; i++) {
 		const key = `n8n_evt_${prefix}${i}`;
 		expect(await record.claim(key)).toEqual({ status: 'new' });
-		await record.confirm({ key, recordId: `rfd_${prefix}${String(i).padStart(16, '0')}`, amount: 12.34, currency: 'USD', at });
+		await record.confirm({ key, recordId: gatedValue(`rfd_${prefix}${String(i).padStart(16, '0')}`), amount: 12.34, currency: gatedValue('USD'), at });
 	}
 }
 
@@ -89,7 +89,7 @@ test('entries past the 84 h horizon are pruned, oldest first: a full record of o
 	expect(kept[recordDigest('n8n_evt_recent0')]).toBeDefined();
 	// A recent one is still 'done'; an old one is new again (the service's retries are over by then).
 	const record = onceRecord(staticDataContext(wf.staticData['node:Refund'] as IDataObject));
-	expect(await record.claim('n8n_evt_recent7')).toMatchObject({ status: 'done', entry: { recordId: 'rfd_recent0000000000000007', amount: 12.34, currency: 'USD' } });
+	expect(await record.claim('n8n_evt_recent7')).toMatchObject({ status: 'done', entry: { recordId: gatedValue('rfd_recent0000000000000007'), amount: 12.34, currency: 'USD' } });
 	expect(await record.claim('n8n_evt_old7')).toEqual({ status: 'new' });
 });
 
@@ -100,12 +100,12 @@ test('a simulated clock: an entry is done until 84 h after its write, new after;
 	expect(record.backend).toBe('staticData');
 	expect(await record.claim('k1')).toEqual({ status: 'new' });
 	expect(await record.claim('k1')).toEqual({ status: 'done' }); // claimed in this run, in flight
-	await record.confirm({ key: 'k1', recordId: 'rfd_1', amount: 5, currency: 'EUR', at: now });
+	await record.confirm({ key: 'k1', recordId: gatedValue('rfd_1'), amount: 5, currency: gatedValue('EUR'), at: now });
 	expect(await record.claim('k2')).toEqual({ status: 'new' });
 	await record.release('k2');
 	now += RECORD_HORIZON_MS - 1;
 	const later = onceRecord(staticDataContext(store), () => now);
-	expect(await later.claim('k1')).toEqual({ status: 'done', entry: { key: 'k1', recordId: 'rfd_1', amount: 5, currency: 'EUR', at: 1_000_000_000 } });
+	expect(await later.claim('k1')).toEqual({ status: 'done', entry: { key: 'k1', recordId: gatedValue('rfd_1'), amount: 5, currency: 'EUR', at: 1_000_000_000 } });
 	expect(await later.claim('k2')).toEqual({ status: 'new' });
 	now += 2;
 	const past = onceRecord(staticDataContext(store), () => now);

@@ -4,7 +4,8 @@ import { NodeOperationError } from 'n8n-workflow';
 import { RequestGate } from '../shared/money';
 import type { Permit } from '../shared/transport/concurrency';
 import { AdaptiveConcurrency, mapLimit } from '../shared/transport/concurrency';
-import { gateError, gateOutput, outputPolicy, outputRedactor } from '../shared/redaction/gate';
+import type { Gated } from '../shared/redaction/gate';
+import { gateAnswerText, gateError, gateOutput, gateText, outputPolicy, outputRedactor } from '../shared/redaction/gate';
 import { secretParameterNames, withRedactedNode } from '../shared/redaction/node';
 import { DEFAULT_TRANSPORT_OPTIONS, Transport } from '../shared/transport/request';
 import { buildRequest } from './buildRequest';
@@ -65,7 +66,7 @@ export async function executeOperation(ctx: IExecuteFunctions, resources: readon
 	}
 }
 
-async function runOperation(ctx: IExecuteFunctions, resources: readonly Resource[]): Promise<INodeExecutionData[][]> {
+async function runOperation(ctx: IExecuteFunctions, resources: readonly Resource[]): Promise<Array<Array<Gated<INodeExecutionData>>>> {
 	const { resource, op } = findOperation(ctx, resources);
 	const items = ctx.getInputData();
 	const localChecks = new LocalChecks(ctx);
@@ -81,7 +82,7 @@ async function runOperation(ctx: IExecuteFunctions, resources: readonly Resource
 	const tool = isToolRun(ctx);
 	// Secret fields of the service's records, as the rows declare them: out of every store answer.
 	const hiddenFields = new Set(resources.flatMap((r) => r.operations.flatMap((row) => row.hides ?? [])));
-	const gate = new RequestGate({
+	const gate: RequestGate = new RequestGate({
 		ctx,
 		row: { name: op.name, action: op.action, agent: op.agent, money: op.money !== undefined },
 		routes: moneyRoutesOf(resources),
@@ -90,18 +91,23 @@ async function runOperation(ctx: IExecuteFunctions, resources: readonly Resource
 		hint: (kind, message, type = 'info') => {
 			if (hinted.has(kind)) return;
 			hinted.add(kind);
-			ctx.addExecutionHints?.({ message, type, location: 'outputPane' });
+			localChecks.note([message], type);
 		},
+		// What the once-per-event record keeps of the service's answer (static data, n8n's store):
+		// through the output gate first. A write was sent, so the credential has been read.
+		gateText: (text, kind) => (kind === 'message' ? gateText : gateAnswerText)(text, transport.redactorNow()),
 	});
 	// One pool for the whole run: every item's requests and every page of Return All.
 	const pool = new AdaptiveConcurrency({ max: options.concurrency });
-	const transport = new Transport(
+	const transport: Transport = new Transport(
 		ctx,
 		credentialOf(resource, ctx),
 		{ ...DEFAULT_TRANSPORT_OPTIONS, maxRetries: options.maxRetries, timeoutMs: options.timeoutMs },
 		pool,
 		gate,
 	);
+	// The run's hints (a list's warnings, the money gate's) leave with the others, through the gate.
+	transport.hints = (message) => localChecks.note([message]);
 
 	/** One item: build → agent limits → send (the gate: key, once-check, money rules, read-back) → shape. */
 	const runItem = async (itemIndex: number, slot: { permit?: Permit }): Promise<INodeExecutionData[]> => {
@@ -137,7 +143,7 @@ async function runOperation(ctx: IExecuteFunctions, resources: readonly Resource
 	// Single-request operations take their slot of the pool before the item is read, so items are
 	// read only as fast as the window lets them go out (no item waits, read, behind a full window).
 	const direct = !op.run && !op.list;
-	const perItem = await mapLimit(items, options.concurrency, async (_, itemIndex) => {
+	const perItem = await mapLimit(items, options.concurrency, async (_, itemIndex): Promise<Array<Gated<INodeExecutionData>>> => {
 		const slot = { permit: direct ? await pool.acquire() : undefined };
 		try {
 			// Success items through the output gate, its policy from the routes the item's requests went to.
@@ -150,7 +156,7 @@ async function runOperation(ctx: IExecuteFunctions, resources: readonly Resource
 			// The item failed before its request was sent: give the slot back.
 			if (slot.permit) pool.release(slot.permit, 'neutral');
 		}
-	}).finally(() => localChecks.flush());
+	}).finally(async () => localChecks.flush(await transport.redactor()));
 	gate.finish();
 	return [perItem.flat()];
 }

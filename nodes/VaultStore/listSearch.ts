@@ -5,6 +5,7 @@ import type {
 	INodeListSearchResult,
 } from 'n8n-workflow';
 
+import type { Gated } from '../shared/redaction/gate';
 import { gateSearchResults } from '../shared/redaction/gate';
 import { readPage } from '../shared/transport/paginate';
 import type { Family } from '../shared/transport/request';
@@ -26,7 +27,7 @@ async function searchList(
 	source: ListSource,
 	filter?: string,
 	paginationToken?: string,
-): Promise<INodeListSearchResult> {
+): Promise<INodeListSearchResult & { results: Array<Gated<INodeListSearchItems>> }> {
 	const transport = new Transport(ctx, STORE_CREDENTIAL);
 	const page = paginationToken ? Number(paginationToken) : 1;
 	const query: IDataObject = { page, limit: PAGE };

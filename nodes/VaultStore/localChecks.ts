@@ -1,5 +1,7 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 
+import { emitHints, gateText } from '../shared/redaction/gate';
+import type { Redactor } from '../shared/redaction/secrets';
 import type { WarningSink } from '../shared/validate';
 
 /**
@@ -10,8 +12,8 @@ import type { WarningSink } from '../shared/validate';
  */
 export class LocalChecks {
 	private readonly seen = new Map<string, number[]>();
-	/** Other hints of the run (e.g. a guessed filter the service ignored): not silenced by the option. */
-	private readonly notes = new Set<string>();
+	/** Other hints of the run (e.g. a guessed filter the service ignored, the money gate's): not silenced by the option. */
+	private readonly notes = new Map<string, 'info' | 'warning'>();
 	private readonly skip: boolean;
 
 	constructor(private readonly ctx: IExecuteFunctions) {
@@ -29,25 +31,24 @@ export class LocalChecks {
 	}
 
 	/** A hint of the run that is not a local check; each message once. */
-	note(messages: string[]): void {
-		for (const message of messages) this.notes.add(message);
+	note(messages: string[], type: 'info' | 'warning' = 'warning'): void {
+		for (const message of messages) if (!this.notes.has(message)) this.notes.set(message, type);
 	}
 
-	/** Adds the hints collected so far (once each) to the node's output. */
-	flush(): void {
-		const notes = [...this.notes].map((message) => ({ message, type: 'warning' as const, location: 'outputPane' as const }));
+	/**
+	 * Adds the hints collected so far (once each) to the node's output, through the output gate:
+	 * a hint may quote the service (a recorded amount, a list's warning), so its text passes the
+	 * same redaction as an error message.
+	 */
+	flush(redactor: Redactor): void {
+		const notes = [...this.notes].map(([message, type]) => ({ message: gateText(message, redactor), type }));
 		this.notes.clear();
-		if (notes.length) this.ctx.addExecutionHints?.(...notes);
-		if (this.seen.size === 0) return;
-		const hints = [...this.seen].map(([message, items]) => {
+		const checks = [...this.seen].map(([message, items]) => {
 			const which = this.ctx.getInputData().length > 1 ? ` (item${items.length > 1 ? 's' : ''} ${items.sort((a, b) => a - b).map((i) => i + 1).join(', ')})` : '';
-			return {
-				message: `${message}${which}. Sent as given: this is a check of the node, not a rule of the service ("Skip Local Checks" in Options turns these off).`,
-				type: 'warning' as const,
-				location: 'outputPane' as const,
-			};
+			const text = `${message}${which}. Sent as given: this is a check of the node, not a rule of the service ("Skip Local Checks" in Options turns these off).`;
+			return { message: gateText(text, redactor), type: 'warning' as const };
 		});
 		this.seen.clear();
-		this.ctx.addExecutionHints?.(...hints);
+		emitHints(this.ctx, [...notes, ...checks]);
 	}
 }

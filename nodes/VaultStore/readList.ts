@@ -41,7 +41,7 @@ export async function readList(
 		const walked = await walkCursor(transport, request, { returnAll, limit, maxItems: options.maxItems, cursorParam });
 		let records = walked.items;
 		if (walked.incomplete !== undefined) {
-			ctx.addExecutionHints?.({ message: walked.incomplete, type: 'warning', location: 'outputPane' });
+			note([walked.incomplete]);
 			const last = records.length - 1;
 			if (last >= 0) records = [...records.slice(0, last), { ...records[last], listWarning: walked.incomplete }];
 			else records = [{ listWarning: walked.incomplete }];

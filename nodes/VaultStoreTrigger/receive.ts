@@ -1,8 +1,10 @@
-import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
+import type { IDataObject, INodeExecutionData, IWebhookFunctions } from 'n8n-workflow';
 
 import { STORE_CREDENTIAL } from '../shared/credentials';
 import type { DeliveryMeta } from '../shared/events';
 import { withDeliveryMeta } from '../shared/events';
+import type { Gated } from '../shared/redaction/gate';
+import { gateTriggerItem } from '../shared/redaction/gate';
 import type { Redactor } from '../shared/redaction/secrets';
 import { credentialRedactor } from '../shared/redaction/secrets';
 import { DEFAULT_TRANSPORT_OPTIONS, Transport } from '../shared/transport/request';
@@ -24,6 +26,12 @@ import { verifyDelivery } from './verify';
  * 200 {received: true, ignored: reason} for duplicates and unselected events (so the
  * service stops retrying); otherwise n8n's normal answer for a started workflow.
  */
+
+/**
+ * A delivery's answer: n8n's own answer to the sender, or the items a workflow starts with, each
+ * made by the output gate (the delivery's metadata and headers included).
+ */
+export type DeliveryAnswer = { noWebhookResponse: true } | { workflowData: Array<Array<Gated<INodeExecutionData>>> };
 
 /** Ids accepted per workflow and node, bounded. Each n8n process (main or webhook worker)
  * keeps its own sets: with several webhook processes, a retry that reaches another
@@ -192,18 +200,18 @@ async function endpointVersionNow(ctx: IWebhookFunctions, webhookId: string): Pr
 /** Nodes already warned that their V1 endpoint sends V2 deliveries (once per node and process). */
 const warnedMigrated = new Set<string>();
 
-export async function receiveDelivery(ctx: IWebhookFunctions): Promise<IWebhookResponseData> {
+export async function receiveDelivery(ctx: IWebhookFunctions): Promise<DeliveryAnswer> {
 	const res = ctx.getResponseObject();
 	const where = (): IDataObject => ({ workflowId: ctx.getWorkflow().id, node: ctx.getNode().name });
-	const answer = (status: number, body: IDataObject): IWebhookResponseData => {
+	const answer = (status: number, body: IDataObject): DeliveryAnswer => {
 		res.status(status).json(body);
 		return { noWebhookResponse: true };
 	};
-	const reject = (reason: string): IWebhookResponseData => {
+	const reject = (reason: string): DeliveryAnswer => {
 		ctx.logger.warn(`Vault Store Trigger: rejected a delivery: ${reason}`, where());
 		return answer(401, { error: reason });
 	};
-	const ignore = (reason: string): IWebhookResponseData => {
+	const ignore = (reason: string): DeliveryAnswer => {
 		ctx.logger.debug(`Vault Store Trigger: ignored a delivery: ${reason}`, where());
 		return answer(200, { received: true, ignored: reason });
 	};
@@ -356,8 +364,7 @@ export async function receiveDelivery(ctx: IWebhookFunctions): Promise<IWebhookR
 		// the store key or a signing secret (it verified, so it came from the service or someone
 		// holding the secret), in its body or in a header, shows them redacted, as every item of the
 		// action node does.
-		const gated = credentialSecrets(credential).secrets(withDeliveryMeta(payload, meta));
-		return { workflowData: [[{ json: gated }]] };
+		return { workflowData: [[gateTriggerItem(withDeliveryMeta(payload, meta), credentialSecrets(credential))]] };
 	} catch (error) {
 		ctx.logger.error(
 			`Vault Store Trigger: delivery could not be handled (${error instanceof Error ? error.message : 'unknown error'})`,

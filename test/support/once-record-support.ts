@@ -19,6 +19,9 @@ import type {
 import type { SandboxFixture as Fixture } from './fixtures';
 import type { NodeSpec, RunResult } from './harness';
 import { runNodes, TRIGGER_TYPE } from './harness';
+import type { Gated } from '../../nodes/shared/redaction/gate';
+import { gateAnswerText } from '../../nodes/shared/redaction/gate';
+import { credentialRedactor } from '../../nodes/shared/redaction/secrets';
 
 export const HOUR = 3_600_000;
 
@@ -162,4 +165,9 @@ export class MemoryDeduplicator implements IDataDeduplicator {
 		this.calls.push('count');
 		return options.mode === 'entries' ? (this.rows.get(this.rowKey(scope, data))?.size ?? 0) : 0;
 	}
+}
+
+/** A value as the output gate passes it into the once record (the record takes no other): with no credential secrets, unchanged. */
+export function gatedValue(text: string): Gated<string> {
+	return gateAnswerText(text, credentialRedactor([]));
 }

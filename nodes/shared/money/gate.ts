@@ -1,6 +1,7 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
+import type { Gated } from '../redaction/gate';
 import type { ApiRequest, ApiResponse } from '../transport/request';
 import { isUnknownOutcome } from '../transport/request';
 import { numberOf } from './amounts';
@@ -52,6 +53,8 @@ export interface GateSetup {
 	tool: boolean;
 	itemRules: (itemIndex: number) => ItemRules;
 	hint: (kind: string, message: string, type?: 'info' | 'warning') => void;
+	/** The output gate for what the once-per-event record keeps: 'message' a text that quotes the service, 'value' one of its values. */
+	gateText: (text: string, kind: 'message' | 'value') => Gated<string>;
 	now?: () => number;
 }
 
@@ -609,10 +612,10 @@ export class RequestGate {
 			await this.record.confirm({
 				key: ticket.claimed,
 				at: this.now(),
-				...(typeof id === 'string' ? { recordId: id } : {}),
+				...(typeof id === 'string' ? { recordId: this.setup.gateText(id, 'value') } : {}),
 				...(mismatch === undefined && verdict.status !== 'mismatch' && (verdict.recorded ?? ticket.asked.amount) !== undefined ? { amount: verdict.recorded ?? ticket.asked.amount } : {}),
-				...(mismatch === undefined && verdict.status !== 'mismatch' && (verdict.currency ?? ticket.asked.currency) !== undefined ? { currency: verdict.currency ?? ticket.asked.currency } : {}),
-				...(mismatch !== undefined ? { mismatch } : {}),
+				...(mismatch === undefined && verdict.status !== 'mismatch' && (verdict.currency ?? ticket.asked.currency) !== undefined ? { currency: this.setup.gateText(verdict.currency ?? ticket.asked.currency ?? '', 'value') } : {}),
+				...(mismatch !== undefined ? { mismatch: this.setup.gateText(mismatch, 'message') } : {}),
 				...(ticket.fields !== undefined ? { fields: ticket.fields } : {}),
 			});
 		}

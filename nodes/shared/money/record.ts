@@ -2,6 +2,8 @@ import { createHash } from 'node:crypto';
 import { sleep } from 'n8n-workflow';
 import type { ICheckProcessedOptions, IDataObject, IDeduplicationOutput, IExecuteFunctions } from 'n8n-workflow';
 
+import type { Gated } from '../redaction/gate';
+
 /**
  * The once-per-event record: which event-derived money writes a node has made, kept for longer
  * than the service retries a delivery (the service keeps an Idempotency-Key's result only 24 h;
@@ -105,6 +107,17 @@ export interface RecordEntry {
 	/** The write was sent and its outcome is not known (`at` is its first attempt). */
 	unclear?: Unclear;
 }
+/**
+ * What confirm() stores: the service's text in it (record id, currency, the read-back's mismatch
+ * text, which quotes what the service recorded) made by the output gate, so that static data and
+ * n8n's store, and the hints a later execution shows from them, never hold an ungated secret.
+ */
+export type ConfirmedEntry = Omit<RecordEntry, 'recordId' | 'currency' | 'mismatch'> & {
+	recordId?: Gated<string>;
+	currency?: Gated<string>;
+	mismatch?: Gated<string>;
+};
+
 export type Claim =
 	| { status: 'new' } // claimed for this execution: make the write, then confirm() or release()
 	| { status: 'done'; entry?: RecordEntry } // an earlier execution made it (entry when this process can read its details)
@@ -123,7 +136,7 @@ export interface OnceRecord {
 	readonly storeFailure?: string;
 	claim(key: string): Promise<Claim>;
 	/** The write succeeded (or was replayed). */
-	confirm(entry: RecordEntry): Promise<void>;
+	confirm(entry: ConfirmedEntry): Promise<void>;
 	/** The write did not happen (refused before sending, or failed in a way that cannot have applied it). */
 	release(key: string): Promise<void>;
 	/** The write was sent and its outcome is not known: the claim stays, remembered as unclear. */
@@ -490,7 +503,7 @@ class Record_ implements OnceRecord {
 		await this.remove([...also, ...marksOf(digest, this.now())]);
 	}
 
-	async confirm(entry: RecordEntry): Promise<void> {
+	async confirm(entry: ConfirmedEntry): Promise<void> {
 		const digest = recordDigest(entry.key);
 		this.pending.delete(digest);
 		const d = this.entries();

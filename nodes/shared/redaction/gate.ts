@@ -1,4 +1,4 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, JsonObject } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, JsonObject, NodeExecutionHint } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { isSecurityCodeName, REDACTED, withoutCardData } from './cardData';
@@ -24,6 +24,24 @@ import type { Family, Transport } from '../transport/request';
  */
 
 export type OutputPolicy = 'store' | 'store-agent' | 'vault' | 'vault-custom' | 'reveal';
+
+/**
+ * The output gate's stamp. Whatever leaves the node (action items, error items, trigger items
+ * with their headers, execution hints, resource-locator results, the text the once-per-event
+ * record stores) is typed `Gated<…>`, and only this file makes one (`stamped` is not exported).
+ * A stamp is a class's private member: object spread, string templates and concatenation drop
+ * it, so a value changed after the gate (a field added to a gated item, service text put in a
+ * gated hint) is no longer `Gated` and does not compile where one is asked for.
+ * test/gate-bypass.test.ts compiles such code and expects each line to fail.
+ */
+declare class OutputGateStamp {
+	private readonly outputGateStamp: true;
+}
+export type Gated<T> = T & OutputGateStamp;
+
+function stamped<T>(value: T): Gated<T> {
+	return value as Gated<T>;
+}
 
 export const TOKEN_FIELDS = [
 	'object',
@@ -156,12 +174,40 @@ function withoutHidden(json: IDataObject, hidden: ReadonlySet<string>): IDataObj
  * Success items of one input item, as they may leave the node. `hidden`: the fields the rows
  * declare secret (Operation.hides), left out of store answers whatever path asked for them.
  */
-export function gateOutput(items: INodeExecutionData[], policy: OutputPolicy, redactor: Redactor, hidden: ReadonlySet<string> = new Set()): INodeExecutionData[] {
+export function gateOutput(items: INodeExecutionData[], policy: OutputPolicy, redactor: Redactor, hidden: ReadonlySet<string> = new Set()): Array<Gated<INodeExecutionData>> {
 	const store = policy === 'store' || policy === 'store-agent';
 	return items.map((item) => {
 		const json = gateRecord(store ? withoutHidden(item.json, hidden) : item.json, policy);
-		return { ...item, json: store ? redactor.secrets(json) : tokenSecrets(json, redactor) };
+		return stamped<INodeExecutionData>({ ...item, json: store ? redactor.secrets(json) : tokenSecrets(json, redactor) });
 	});
+}
+
+/** A trigger's item, the delivery's metadata and headers included, as it may leave the node. */
+export function gateTriggerItem(json: IDataObject, redactor: Redactor): Gated<INodeExecutionData> {
+	return stamped<INodeExecutionData>({ json: redactor.secrets(json) });
+}
+
+/**
+ * Text the node shows or keeps that may carry the service's text (an execution hint, what the
+ * once-per-event record stores): every secret, card number and security code replaced, as in an
+ * error message.
+ */
+export function gateText(text: string, redactor: Redactor): Gated<string> {
+	return stamped(redactor.text(text));
+}
+
+/**
+ * A value of the service's answer the node keeps apart from its item (a record id, a currency in
+ * the once-per-event record): as in a success answer, only known secrets replaced.
+ */
+export function gateAnswerText(text: string, redactor: Redactor): Gated<string> {
+	return stamped(redactor.secrets(text));
+}
+
+/** The one place execution hints leave the node: each message made by gateText. */
+export function emitHints(ctx: Pick<IExecuteFunctions, 'addExecutionHints'>, hints: Array<{ message: Gated<string>; type: NodeExecutionHint['type'] }>): void {
+	if (hints.length === 0) return;
+	ctx.addExecutionHints?.(...hints.map(({ message, type }) => ({ message, type, location: 'outputPane' as const })));
 }
 
 /**
@@ -188,8 +234,8 @@ function tokenSecrets(json: IDataObject, redactor: Redactor): IDataObject {
  * editor shows (card numbers standing alone and security codes in text replaced, known secrets
  * replaced); a value is an id (known secrets only).
  */
-export function gateSearchResults<T extends { name: string; value: string | number | boolean }>(results: T[], redactor: Redactor): T[] {
-	return results.map((result) => ({
+export function gateSearchResults<T extends { name: string; value: string | number | boolean }>(results: T[], redactor: Redactor): Array<Gated<T>> {
+	return results.map((result) => stamped<T>({
 		...result,
 		name: redactor.secrets(withoutCardData(result.name, { freeForm: true }) as string),
 		value: typeof result.value === 'string' ? redactor.secrets(result.value) : result.value,
@@ -204,19 +250,19 @@ export async function outputRedactor(transport: Transport, itemSecrets: unknown[
 	return await transport.redactor(itemSecrets);
 }
 
-function errorItem(error: unknown, itemIndex: number, redactor: Redactor): INodeExecutionData {
+function errorItem(error: unknown, itemIndex: number, redactor: Redactor): Gated<INodeExecutionData> {
 	const e = error as { message?: string; description?: string; httpCode?: string };
 	const json: IDataObject = { error: e.message ?? String(error) };
 	if (e.description) json.description = e.description;
 	if (e.httpCode) json.httpCode = e.httpCode;
-	return { json: redactor.value(json), pairedItem: { item: itemIndex } };
+	return stamped<INodeExecutionData>({ json: redactor.value(json), pairedItem: { item: itemIndex } });
 }
 
 /**
  * A failed item, as it may leave the node: redacted in place, then the continue-on-fail item,
  * or thrown as an n8n error of the item (also redacted).
  */
-export function gateError(ctx: IExecuteFunctions, error: unknown, itemIndex: number, redactor: Redactor): INodeExecutionData[] {
+export function gateError(ctx: IExecuteFunctions, error: unknown, itemIndex: number, redactor: Redactor): Array<Gated<INodeExecutionData>> {
 	redactor.error(error);
 	if (ctx.continueOnFail()) return [errorItem(error, itemIndex, redactor)];
 	if (error instanceof NodeApiError) {

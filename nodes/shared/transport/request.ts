@@ -1,4 +1,4 @@
-import type { IDataObject, IExecuteFunctions, IHttpRequestMethods, IHttpRequestOptions } from 'n8n-workflow';
+import type { IDataObject, IHttpRequestMethods, IHttpRequestOptions } from 'n8n-workflow';
 import { NodeOperationError, sleep } from 'n8n-workflow';
 
 import type { CredentialName } from '../credentials';
@@ -181,6 +181,11 @@ export class Transport {
 		return Redactor.withValues(this.secrets, extra);
 	}
 
+	/** The redactor of the secrets read so far, without waiting (after a request, the credential's). */
+	redactorNow(): Redactor {
+		return Redactor.withValues(this.secrets);
+	}
+
 	/**
 	 * What an answer tells the pool: 429 and 503 ask for less (and a Retry-After
 	 * the node accepts pauses every request; a 429 without one pauses for the
@@ -197,10 +202,12 @@ export class Transport {
 		return { outcome: status >= 500 ? 'neutral' : 'ok' };
 	}
 
+	/** Where this transport's warnings go: the node run's hints, which pass the output gate (elsewhere they are dropped). */
+	hints?: (message: string) => void;
+
 	/** Shows a warning in the output pane of the run (node runs only; elsewhere it is dropped). */
 	hint(message: string): void {
-		const ctx = this.ctx as Partial<IExecuteFunctions>;
-		ctx.addExecutionHints?.({ message, type: 'warning', location: 'outputPane' });
+		this.hints?.(message);
 	}
 
 	async url(family: Family, path: string): Promise<string> {
