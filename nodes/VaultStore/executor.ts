@@ -145,7 +145,7 @@ async function runOperation(ctx: IExecuteFunctions, resources: readonly Resource
 			const redactor = await outputRedactor(transport, secretValues(ctx, itemIndex, itemSecretNames));
 			return gateOutput(out, outputPolicy(op, transport.familiesSent.get(itemIndex), tool), redactor, hiddenFields);
 		} catch (error) {
-			return gateError(ctx, error, itemIndex, await transport.redactor(secretValues(ctx, itemIndex, itemSecretNames)));
+			return gateError(ctx, error, itemIndex, await transport.redactor(secretValues(ctx, itemIndex, itemSecretNames)), hiddenFields);
 		} finally {
 			// The item failed before its request was sent: give the slot back.
 			if (slot.permit) pool.release(slot.permit, 'neutral');

@@ -3,6 +3,7 @@ import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-w
 import { STORE_CREDENTIAL } from '../shared/credentials';
 import type { DeliveryMeta } from '../shared/events';
 import { withDeliveryMeta } from '../shared/events';
+import { DECLARED_SECRET_FIELDS, withoutHidden } from '../shared/redaction/hidden';
 import { Redactor } from '../shared/redaction/secrets';
 import { DEFAULT_TRANSPORT_OPTIONS, Transport } from '../shared/transport/request';
 import { WEBHOOK_ROUTES, webhookRequest } from '../shared/webhookRoutes';
@@ -347,8 +348,10 @@ export async function receiveDelivery(ctx: IWebhookFunctions): Promise<IWebhookR
 		if (options.includeHeaders) meta.headers = visibleHeaders(req.headers);
 		// The delivery through the output gate: a delivery that carries the store key or a signing
 		// secret (it verified, so it came from the service or someone holding the secret) shows
-		// them redacted, as every item of the action node does.
-		const gated = new Redactor(await credentialSecrets(ctx)).secrets(payload);
+		// them redacted, as every item of the action node does; a declared secret field (a
+		// product's webhookSecret, e.g. in a subscription event embedding its product) is left
+		// out at any depth, as the action node's rows declare it.
+		const gated = new Redactor(await credentialSecrets(ctx)).secrets(withoutHidden(payload, DECLARED_SECRET_FIELDS));
 		return { workflowData: [[{ json: withDeliveryMeta(gated, meta) }]] };
 	} catch (error) {
 		ctx.logger.error(

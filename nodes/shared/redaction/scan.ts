@@ -148,6 +148,13 @@ const NAME_TAIL = /(?:cvc|cvv|csc|cvn|cvd|cid|cav|cve|spc)[23]?$|code$|value$|nu
 export interface SensitiveText {
 	/** Errors: `<name>: <value>` pairs of security-code words and `authorization` too (a false alarm costs little there). */
 	values: boolean;
+	/**
+	 * Declared secret fields (hidden.ts): the value after one of these names, the name matched
+	 * whole (a word of the text equal to it: `webhookSecretHint` is not `webhookSecret`), becomes
+	 * "[redacted]": `"webhookSecret":"…"`, `webhookSecret = …`, also in JSON quoted in a JSON string
+	 * (`\"webhookSecret\":\"…\"`). Names are words (letters, digits, `_`).
+	 */
+	names?: ReadonlySet<string>;
 }
 
 /**
@@ -169,6 +176,16 @@ export function redactSensitiveText(text: string, options: SensitiveText): strin
 	let prevEnd = -2;
 	let i = 0;
 	const n = text.length;
+	// Declared names: a word is compared only when its length is one of theirs.
+	const names = options.names !== undefined && options.names.size > 0 ? options.names : undefined;
+	let shortest = Infinity;
+	let longest = 0;
+	if (names !== undefined) {
+		for (const name of names) {
+			shortest = min(shortest, name.length);
+			longest = max(longest, name.length);
+		}
+	}
 	while (i < n) {
 		const c = text.charCodeAt(i);
 		if (!isWordChar(c)) {
@@ -180,6 +197,16 @@ export function redactSensitiveText(text: string, options: SensitiveText): strin
 		const before = { start: prevStart, end: prevEnd };
 		prevStart = start;
 		prevEnd = i;
+		if (names !== undefined && i - start >= shortest && i - start <= longest && names.has(text.slice(start, i))) {
+			const value = namedValue(text, i, true);
+			if (value !== undefined) {
+				out += text.slice(copied, value.from) + `"${REDACTED}"`;
+				copied = value.to;
+				i = value.to;
+				prevEnd = -2;
+				continue;
+			}
+		}
 		// Every name this scan looks for ends in one of these letters and these words (cvc, cvv2,
 		// security code, verification value, authorization): other words are passed at once.
 		if (!NAME_END[text.charCodeAt(i - 1) & 0x7f] || !NAME_TAIL.test(text.slice(max(start, i - 13), i))) continue;
@@ -209,10 +236,14 @@ export function redactSensitiveText(text: string, options: SensitiveText): strin
 	return copied === 0 ? text : out + text.slice(copied);
 }
 
-/** The span of the value after a name ending at `at`: `["']?\s*[:=]\s*` then a quoted string or a bare run. */
-function namedValue(text: string, at: number): { from: number; to: number } | undefined {
+/**
+ * The span of the value after a name ending at `at`: `["']?\s*[:=]\s*` then a quoted string or a
+ * bare run. `escaped`: also JSON quoted inside a JSON string, `\"name\": \"value\"`.
+ */
+function namedValue(text: string, at: number, escaped = false): { from: number; to: number } | undefined {
 	const n = text.length;
 	let i = at;
+	if (escaped && i + 1 < n && text.charCodeAt(i) === Ch.Backslash && text.charCodeAt(i + 1) === Ch.Quote) i++;
 	if (i < n && (text.charCodeAt(i) === Ch.Quote || text.charCodeAt(i) === Ch.Apostrophe)) i++;
 	while (i < n && isSpace(text.charCodeAt(i))) i++;
 	if (i >= n || (text.charCodeAt(i) !== Ch.Colon && text.charCodeAt(i) !== Ch.Equals)) return undefined;
@@ -220,6 +251,16 @@ function namedValue(text: string, at: number): { from: number; to: number } | un
 	while (i < n && isSpace(text.charCodeAt(i))) i++;
 	if (i >= n) return undefined;
 	const from = i;
+	if (escaped && i + 1 < n && text.charCodeAt(i) === Ch.Backslash && text.charCodeAt(i + 1) === Ch.Quote) {
+		// An escaped quote opens the value: it ends at the next escaped quote (an escaped backslash skipped).
+		i += 2;
+		while (i < n) {
+			const c = text.charCodeAt(i);
+			if (c === Ch.Backslash && i + 1 < n && text.charCodeAt(i + 1) === Ch.Quote) return { from, to: i + 2 };
+			i += c === Ch.Backslash ? 2 : 1;
+		}
+		return { from, to: n };
+	}
 	const open = text.charCodeAt(i);
 	if (open === Ch.Quote || open === Ch.Apostrophe) {
 		i++;

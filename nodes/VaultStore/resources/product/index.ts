@@ -3,6 +3,7 @@ import type { IDataObject, INodeProperties } from 'n8n-workflow';
 import { STORE_CREDENTIAL } from '../../../shared/credentials';
 import { ID } from '../../../shared/ids';
 import { enumOptions } from '../../../shared/labels';
+import { PRODUCT_SECRET_FIELDS } from '../../../shared/redaction/hidden';
 import { bool, idList, opt, stringList } from '../../../shared/readers';
 import { collectionField, locatorField } from '../../properties';
 import type { Operation, Params, Resource } from '../../operation';
@@ -452,8 +453,8 @@ const productId = locatorField('productId', ID.productId);
 
 const updateFields: INodeProperties = collectionField('updateFields', updateFieldOptions);
 
-/** A product's webhookSecret is a secret: declared here, left out of every store answer by the output gate. */
-const SECRET_FIELDS = ['webhookSecret'] as const;
+/** A product's webhookSecret is a secret (shared/redaction/hidden.ts): left out of every answer and error by the output gate. */
+const SECRET_FIELDS = PRODUCT_SECRET_FIELDS;
 
 const get: Operation = {
 	value: 'get',
