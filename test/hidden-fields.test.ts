@@ -407,6 +407,9 @@ describe('guards, as properties of the pieces (both ways)', () => {
 			["{'webhookSecret': 'abc'}", "{'webhookSecret': \"[redacted]\"}"],
 			['"{\\"webhookSecret\\":\\"a,b c\\",\\"id\\":1}"', '"{\\"webhookSecret\\":"[redacted]",\\"id\\":1}"'],
 			['product.webhookSecret: abc', 'product.webhookSecret: "[redacted]"'],
+			['{"webhookSecret":["a","b"],"id":1}', '{"webhookSecret":"[redacted]","id":1}'],
+			['{"webhookSecret":{"v":"a}b","w":[1,2]},"id":1}', '{"webhookSecret":"[redacted]","id":1}'],
+			['{"webhookSecret":[["a"', '{"webhookSecret":"[redacted]"'],
 			['{"webhookSecretHint":"abc"}', '{"webhookSecretHint":"abc"}'],
 			['{"webhook_secret":"abc","secret":"abc","WebhookSecret":"abc"}', '{"webhook_secret":"abc","secret":"abc","WebhookSecret":"abc"}'],
 			['rotate the webhookSecret monthly, webhookSecret rotation is manual', 'rotate the webhookSecret monthly, webhookSecret rotation is manual'],
@@ -438,7 +441,7 @@ describe('guards, as properties of the pieces (both ways)', () => {
 
 	test('the scan stays linear on hostile text (long runs of the name, quotes and escapes)', () => {
 		const scan = (text: string) => redactSensitiveText(text, { values: true, names: HIDDEN });
-		for (const unit of ['webhookSecret', 'webhookSecret:', '"webhookSecret":"', 'webhookSecret\\"', 'webhookSecret=\\"\\\\']) {
+		for (const unit of ['webhookSecret', 'webhookSecret:', '"webhookSecret":"', 'webhookSecret\\"', 'webhookSecret=\\"\\\\', 'webhookSecret:[', 'webhookSecret:{"']) {
 			const small = unit.repeat(2000);
 			const big = unit.repeat(64000);
 			const t0 = process.hrtime.bigint();

@@ -40,6 +40,9 @@ const enum Ch {
 	Backslash = 92,
 	Underscore = 95,
 	Ampersand = 38,
+	OpenBracket = 91,
+	CloseBracket = 93,
+	OpenBrace = 123,
 	CloseBrace = 125,
 	Pipe = 124,
 }
@@ -238,7 +241,8 @@ export function redactSensitiveText(text: string, options: SensitiveText): strin
 
 /**
  * The span of the value after a name ending at `at`: `["']?\s*[:=]\s*` then a quoted string or a
- * bare run. `escaped`: also JSON quoted inside a JSON string, `\"name\": \"value\"`.
+ * bare run. `escaped` (a declared secret field's name): also JSON quoted inside a JSON string,
+ * `\"name\": \"value\"`, and a list or object value whole, to its matching close.
  */
 function namedValue(text: string, at: number, escaped = false): { from: number; to: number } | undefined {
 	const n = text.length;
@@ -262,6 +266,22 @@ function namedValue(text: string, at: number, escaped = false): { from: number; 
 		return { from, to: n };
 	}
 	const open = text.charCodeAt(i);
+	if (escaped && (open === Ch.OpenBracket || open === Ch.OpenBrace)) {
+		// A declared field holding a list or an object: the value runs to its matching close (quotes skipped).
+		let depth = 0;
+		let quoted = false;
+		while (i < n) {
+			const c = text.charCodeAt(i);
+			if (quoted) {
+				if (c === Ch.Backslash) i++;
+				else if (c === Ch.Quote) quoted = false;
+			} else if (c === Ch.Quote) quoted = true;
+			else if (c === Ch.OpenBracket || c === Ch.OpenBrace) depth++;
+			else if ((c === Ch.CloseBracket || c === Ch.CloseBrace) && --depth === 0) return { from, to: i + 1 };
+			i++;
+		}
+		return { from, to: n };
+	}
 	if (open === Ch.Quote || open === Ch.Apostrophe) {
 		i++;
 		while (i < n) {
