@@ -79,7 +79,7 @@ async function runOperation(ctx: IExecuteFunctions, resources: readonly Resource
 	const hinted = new Set<string>();
 	// An agent's run: its output goes to a model provider (the output gate's 'store-agent' policy).
 	const tool = isToolRun(ctx);
-	// Secret fields of the service's records, as the rows declare them: out of every store answer.
+	// Secret fields of the service's records, as the rows declare them: out of every answer and error, at any depth.
 	const hiddenFields = new Set(resources.flatMap((r) => r.operations.flatMap((row) => row.hides ?? [])));
 	const gate = new RequestGate({
 		ctx,

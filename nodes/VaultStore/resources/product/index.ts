@@ -453,9 +453,6 @@ const productId = locatorField('productId', ID.productId);
 
 const updateFields: INodeProperties = collectionField('updateFields', updateFieldOptions);
 
-/** A product's webhookSecret is a secret (shared/redaction/hidden.ts): left out of every answer and error by the output gate. */
-const SECRET_FIELDS = PRODUCT_SECRET_FIELDS;
-
 const get: Operation = {
 	value: 'get',
 	name: 'Get',
@@ -466,7 +463,8 @@ const get: Operation = {
 	family: 'core',
 	path: '/products/{productId}',
 	ids: { productId: ID.productId },
-	hides: SECRET_FIELDS,
+	// A product's webhookSecret (declared in shared/redaction/hidden.ts): out of every answer and error, at any depth.
+	hides: PRODUCT_SECRET_FIELDS,
 	fields: [productId],
 };
 
@@ -483,7 +481,8 @@ const update: Operation = {
 	ids: { productId: ID.productId },
 	body: productUpdateBody,
 	needsBody: { message: 'Add at least one field to "Update Fields" (only the fields you add are changed)' },
-	hides: SECRET_FIELDS,
+	// A product's webhookSecret (declared in shared/redaction/hidden.ts): out of every answer and error, at any depth.
+	hides: PRODUCT_SECRET_FIELDS,
 	fields: [productId, updateFields],
 };
 
