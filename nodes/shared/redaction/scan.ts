@@ -9,6 +9,8 @@
  * - security codes in text: 3 or 4 digits right after a security-code word ("cvc: 123",
  *   "CVV2=1234", "security code 123"), and the value after `<security code word>:` or
  *   `authorization=`;
+ * - declared secret fields in error text (hidden.ts): the value after a declared name, the name
+ *   matched whole (`"webhookSecret":"…"`, `webhookSecret=…`), in the same pass;
  * - card numbers in text: one Luhn scanner, over digit groups joined by separators.
  */
 
