@@ -152,6 +152,12 @@ export interface HostileMode {
 	registrationSecret: boolean;
 	/** Checkout pay charges this amount, whatever the session's total says (a service that charges more than stated). */
 	payCharges?: number;
+	/**
+	 * A subscription embeds its whole product (as GET /products/{id} answers it, webhookSecret
+	 * included) under `product`, in reads, lists, write answers and SUBSCRIPTION_UPDATED events:
+	 * a service that echoes an embedded record in full.
+	 */
+	embedProducts?: boolean;
 }
 
 export interface ResolvedOptions {

@@ -29,7 +29,11 @@ describe('product', () => {
 		expect((out.options as IDataObject[])[0]).toMatchObject({ name: 'Seats', values: ['1', '5'] });
 		expect((out.categories as IDataObject[]).map((c) => c.slug)).toEqual(['licenses']);
 		expect(out.availableLicenses).toBe(3);
+		// The sandbox sends the product's webhookSecret (seeded); the node leaves it out.
+		expect(f.requests()[0].status).toBe(200);
+		expect(pro.webhookSecret).toEqual(expect.any(String));
 		expect(out).not.toHaveProperty('webhookSecret');
+		expect(JSON.stringify(out)).not.toContain(pro.webhookSecret!);
 	});
 
 	test.each([

@@ -80,7 +80,7 @@ async function runOperation(ctx: IExecuteFunctions, resources: readonly Resource
 	const hinted = new Set<string>();
 	// An agent's run: its output goes to a model provider (the output gate's 'store-agent' policy).
 	const tool = isToolRun(ctx);
-	// Secret fields of the service's records, as the rows declare them: out of every store answer.
+	// Secret fields of the service's records, as the rows declare them: out of every answer and error, at any depth.
 	const hiddenFields = new Set(resources.flatMap((r) => r.operations.flatMap((row) => row.hides ?? [])));
 	const gate: RequestGate = new RequestGate({
 		ctx,
@@ -151,7 +151,7 @@ async function runOperation(ctx: IExecuteFunctions, resources: readonly Resource
 			const redactor = await outputRedactor(transport, secretValues(ctx, itemIndex, itemSecretNames));
 			return gateOutput(out, outputPolicy(op, transport.familiesSent.get(itemIndex), tool), redactor, hiddenFields);
 		} catch (error) {
-			return gateError(ctx, error, itemIndex, await transport.redactor(secretValues(ctx, itemIndex, itemSecretNames)));
+			return gateError(ctx, error, itemIndex, await transport.redactor(secretValues(ctx, itemIndex, itemSecretNames)), hiddenFields);
 		} finally {
 			// The item failed before its request was sent: give the slot back.
 			if (slot.permit) pool.release(slot.permit, 'neutral');

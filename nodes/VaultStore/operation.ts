@@ -180,8 +180,10 @@ export interface Operation {
 	output?: (records: IDataObject[], p: Params) => IDataObject[];
 	/**
 	 * Fields of the records this row's route answers with that are secrets (a product's
-	 * webhookSecret): the output gate leaves them out of every store answer on every path (this
-	 * row, a Custom API Call, an agent's call), declared once here.
+	 * webhookSecret, PRODUCT_SECRET_FIELDS of shared/redaction/hidden.ts, which the trigger reads
+	 * too): the output gate leaves them out at any depth of every answer on every path (this row,
+	 * a record embedding one, a list, a Custom API Call with either credential, an agent's call)
+	 * and out of errors, their values redacted in error text.
 	 */
 	hides?: readonly string[];
 	/**

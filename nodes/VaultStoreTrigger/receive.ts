@@ -5,6 +5,7 @@ import type { DeliveryMeta } from '../shared/events';
 import { withDeliveryMeta } from '../shared/events';
 import type { Gated } from '../shared/redaction/gate';
 import { gateTriggerItem } from '../shared/redaction/gate';
+import { DECLARED_SECRET_FIELDS, withoutHidden } from '../shared/redaction/hidden';
 import type { Redactor } from '../shared/redaction/secrets';
 import { credentialRedactor } from '../shared/redaction/secrets';
 import { DEFAULT_TRANSPORT_OPTIONS, Transport } from '../shared/transport/request';
@@ -363,8 +364,11 @@ export async function receiveDelivery(ctx: IWebhookFunctions): Promise<DeliveryA
 		// The whole item through the output gate, delivery headers included: a delivery that carries
 		// the store key or a signing secret (it verified, so it came from the service or someone
 		// holding the secret), in its body or in a header, shows them redacted, as every item of the
-		// action node does.
-		return { workflowData: [[gateTriggerItem(withDeliveryMeta(payload, meta), credentialSecrets(credential))]] };
+		// action node does; a declared secret field (a product's webhookSecret, e.g. in a
+		// subscription event embedding its product) is left out at any depth, as the action node's
+		// rows declare it.
+		const item = withDeliveryMeta(withoutHidden(payload, DECLARED_SECRET_FIELDS), meta);
+		return { workflowData: [[gateTriggerItem(item, credentialSecrets(credential))]] };
 	} catch (error) {
 		ctx.logger.error(
 			`Vault Store Trigger: delivery could not be handled (${error instanceof Error ? error.message : 'unknown error'})`,

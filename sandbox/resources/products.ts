@@ -6,7 +6,7 @@
  *         title 1..256, subtitle 512, description 10000, price/compareAtPrice/minimumPrice >= 0, images max 10
  *         strings, message 1000, enums, maxPerCustomer/maxActivations integer >= 1, lowStockThreshold/trialDays
  *         integer >= 0, availableFrom < availableUntil (ISO 8601), downloadUrl/redirectUrl/webhookUrl max 2048,
- *         customPrefix 32, webhookSecret 256 (stored, never returned), licenseKeys (non-empty strings, added to
+ *         customPrefix 32, webhookSecret 256 (returned: a plain readable field of the spec's Product table), licenseKeys (non-empty strings, added to
  *         the AVAILABLE pool, never returned), categoryIds (existing ctg_ categories; replaces membership),
  *         variants (max 20; Variant shape; an id must be an existing variant, a variant without one is new),
  *         options (max 20; {name, values (at least 1), position}). Unknown fields are a 400. Image URLs,
@@ -15,7 +15,9 @@
  * Nullable "unset" values (null) and the variant/option id prefixes var_/opt_ are our choice.
  *
  * Seed (collection 'catalogProducts', one record per state.products entry, same ids): Pro License has
- * Seats variants/option, Font Bundle has License (Desktop/Web), Team Plan has Seats (5/10). The
+ * Seats variants/option, Font Bundle has License (Desktop/Web), Team Plan has Seats (5/10). Pro
+ * License and the subscription plans have a webhookSecret (SEEDED_WEBHOOK_SECRET: the node's
+ * tests see a real value, which the node must leave out of its output). The
  * collection 'licensePool' (AVAILABLE keys, 3 per LICENSE_KEY product) lives here too and is served
  * by licenses.ts.
  */
@@ -87,7 +89,7 @@ export interface CatalogProduct {
 	revokeOnRefund: boolean;
 	lowStockThreshold: number | null;
 	webhookUrl: string | null;
-	/** Write only: never in a response. */
+	/** Returned with the product, as the spec lists it (the node leaves it out of its output). */
 	webhookSecret: string | null;
 	billingInterval: (typeof BILLING_INTERVALS)[number] | null;
 	billingAnchor: (typeof BILLING_ANCHORS)[number] | null;
@@ -134,6 +136,9 @@ function seedVariants(rng: Rng, p: Product, option: string, rows: [string, strin
 	};
 }
 
+/** The seeded webhookSecret of a product (by its handle): not from the rng, so no other seeded value moves. */
+export const SEEDED_WEBHOOK_SECRET = (handle: string): string => `prodhook-${handle}-5d1f8a3c9e2b4760`;
+
 function seedCatalog(rng: Rng, products: Product[]): CatalogProduct[] {
 	return products.map((p) => {
 		const license = p.productType === 'LICENSE_KEY';
@@ -172,7 +177,7 @@ function seedCatalog(rng: Rng, products: Product[]): CatalogProduct[] {
 			revokeOnRefund: license,
 			lowStockThreshold: license ? 2 : null,
 			webhookUrl: null,
-			webhookSecret: null,
+			webhookSecret: p.title === 'Pro License' || subscription ? SEEDED_WEBHOOK_SECRET(p.handle) : null,
 			billingInterval: subscription ? 'MONTHLY' : null,
 			billingAnchor: subscription ? 'IMMEDIATELY' : null,
 			trialDays: subscription ? (p.title === 'Team Plan' ? 14 : 0) : null,
@@ -209,10 +214,10 @@ export function licensePool(app: SandboxApp): PoolLicense[] {
 	);
 }
 
-function productView(app: SandboxApp, p: CatalogProduct) {
-	const { webhookSecret: _secret, ...rest } = p;
+/** A product as GET and PATCH answer it: every field of the spec's Product table (webhookSecret included). */
+export function productView(app: SandboxApp, p: CatalogProduct) {
 	return {
-		...rest,
+		...p,
 		categories: categoriesOf(app)
 			.filter((c) => c.productIds.includes(p.id))
 			.map((c) => ({ id: c.id, name: c.name, slug: c.slug })),

@@ -21,10 +21,13 @@
  * cancellation took effect at its period end (reactivate is rejected). Period dates are relative to the
  * start of the UTC day on which the sandbox starts, so current periods contain "now".
  * Products keep the billing anchor IMMEDIATELY (used when proration_behavior is omitted).
+ * Hostile mode `embedProducts` (sb.hostile): `product` is the whole product as GET /products/{id}
+ * answers it (webhookSecret included), in every answer and in SUBSCRIPTION_UPDATED events.
  */
 import { both, core, Ctx, badRequest, notFound, ok, paginate, SandboxApp, single, unprocessable, v } from '../app';
 import type { Customer, Product } from '../state';
 import { round2, Rng } from '../util';
+import { catalogOf, productView } from './products';
 
 export const SUBSCRIPTION_STATUSES = ['TRIALING', 'ACTIVE', 'PAST_DUE', 'PAUSED', 'CANCELLED'] as const;
 export const BILLING_INTERVALS = ['WEEKLY', 'MONTHLY', 'YEARLY'] as const;
@@ -206,6 +209,13 @@ export function register(app: SandboxApp): void {
 		return settle(s, ctx.now());
 	};
 
+	/** Hostile embedProducts: the whole product, as its GET answers it (webhookSecret included). */
+	const embeddedProduct = (productId: string) => {
+		if (app.hostile.embedProducts !== true) return undefined;
+		const full = catalogOf(app).find((p) => p.id === productId);
+		return full === undefined ? undefined : productView(app, full);
+	};
+
 	const view = (s: SubscriptionRecord) => {
 		const product = state.products.find((p) => p.id === s.productId);
 		const customer = state.customers.find((c) => c.id === s.customerId);
@@ -224,7 +234,7 @@ export function register(app: SandboxApp): void {
 			endsAt: s.endsAt,
 			retryCount: s.retryCount,
 			quantity: s.quantity,
-			product: { id: s.productId, title: product?.title ?? null, price: product?.price ?? null },
+			product: embeddedProduct(s.productId) ?? { id: s.productId, title: product?.title ?? null, price: product?.price ?? null },
 			customer: { id: s.customerId, email: customer?.email ?? null },
 			paymentMethod: { ...s.paymentMethod },
 			createdAt: s.createdAt,
@@ -342,7 +352,8 @@ export function register(app: SandboxApp): void {
 		}
 		touch(ctx, s);
 		const change = { prorationBehavior, prorationSource: requested ? 'request' : 'product_billing_anchor', effectiveAt, proratedAmount, previous, next: { ...target, amount: newAmount } };
-		app.emit('SUBSCRIPTION_UPDATED', { subscriptionId: s.id, ...change });
+		const embedded = embeddedProduct(s.productId);
+		app.emit('SUBSCRIPTION_UPDATED', { subscriptionId: s.id, ...change, ...(embedded !== undefined ? { product: embedded } : {}) });
 		return ok({ ...view(s), change });
 	}, WRITE);
 

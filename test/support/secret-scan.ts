@@ -24,6 +24,12 @@ export const TEST_CARD_NUMBERS = [
 	'6011111111111117',
 ];
 
+/**
+ * The sandbox's seeded product webhookSecrets all hold this (sandbox/resources/products.ts
+ * SEEDED_WEBHOOK_SECRET): a declared secret field the node never outputs, on any path.
+ */
+export const SEEDED_PRODUCT_SECRET_TAG = '5d1f8a3c9e2b4760';
+
 export interface ScanEntry {
 	source: string;
 	text: string;
@@ -51,6 +57,7 @@ export function findLeaks(entry: ScanEntry): string[] {
 		if (secret.length >= 6 && entry.text.includes(secret)) found.push(`secret ${secret.slice(0, 3)}…`);
 	}
 	for (const { n, re } of CARD_PATTERNS) if (re.test(entry.text)) found.push(`card number …${n.slice(-4)}`);
+	if (entry.text.includes(SEEDED_PRODUCT_SECRET_TAG)) found.push("a product's webhookSecret");
 	if (/"cvc"\s*:/i.test(entry.text) || /\bcvc\b[^a-z]{0,4}\d{3,4}\b/i.test(entry.text)) found.push('CVC');
 	return found;
 }

@@ -2,6 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, JsonObject, No
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { isSecurityCodeName, REDACTED, withoutCardData } from './cardData';
+import { withoutHidden } from './hidden';
 import type { Redactor } from './secrets';
 import type { Family, Transport } from '../transport/request';
 
@@ -159,25 +160,18 @@ function gateRecord(json: IDataObject, policy: OutputPolicy): IDataObject {
 	}
 }
 
-/** A store record without the fields the rows declare secret (a product's webhookSecret), on every path. */
-function withoutHidden(json: IDataObject, hidden: ReadonlySet<string>): IDataObject {
-	let out: IDataObject | undefined;
-	for (const field of hidden) {
-		if (!(field in json)) continue;
-		out ??= { ...json };
-		delete out[field];
-	}
-	return out ?? json;
-}
-
 /**
  * Success items of one input item, as they may leave the node. `hidden`: the fields the rows
- * declare secret (Operation.hides), left out of store answers whatever path asked for them.
+ * declare secret (Operation.hides: a product's webhookSecret), left out at any depth (an embedded
+ * product, a list, a list envelope) whatever path asked for them: an operation, a Custom API Call
+ * with either credential, an agent's call. Token → Reveal alone shows a token's data as the user
+ * stored it (the user's own, asked for by name).
  */
 export function gateOutput(items: INodeExecutionData[], policy: OutputPolicy, redactor: Redactor, hidden: ReadonlySet<string> = new Set()): Array<Gated<INodeExecutionData>> {
 	const store = policy === 'store' || policy === 'store-agent';
 	return items.map((item) => {
-		const json = gateRecord(store ? withoutHidden(item.json, hidden) : item.json, policy);
+		// A vault operation's token (its metadata the user's own) and Token → Reveal: no service record in them.
+		const json = gateRecord(policy === 'reveal' || policy === 'vault' ? item.json : withoutHidden(item.json, hidden), policy);
 		return stamped<INodeExecutionData>({ ...item, json: store ? redactor.secrets(json) : tokenSecrets(json, redactor) });
 	});
 }
@@ -260,10 +254,11 @@ function errorItem(error: unknown, itemIndex: number, redactor: Redactor): Gated
 
 /**
  * A failed item, as it may leave the node: redacted in place, then the continue-on-fail item,
- * or thrown as an n8n error of the item (also redacted).
+ * or thrown as an n8n error of the item (also redacted). `hidden`: the declared secret fields,
+ * out of the error at any depth and redacted where its text quotes a record (`"webhookSecret":"…"`).
  */
-export function gateError(ctx: IExecuteFunctions, error: unknown, itemIndex: number, redactor: Redactor): Array<Gated<INodeExecutionData>> {
-	redactor.error(error);
+export function gateError(ctx: IExecuteFunctions, error: unknown, itemIndex: number, redactor: Redactor, hidden: ReadonlySet<string> = new Set()): Array<Gated<INodeExecutionData>> {
+	redactor.hide(hidden).error(error);
 	if (ctx.continueOnFail()) return [errorItem(error, itemIndex, redactor)];
 	if (error instanceof NodeApiError) {
 		throw redactor.error(new NodeApiError(ctx.getNode(), error as unknown as JsonObject, { itemIndex }));

@@ -9,6 +9,8 @@
  * - security codes in text: 3 or 4 digits right after a security-code word ("cvc: 123",
  *   "CVV2=1234", "security code 123"), and the value after `<security code word>:` or
  *   `authorization=`;
+ * - declared secret fields in error text (hidden.ts): the value after a declared name, the name
+ *   matched whole (`"webhookSecret":"…"`, `webhookSecret=…`), in the same pass;
  * - card numbers in text: one Luhn scanner, over digit groups joined by separators.
  */
 
@@ -40,6 +42,9 @@ const enum Ch {
 	Backslash = 92,
 	Underscore = 95,
 	Ampersand = 38,
+	OpenBracket = 91,
+	CloseBracket = 93,
+	OpenBrace = 123,
 	CloseBrace = 125,
 	Pipe = 124,
 }
@@ -148,6 +153,13 @@ const NAME_TAIL = /(?:cvc|cvv|csc|cvn|cvd|cid|cav|cve|spc)[23]?$|code$|value$|nu
 export interface SensitiveText {
 	/** Errors: `<name>: <value>` pairs of security-code words and `authorization` too (a false alarm costs little there). */
 	values: boolean;
+	/**
+	 * Declared secret fields (hidden.ts): the value after one of these names, the name matched
+	 * whole (a word of the text equal to it: `webhookSecretHint` is not `webhookSecret`), becomes
+	 * "[redacted]": `"webhookSecret":"…"`, `webhookSecret = …`, also in JSON quoted in a JSON string
+	 * (`\"webhookSecret\":\"…\"`). Names are words (letters, digits, `_`).
+	 */
+	names?: ReadonlySet<string>;
 }
 
 /**
@@ -169,6 +181,16 @@ export function redactSensitiveText(text: string, options: SensitiveText): strin
 	let prevEnd = -2;
 	let i = 0;
 	const n = text.length;
+	// Declared names: a word is compared only when its length is one of theirs.
+	const names = options.names !== undefined && options.names.size > 0 ? options.names : undefined;
+	let shortest = Infinity;
+	let longest = 0;
+	if (names !== undefined) {
+		for (const name of names) {
+			shortest = min(shortest, name.length);
+			longest = max(longest, name.length);
+		}
+	}
 	while (i < n) {
 		const c = text.charCodeAt(i);
 		if (!isWordChar(c)) {
@@ -180,6 +202,16 @@ export function redactSensitiveText(text: string, options: SensitiveText): strin
 		const before = { start: prevStart, end: prevEnd };
 		prevStart = start;
 		prevEnd = i;
+		if (names !== undefined && i - start >= shortest && i - start <= longest && names.has(text.slice(start, i))) {
+			const value = namedValue(text, i, true);
+			if (value !== undefined) {
+				out += text.slice(copied, value.from) + `"${REDACTED}"`;
+				copied = value.to;
+				i = value.to;
+				prevEnd = -2;
+				continue;
+			}
+		}
 		// Every name this scan looks for ends in one of these letters and these words (cvc, cvv2,
 		// security code, verification value, authorization): other words are passed at once.
 		if (!NAME_END[text.charCodeAt(i - 1) & 0x7f] || !NAME_TAIL.test(text.slice(max(start, i - 13), i))) continue;
@@ -209,10 +241,15 @@ export function redactSensitiveText(text: string, options: SensitiveText): strin
 	return copied === 0 ? text : out + text.slice(copied);
 }
 
-/** The span of the value after a name ending at `at`: `["']?\s*[:=]\s*` then a quoted string or a bare run. */
-function namedValue(text: string, at: number): { from: number; to: number } | undefined {
+/**
+ * The span of the value after a name ending at `at`: `["']?\s*[:=]\s*` then a quoted string or a
+ * bare run. `escaped` (a declared secret field's name): also JSON quoted inside a JSON string,
+ * `\"name\": \"value\"`, and a list or object value whole, to its matching close.
+ */
+function namedValue(text: string, at: number, escaped = false): { from: number; to: number } | undefined {
 	const n = text.length;
 	let i = at;
+	if (escaped && i + 1 < n && text.charCodeAt(i) === Ch.Backslash && text.charCodeAt(i + 1) === Ch.Quote) i++;
 	if (i < n && (text.charCodeAt(i) === Ch.Quote || text.charCodeAt(i) === Ch.Apostrophe)) i++;
 	while (i < n && isSpace(text.charCodeAt(i))) i++;
 	if (i >= n || (text.charCodeAt(i) !== Ch.Colon && text.charCodeAt(i) !== Ch.Equals)) return undefined;
@@ -220,7 +257,33 @@ function namedValue(text: string, at: number): { from: number; to: number } | un
 	while (i < n && isSpace(text.charCodeAt(i))) i++;
 	if (i >= n) return undefined;
 	const from = i;
+	if (escaped && i + 1 < n && text.charCodeAt(i) === Ch.Backslash && text.charCodeAt(i + 1) === Ch.Quote) {
+		// An escaped quote opens the value: it ends at the next escaped quote (an escaped backslash skipped).
+		i += 2;
+		while (i < n) {
+			const c = text.charCodeAt(i);
+			if (c === Ch.Backslash && i + 1 < n && text.charCodeAt(i + 1) === Ch.Quote) return { from, to: i + 2 };
+			i += c === Ch.Backslash ? 2 : 1;
+		}
+		return { from, to: n };
+	}
 	const open = text.charCodeAt(i);
+	if (escaped && (open === Ch.OpenBracket || open === Ch.OpenBrace)) {
+		// A declared field holding a list or an object: the value runs to its matching close (quotes skipped).
+		let depth = 0;
+		let quoted = false;
+		while (i < n) {
+			const c = text.charCodeAt(i);
+			if (quoted) {
+				if (c === Ch.Backslash) i++;
+				else if (c === Ch.Quote) quoted = false;
+			} else if (c === Ch.Quote) quoted = true;
+			else if (c === Ch.OpenBracket || c === Ch.OpenBrace) depth++;
+			else if ((c === Ch.CloseBracket || c === Ch.CloseBrace) && --depth === 0) return { from, to: i + 1 };
+			i++;
+		}
+		return { from, to: n };
+	}
 	if (open === Ch.Quote || open === Ch.Apostrophe) {
 		i++;
 		while (i < n) {

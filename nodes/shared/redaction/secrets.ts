@@ -19,6 +19,7 @@
 import { createHash } from 'node:crypto';
 
 import { CUT_TOO_DEEP, isSecurityCodeName, MAX_DEPTH, REDACTED } from './cardData';
+import { DECLARED_SECRET_FIELDS } from './hidden';
 import { decodings, ENCODED_WORD, markEncodedWords, PIECE, Pieces } from './pieces';
 import { cardNumberSpans, redactCardNumberSpans, redactSensitiveText } from './scan';
 
@@ -189,9 +190,27 @@ export class Redactor {
 	/** Short secrets (a security code given by value): redacted in errors where they stand alone. */
 	private readonly shortSecrets = new Set<string>();
 
+	/** Declared secret fields (hidden.ts): left out of an error at any depth, their values redacted in its text. Every redactor knows the declared ones. */
+	private readonly hidden = new Set<string>(DECLARED_SECRET_FIELDS);
+
 	/** `secrets`: the credentials' secrets (certain); values the user gave as secret go through addValue. */
 	constructor(secrets: Iterable<string> = []) {
 		for (const secret of secrets) this.add(secret, true);
+	}
+
+	/**
+	 * Declared secret fields (the rows' `hides`, DECLARED_SECRET_FIELDS): `value` and `error` leave
+	 * a field of that name out at any depth and redact the value after the name in text
+	 * (`"webhookSecret":"…"`). The name is matched whole. Success answers drop them in the output
+	 * gate (hidden.ts withoutHidden).
+	 */
+	hide(names: Iterable<string>): this {
+		for (const name of names) {
+			if (typeof name !== 'string' || name === '' || this.hidden.has(name)) continue;
+			if (this.sealed) throw new Error('a shared redactor of a credential cannot learn more hidden fields: declare them in hidden.ts');
+			this.hidden.add(name);
+		}
+		return this;
 	}
 
 	/**
@@ -275,7 +294,7 @@ export class Redactor {
 			decodings(word).some((plain) => this.all.holds(plain) || hasCardNumber(plain)) ? REDACTED : word,
 		);
 		out = this.all.replace(out);
-		out = redactSensitiveText(out, { values: true }).replace(KEY_SHAPED, REDACTED);
+		out = redactSensitiveText(out, { values: true, names: this.hidden }).replace(KEY_SHAPED, REDACTED);
 		out = redactCardNumberSpans(out, { mode: 'error' });
 		for (const code of this.shortSecrets) {
 			out = out.replace(new RegExp(`(?<![\\d])${code}(?![\\d])`, 'g'), REDACTED);
@@ -360,6 +379,7 @@ export class Redactor {
 			entries.length = MAX_ERROR_ENTRIES;
 		}
 		for (const [key, inner] of entries) {
+			if (this.hidden.has(key)) continue;
 			const name = this.all.mentioned(key) ? `${REDACTED}${n++ === 0 ? '' : n}` : key;
 			out[name] = isSensitiveName(key) && inner !== null && inner !== undefined ? REDACTED : this.walk(inner, depth + 1, seen);
 		}
@@ -378,6 +398,19 @@ export class Redactor {
 			const record = current as Record<string, unknown>;
 			for (const name of Object.getOwnPropertyNames(record)) {
 				if (name === 'cause') continue;
+				if (this.hidden.has(name)) {
+					try {
+						delete record[name];
+					} catch {
+						// not configurable: blanked instead, if writable
+						try {
+							record[name] = REDACTED;
+						} catch {
+							// frozen
+						}
+					}
+					continue;
+				}
 				const value = record[name];
 				if (value === null || (typeof value !== 'string' && typeof value !== 'object')) continue;
 				try {

@@ -3,6 +3,7 @@ import type { IDataObject, INodeProperties } from 'n8n-workflow';
 import { STORE_CREDENTIAL } from '../../../shared/credentials';
 import { ID } from '../../../shared/ids';
 import { enumOptions } from '../../../shared/labels';
+import { PRODUCT_SECRET_FIELDS } from '../../../shared/redaction/hidden';
 import { bool, idList, opt, stringList } from '../../../shared/readers';
 import { collectionField, locatorField } from '../../properties';
 import type { Operation, Params, Resource } from '../../operation';
@@ -452,9 +453,6 @@ const productId = locatorField('productId', ID.productId);
 
 const updateFields: INodeProperties = collectionField('updateFields', updateFieldOptions);
 
-/** A product's webhookSecret is a secret: declared here, left out of every store answer by the output gate. */
-const SECRET_FIELDS = ['webhookSecret'] as const;
-
 const get: Operation = {
 	value: 'get',
 	name: 'Get',
@@ -465,7 +463,8 @@ const get: Operation = {
 	family: 'core',
 	path: '/products/{productId}',
 	ids: { productId: ID.productId },
-	hides: SECRET_FIELDS,
+	// A product's webhookSecret (declared in shared/redaction/hidden.ts): out of every answer and error, at any depth.
+	hides: PRODUCT_SECRET_FIELDS,
 	fields: [productId],
 };
 
@@ -482,7 +481,8 @@ const update: Operation = {
 	ids: { productId: ID.productId },
 	body: productUpdateBody,
 	needsBody: { message: 'Add at least one field to "Update Fields" (only the fields you add are changed)' },
-	hides: SECRET_FIELDS,
+	// A product's webhookSecret (declared in shared/redaction/hidden.ts): out of every answer and error, at any depth.
+	hides: PRODUCT_SECRET_FIELDS,
 	fields: [productId, updateFields],
 };
 
