@@ -32,6 +32,12 @@ const HOSTILE: Record<string, (size: number) => unknown> = {
 	'base64 words': (n) => fill('QUJDREVGR0hJSktMTU5PUA== ', n),
 	'long digit runs': (n) => fill('4242424242424241', n),
 	'digit groups': (n) => fill('4242 ', n),
+	// The card-data detector's own paths (detector.ts): Unicode spaces, zero-width characters
+	// inside digit runs, line breaks between groups, security codes after filler words.
+	'digit groups with Unicode spaces': (n) => fill('4242\u202f4242\u00a0', n),
+	'digits joined by zero-width characters': (n) => fill('4\u200b2\u2060', n),
+	'digit groups over lines': (n) => fill('4242 4242\n', n),
+	'security codes after filler words': (n) => fill('my cvc is code ', n),
 	'deep nesting': (n) => {
 		let value: unknown = 'x';
 		for (let depth = 0; depth < n / 64; depth++) value = [value, 'abc-abc-abc-abc-abc-abc-abc-abc-abc-abc-abc-abc'];
