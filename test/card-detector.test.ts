@@ -91,6 +91,8 @@ const presentationArb = fc
 		code: fc.integer({ min: 100, max: 9999 }),
 	})
 	.map((p): Written => {
+		// An unseparated number is split over two lines only where a long line was wrapped: the line holding its first part is long.
+		let wrapped = false;
 		const write = (number: string): string => {
 			const sizes = groupings(number.length)[p.grouping % groupings(number.length).length];
 			let parts: string[] = [];
@@ -113,12 +115,15 @@ const presentationArb = fc
 				// One separator is a line break.
 				const [where, br] = p.lineAt;
 				const k = where % (parts.length - 1);
+				// A break after the first group only where a long line was wrapped.
+				if (k === 0) wrapped = true;
 				joined = parts.map((part, i) => (i === 0 ? part : (i - 1 === k ? br : p.sep) + part)).join('');
 			} else if (p.lineAt !== null && parts.length === 1 && p.zeroWidth === null) {
 				// An unseparated number split once, four digits or more on each line.
 				const [where, br] = p.lineAt;
 				const cut = 4 + (where % (number.length - 7));
 				joined = number.slice(0, cut) + br + number.slice(cut);
+				wrapped = true;
 			} else joined = parts.join(p.sep);
 			return joined;
 		};
@@ -128,6 +133,10 @@ const presentationArb = fc
 		const code = String(p.code).slice(0, p.cards[0].issuer === 'American Express' ? 4 : 3);
 		const around = (before: string, inner: string[], between: string, after: string): Written => {
 			const at: Array<[number, number]> = [];
+			if (wrapped) {
+				before = `Please charge the card on file for this order, its number is ${before}`;
+				if (inner.length > 1) between = ' and if that one fails, the other card I have is ';
+			}
 			let text = before;
 			inner.forEach((part, i) => {
 				if (i > 0) text += between;
@@ -185,7 +194,13 @@ const notIssuerArb = fc.tuple(digitsOf(11, 18), fc.boolean()).map(([body, groupe
 	if (issuerOf(n) !== undefined) n = `1${n.slice(1)}`;
 	for (let d = 0; d < 10 && !luhnValid(n); d++) n = n.slice(0, -1) + d;
 	return grouped ? n.replace(/(\d{4})(?=\d)/g, '$1 ') : n;
-});
+})
+	// Deliberately matched (docs/security.md): a run of fours whose first 12 or 16 digits are a card
+	// number (issuer, length, Luhn) is read as that card number followed by its code or expiry.
+	.filter((n) => {
+		const d = n.replace(/ /g, '');
+		return n === d || ![12, 16].some((k) => d.length > k && issuerOf(d.slice(0, k)) !== undefined && luhnValid(d.slice(0, k)));
+	});
 
 const LEGIT_ITEMS: Array<fc.Arbitrary<string>> = [
 	// Dates and date ranges.
@@ -299,7 +314,8 @@ describe('the review\'s cases', () => {
 		['grouping with U+2009', '4242\u20094242\u20094242\u20094242', '4242\u20094242'],
 		['zero-width characters between digits', '4\u200b2\u200c4\u200d2\u20604\ufeff242424242424', '424242424242'],
 		['a number split over two lines', 'card 4242 4242\n4242 4242 thanks', '4242 4242\n4242'],
-		['an unseparated number split over two lines', 'card 42424242\n42424242', '42424242\n4242'],
+		['a number split over two lines after its first group at a wrapped line', 'Please charge the card on file for this order, its number is 4242\n4242 4242 4242', '4242\n4242'],
+		['an unseparated number split over two lines at a wrapped line', 'Please charge the card on file for this order, its number is 42424242\n42424242', '42424242\n4242'],
 		['a label stuck to the digits', 'PAN4242424242424242', '4242424242424242'],
 		['card: stuck to the digits', 'card:4242424242424242', '4242424242424242'],
 	])('found: %s', (_name, text, gone) => {

@@ -9,10 +9,12 @@
  * - is written with no separator, or in groups as the networks print them (4-4-4-4, 4-4-4-4-3 and
  *   every run of fours with a last group of 1 to 4, Amex 4-6-5, Diners 4-6-4), every separator of
  *   the candidate the same (one to three of: ASCII space, tab, `-`, `.`, any Unicode space or
- *   dash); one line break may stand for one separator, or split an unseparated number once;
+ *   dash); one line break may stand for one separator after the second group or later, or at
+ *   the end of a line of 40 characters or more (a wrapped line), where it may also split an
+ *   unseparated number once;
  *   zero-width characters (U+200B/C/D, U+2060, U+FEFF, soft hyphen) are read as if absent;
  * - stands alone: not glued to letters, digits or `_` (a card label such as `card:` or `PAN` may
- *   touch it), not after an identifier's joiner (`tok_…`, `ord-…`, `sku:…`), not a part of a
+ *   touch it), not after an identifier's joiner (`tok_…`, `ord-…`, `sku:…`, `#…`), not a part of a
  *   longer run of groups joined by the same separator (an IBAN's "GB29 NWBK 6016 …" included);
  *   after it the text may go on with an expiry, a code or a second card number.
  *
@@ -161,6 +163,13 @@ function printedGrouping(sizes: readonly number[]): boolean {
 	return sizes[k - 1] >= 1 && sizes[k - 1] <= 4;
 }
 
+/** Whether the line ending at `end` is 40 characters or more (a long line wrapped, not a list of numbers one a line). */
+function wrappedLine(text: string, end: number): boolean {
+	if (end < 40) return false;
+	for (let i = end - 1; i >= end - 40; i--) if (isLineBreak(text.charCodeAt(i))) return false;
+	return true;
+}
+
 /** Card labels that may touch the digits ("PAN4242…", "card:4242…", "card#4242…"). */
 const CARD_LABELS = new Set(['card', 'pan', 'cc', 'ccn', 'number', 'num', 'no', 'nr', 'cardno', 'cardnum', 'cardnumber', 'ccnum', 'ccnumber', 'creditcard', 'debitcard', 'visa', 'mastercard', 'mc', 'amex', 'discover', 'jcb', 'diners', 'maestro', 'unionpay']);
 
@@ -181,7 +190,7 @@ function before(text: string, at: number): { c: number; at: number } {
 
 /**
  * Whether a chain starting at `from` stands alone on its left: the text's start, or a character
- * that is not a letter, digit, `_` or `+` and not an identifier's joiner (`- . / : #`) right
+ * that is not a letter, digit, `_`, `+` or `#` and not an identifier's joiner (`- . / :`) right
  * after a letter or digit; or a card label, with or without `:` or `#` after it.
  */
 function aloneBefore(text: string, from: number): boolean {
@@ -191,7 +200,8 @@ function aloneBefore(text: string, from: number): boolean {
 	const joiner = b.c === 0x2d || b.c === 0x2e || b.c === 0x2f || b.c === 0x3a || b.c === 0x23;
 	if (!joiner) return true;
 	const b2 = before(text, b.at);
-	if (b2.c < 0 || !isWordChar(b2.c)) return true;
+	// "#5362": a number of a list or an order, unless a card label stands before the `#`.
+	if (b2.c < 0 || !isWordChar(b2.c)) return b.c !== 0x23;
 	return (b.c === 0x3a || b.c === 0x23) && isLetter(b2.c) && labelBefore(text, b2.at + 1);
 }
 
@@ -231,7 +241,7 @@ const bareJoiner = (gap: Gap): boolean => gap.sep === '-' || gap.sep === '.';
  * The card numbers of the chain starting at group `g` (up to five groups), as the indexes of their
  * last groups, shortest first.
  */
-function cardEnds(groups: readonly Group[], gaps: readonly Gap[], g: number): number[] {
+function cardEnds(text: string, groups: readonly Group[], gaps: readonly Gap[], g: number): number[] {
 	const ends: number[] = [];
 	let digits = '';
 	let sep: string | undefined;
@@ -240,6 +250,8 @@ function cardEnds(groups: readonly Group[], gaps: readonly Gap[], g: number): nu
 	for (let h = g; h < groups.length && h < g + 5; h++) {
 		if (h > g) {
 			const gap = gaps[h - 1];
+			// A line break after the candidate's second group or later, or where a long line was wrapped.
+			if (gap.line && h - g < 2 && !wrappedLine(text, groups[h - 1].to)) break;
 			if (gap.line) lines++;
 			else if (sep === undefined) sep = gap.sep;
 			else if (sep !== gap.sep) break;
@@ -249,7 +261,7 @@ function cardEnds(groups: readonly Group[], gaps: readonly Gap[], g: number): nu
 		sizes.push(groups[h].count);
 		if (digits.length > 19 || groups[h].count > 19) break;
 		if (digits.length < 12) continue;
-		// One line break alone splits an unseparated number once (both parts 4 digits or more).
+		// One line break alone splits an unseparated number once (at a wrapped line, as above).
 		const shaped = h === g || (sep === undefined ? h === g + 1 && sizes[0] >= 4 && sizes[1] >= 4 : printedGrouping(sizes));
 		if (shaped && cardDigits(digits)) ends.push(h);
 	}
@@ -260,12 +272,12 @@ function cardEnds(groups: readonly Group[], gaps: readonly Gap[], g: number): nu
  * The card number starting at group `g`: the longest, unless a shorter one lets the next group
  * start a card number reaching further (a 12-digit Maestro number before a second card number).
  */
-function cardAt(groups: readonly Group[], gaps: readonly Gap[], g: number): number {
-	const ends = cardEnds(groups, gaps, g);
+function cardAt(text: string, groups: readonly Group[], gaps: readonly Gap[], g: number): number {
+	const ends = cardEnds(text, groups, gaps, g);
 	if (ends.length === 0) return -1;
 	const longest = ends[ends.length - 1];
 	for (let k = 0; k < ends.length - 1; k++) {
-		const next = cardEnds(groups, gaps, ends[k] + 1);
+		const next = cardEnds(text, groups, gaps, ends[k] + 1);
 		if (next.length > 0 && next[next.length - 1] > longest) return ends[k];
 	}
 	return longest;
@@ -306,7 +318,7 @@ function findCards(text: string, groups: readonly Group[], gaps: readonly Gap[],
 	let lastEnd = -1;
 	const last = groups.length - 1;
 	for (let g = 0; g <= last; g++) {
-		const h = cardAt(groups, gaps, g);
+		const h = cardAt(text, groups, gaps, g);
 		if (h < 0) continue;
 		const single = h === g;
 		const sep = single ? undefined : gaps.slice(g, h).find((gap) => !gap.line)?.sep;
@@ -316,12 +328,12 @@ function findCards(text: string, groups: readonly Group[], gaps: readonly Gap[],
 			const gap = gaps[g - 1];
 			// Not a part of a longer run of groups joined alike, nor a group after an identifier's joiner.
 			if (!gap.line && sep !== undefined && gap.sep === sep) continue;
-			if (single && bareJoiner(gap) && groups[g - 1].count < 12) continue;
+			if (bareJoiner(gap) && groups[g - 1].count < 12) continue;
 		}
 		if (h === last) {
 			if (!aloneAfter(text, groups[h].to)) continue;
-		} else if (single && bareJoiner(gaps[h]) && groups[h + 1].count < 12) {
-			// A code may follow ("4000000000006-123"); a shorter or longer group is an id's or a decimal's part.
+		} else if (single && bareJoiner(gaps[h]) && groups[h + 1].count < 12 && cardAt(text, groups, gaps, h + 1) < 0) {
+			// A code may follow ("4000000000006-123"), or a second card number; another group is an id's or a decimal's part.
 			const next = groups[h + 1].count;
 			if (next < 3 || next > 4 || (h + 1 < last && bareJoiner(gaps[h + 1]))) continue;
 		}
