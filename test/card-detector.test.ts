@@ -155,6 +155,7 @@ const presentationArb = fc
 			case 'two': return around('cards ', [a, b], p.lineAt === null ? p.sep : ' ', ' were declined');
 			case 'two-comma': return around('', [a, b], ', ', '');
 			case 'json': return around('{"message":"my card is ', [a], '', ` exp ${exp}"}`);
+			default: throw new Error(`no form ${String(p.form)}`);
 		}
 	});
 
