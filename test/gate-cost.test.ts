@@ -33,6 +33,12 @@ const HOSTILE: Record<string, (size: number) => unknown> = {
 	'base64 words': (n) => fill('QUJDREVGR0hJSktMTU5PUA== ', n),
 	'long digit runs': (n) => fill('4242424242424241', n),
 	'digit groups': (n) => fill('4242 ', n),
+	// The card-data detector's own paths (detector.ts): Unicode spaces, zero-width characters
+	// inside digit runs, line breaks between groups, security codes after filler words.
+	'digit groups with Unicode spaces': (n) => fill('4242\u202f4242\u00a0', n),
+	'digits joined by zero-width characters': (n) => fill('4\u200b2\u2060', n),
+	'digit groups over lines': (n) => fill('4242 4242\n', n),
+	'security codes after filler words': (n) => fill('my cvc is code ', n),
 	'deep nesting': (n) => {
 		let value: unknown = 'x';
 		for (let depth = 0; depth < n / 64; depth++) value = [value, 'abc-abc-abc-abc-abc-abc-abc-abc-abc-abc-abc-abc'];
@@ -57,11 +63,19 @@ const SCANS: Record<string, (value: unknown) => unknown> = {
 	'error value': (value) => new Redactor(SECRETS).value({ description: value }),
 	'security-code text scan': (value) => (typeof value === 'string' ? redactSensitiveText(value, { values: true }) : undefined),
 	'card-number text scan': (value) => (typeof value === 'string' ? redactCardNumberSpans(value, { mode: 'error' }) : undefined),
-	'report file': (value) =>
-		typeof value === 'string'
-			? fileFindings(Buffer.from(value), 'text/csv', new Redactor(SECRETS))
-			: fileFindings(Buffer.from(JSON.stringify(value)), 'application/json', new Redactor(SECRETS)),
+	'report file': (value) => (typeof value === 'string' ? fileFindings(Buffer.from(value), 'text/csv', new Redactor(SECRETS)) : jsonFile(value)),
 };
+
+/** A report file in JSON, read by the file gate; a value JSON cannot write (nested deeper than the engine's stack) is no file. */
+function jsonFile(value: unknown): unknown {
+	let text: string;
+	try {
+		text = JSON.stringify(value);
+	} catch {
+		return undefined;
+	}
+	return fileFindings(Buffer.from(text), 'application/json', new Redactor(SECRETS));
+}
 
 function time(run: () => void): number {
 	const start = performance.now();

@@ -276,13 +276,15 @@ describe('at any depth and list length: legitimate user data passes byte for byt
 		expect(cases).toBe(NESTED_RUNS);
 	});
 
-	test.each(['vault-custom', 'store-agent'] as OutputPolicy[])(`%s policy: ${NESTED_RUNS} generated card numbers in text, in any grouping and with a label, nested anywhere, never pass`, (policy) => {
+	test.each(['vault-custom', 'store-agent'] as OutputPolicy[])(`%s policy: ${NESTED_RUNS} generated card numbers in text, in fours or unseparated, any separator and with a label, nested anywhere, never pass`, (policy) => {
 		let cases = 0;
+		// Card numbers as the detector's specification reads them (detector.ts): a Visa length, in fours
+		// or unseparated, one kind of separator.
 		const arb = fc.record({
-			card: luhnRunArb.filter((d) => d.length >= 13),
+			card: fc.tuple(digits, fc.constantFrom(13, 16, 19)).map(([seed, length]) => luhnDigits(seed, length)),
 			shape: shapeArb,
-			sep: fc.constantFrom('', ' ', '-', '.', '  ', ' - ', '/', '|', '\t'),
-			size: fc.integer({ min: 3, max: 6 }),
+			sep: fc.constantFrom('', ' ', '-', '.', '  ', ' - ', '\t', '\u00a0', '\u202f', '\u2009'),
+			size: fc.constantFrom(4, 19),
 			label: fc.constantFrom('', 'card ', 'PAN:', 'card:', 'number ', 'PAN', 'paid with '),
 			asNumber: fc.boolean(),
 		});
@@ -291,7 +293,7 @@ describe('at any depth and list length: legitimate user data passes byte for byt
 			const value = asNumber && Number.isSafeInteger(Number(card)) ? Number(card) : `${label}${chunks(card, size).join(sep)} was used`;
 			const input = { id: 'evt_000000000001', data: nest({ message: value }, shape) } as IDataObject;
 			const [out] = gateOutput([{ json: input }], policy, new Redactor([]));
-			expect(JSON.stringify(out.json).replace(/[\s.\-/|]/g, '')).not.toContain(card);
+			expect(JSON.stringify(out.json).replace(/[\s.\-/|\u00a0\u202f\u2009]/g, '')).not.toContain(card);
 		}, NESTED_RUNS);
 		expect(cases).toBe(NESTED_RUNS);
 	});

@@ -4,14 +4,15 @@
  *
  * - a card number is a field named as one (card_number, cardNumber, PAN, cc_number; `number`
  *   and `account_number` only with a Luhn-valid value) whose value is 12 to 19 digits, or, in
- *   free-form text, a chain of 12 to 19 digits standing alone (never inside an identifier such
- *   as tok_…, fp_…, ord-…, a hex checksum or a timestamp), Luhn-valid and starting with 2 to 6
- *   as the card networks' numbers do (so millisecond timestamps, which start with 1, are not);
- *   in free-form answers also a JSON number of that shape;
- * - a security code is the value of a field whose name ends in a security-code name (cvc, CVV2,
- *   card_cvn, securityCode, card verification value) and whose value is shaped as one (3 or 4
- *   digits: a flag such as `requireCvc: true` or `cvcCheck: "pass"` is the user's data), or 3
- *   or 4 digits right after such a word in text ("cvc: 123").
+ *   free-form text, what the card-data detector finds (detector.ts: an issuer's prefix and length,
+ *   Luhn-valid, unseparated or grouped as the networks print it with one kind of separator,
+ *   standing alone, never inside an identifier such as tok_…, fp_…, ord-…, a hex checksum or a
+ *   timestamp); in free-form answers also a JSON number of that shape;
+ * - a security code is the value of a field whose name holds a security-code name as a whole
+ *   word (cvc, CVV2, card_cvn, securityCode, cvv_code, cvcValue, card_cvc_number) and whose value
+ *   is shaped as one (3 or 4 digits: a flag such as `requireCvc: true` or `cvcCheck: "pass"` is
+ *   the user's data), or 3 or 4 digits after such a word in text, filler words allowed ("cvc:
+ *   123", "my CVC is 123", "CVV code: 1234").
  *
  * Every scanner is linear in its input (scan.ts). A value nested deeper than MAX_DEPTH is cut,
  * saying so, never passed on unchecked.
@@ -28,6 +29,7 @@ import {
 	redactSensitiveText,
 	cardNumberSpans,
 } from './scan';
+import { containsSecurityCode } from './detector';
 
 export { luhnValid, REDACTED };
 
@@ -41,7 +43,10 @@ export const CUT_TOO_DEEP = `[cut: nested deeper than ${MAX_DEPTH} levels]`;
 
 /** What a field name is, by its words: read once per name (a service's records repeat their names). */
 interface NameKind {
+	/** Names a security code: ends in a code's name, or in one and `code`/`value`/`number` (cvv_code, cvcValue). */
 	securityCode: boolean;
+	/** Holds a code's name as a whole word anywhere (cvcCheck, requireCvc, card_cvc_status): a code only when the value is shaped as one. */
+	mentionsCode: boolean;
 	cardNumber: 'sure' | 'luhn' | undefined;
 	/**
 	 * Names another kind of number or id (giftCardNumber, orderNumber, trackingNumber, sku): its
@@ -64,7 +69,8 @@ function kindOf(name: string): NameKind {
 	let kind = nameKinds.get(name);
 	if (kind === undefined) {
 		const cardNumber = cardNumberName(name);
-		kind = { securityCode: endsInSecurityCode(nameWords(name)), cardNumber, identifier: cardNumber === undefined && identifierName(name) };
+		const words = nameWords(name);
+		kind = { securityCode: endsInSecurityCode(words), mentionsCode: containsSecurityCode(words), cardNumber, identifier: cardNumber === undefined && identifierName(name) };
 		// Bounded: a service that sends endless distinct names only costs a read per name.
 		if (nameKinds.size >= 4096) nameKinds.clear();
 		if (name.length <= 128) nameKinds.set(name, kind);
@@ -88,9 +94,13 @@ function codeShaped(value: unknown, depth = 0): boolean {
 	return Object.values(value as Record<string, unknown>).some((inner) => codeShaped(inner, depth + 1));
 }
 
-/** True when this field holds a card security code: named as one and shaped as one. */
+/**
+ * True when this field holds a card security code: a code's name among its words (cvc,
+ * cvv_code, cvcValue, card_cvc_number) and its value shaped as one (3 or 4 digits): a flag such
+ * as `requireCvc: true` or `cvcCheck: "pass"` stays.
+ */
 export function isSecurityCodeField(name: string, value: unknown): boolean {
-	return isSecurityCodeName(name) && codeShaped(value);
+	return kindOf(name).mentionsCode && codeShaped(value);
 }
 
 /** True when the text holds a card number standing alone. */
@@ -174,7 +184,8 @@ function strip(value: unknown, options: CardDataOptions, kind: NameKind | undefi
 	let changed = false;
 	for (const [key, inner] of entries(value as Record<string, unknown>)) {
 		const innerKind = kindOf(key);
-		if (innerKind.securityCode && (options.anyCodeName === true ? typeof inner !== 'boolean' : codeShaped(inner))) {
+		const code = (options.anyCodeName === true && innerKind.securityCode && typeof inner !== 'boolean') || (innerKind.mentionsCode && codeShaped(inner));
+		if (code) {
 			changed = true;
 			continue;
 		}

@@ -6,13 +6,18 @@
  * - names: a field name or a word of text split into its words (camelCase, `_`, `-`, digits
  *   kept with their letters), so that names are matched whole, never by a fragment
  *   (`giftCardNumber` is not a card number, `cvcCheck` is not a security code);
- * - security codes in text: 3 or 4 digits right after a security-code word ("cvc: 123",
- *   "CVV2=1234", "security code 123"), and the value after `<security code word>:` or
- *   `authorization=`;
+ * - security codes in text: 3 or 4 digits after a security-code word, filler words allowed
+ *   ("cvc: 123", "my CVC is 123", "CVV code: 1234"; detector.ts), and the value after
+ *   `<security code word>:` or `authorization=`;
  * - declared secret fields in error text (hidden.ts): the value after a declared name, the name
  *   matched whole (`"webhookSecret":"…"`, `webhookSecret=…`), in the same pass;
- * - card numbers in text: one Luhn scanner, over digit groups joined by separators.
+ * - card numbers: the card-data detector (detector.ts) in text; in errors also a broader reading.
  */
+
+import { cardNumberValue, cardSpans, codeDigitsAfter, endsInSecurityCode, luhnValid, redactCards } from './detector';
+
+export { cardNumberValue, luhnValid };
+
 
 /**
  * Math's functions, read once: a global read in a hot loop is slow where the code runs in a vm
@@ -97,24 +102,7 @@ export function nameWords(name: string): string[] {
 	return words;
 }
 
-/**
- * Words that name a card security code by themselves: the networks' names (CVC, CVV, CSC, CVN,
- * CVD, CID, CAV, CVE, SPC), with or without their 2.
- */
-const CODE_WORDS = new Set(['cvc', 'cvv', 'csc', 'cvn', 'cvd', 'cid', 'cav', 'cve', 'spc', 'cvc2', 'cvv2', 'csc2', 'cvn2', 'cvd2', 'cav2', 'cvc3', 'cvv3']);
-
-/** Two-word names of a security code: security code, card code, verification code/value/number. */
-const CODE_PAIRS = new Set(['security code', 'card code', 'verification code', 'verification value', 'verification number', 'card verification', 'security number']);
-
-/** True when the words end in a name of a security code (its last word, or its last two). */
-export function endsInSecurityCode(words: readonly string[]): boolean {
-	const n = words.length;
-	if (n === 0) return false;
-	if (CODE_WORDS.has(words[n - 1])) return true;
-	if (n >= 2 && CODE_PAIRS.has(`${words[n - 2]} ${words[n - 1]}`)) return true;
-	// Written as one word: securitycode, cardcode, cardverificationvalue.
-	return /^(?:card)?(?:securitycode|cardcode|verification(?:code|value|number))$/.test(words[n - 1]);
-}
+export { endsInSecurityCode };
 
 /** Qualifiers a card-number name may start with (credit card number, primary account number). */
 const CARD_QUALIFIERS = new Set(['card', 'credit', 'debit', 'cc', 'primary', 'account', 'payment']);
@@ -230,7 +218,7 @@ export function redactSensitiveText(text: string, options: SensitiveText): strin
 			continue;
 		}
 		if (!code) continue;
-		const digits = codeDigits(text, i);
+		const digits = codeDigitsAfter(text, i);
 		if (digits !== undefined) {
 			out += text.slice(copied, digits.from) + REDACTED;
 			copied = digits.to;
@@ -317,64 +305,51 @@ function namedValue(text: string, at: number, escaped = false): { from: number; 
 	return i > from ? { from, to: i } : undefined;
 }
 
-/** The span of 3 or 4 digits standing alone within 9 non-word characters after `at`. */
-function codeDigits(text: string, at: number): { from: number; to: number } | undefined {
-	const n = text.length;
-	let i = at;
-	const limit = min(n, at + 9);
-	while (i < limit && !isWordChar(text.charCodeAt(i))) i++;
-	const from = i;
-	while (i < n && i - from < 5 && isDigit(text.charCodeAt(i))) i++;
-	const count = i - from;
-	if (count < 3 || count > 4) return undefined;
-	if (i < n && isWordChar(text.charCodeAt(i))) return undefined;
-	return { from, to: i };
-}
-
-/** Luhn check of a digit string. */
-export function luhnValid(digits: string): boolean {
-	let sum = 0;
-	for (let i = 0; i < digits.length; i++) {
-		let d = digits.charCodeAt(digits.length - 1 - i) - 48;
-		if (i % 2 === 1) {
-			d *= 2;
-			if (d > 9) d -= 9;
-		}
-		sum += d;
-	}
-	return sum % 10 === 0;
-}
-
 /**
- * Separators a card number may be written with between its digit groups. In errors a comma too
- * (a number the service cut up); in answers not, so that a list of numbers is never read as one.
+ * Separators an error's card number may be written with between its digit groups (besides what
+ * the detector reads): a comma too (a number the service cut up), `_`, `/`, `|`.
  */
-function isCardSeparator(c: number, mode: CardScan['mode']): boolean {
-	if (c === Ch.Comma) return mode === 'error';
-	return c === Ch.Space || c === Ch.Tab || c === Ch.Dash || c === Ch.Dot || c === Ch.Underscore || c === Ch.Slash || c === Ch.Pipe || c === 0xa0;
+function isErrorSeparator(c: number): boolean {
+	return c === Ch.Space || c === Ch.Tab || c === Ch.Dash || c === Ch.Dot || c === Ch.Underscore || c === Ch.Slash || c === Ch.Pipe || c === Ch.Comma || c === 0xa0;
 }
-
-/** Card labels that may stand right before the digits ("PAN4242…", "card:4242…"). */
-const CARD_LABELS = new Set(['card', 'pan', 'cc', 'ccn', 'number', 'num', 'no', 'nr', 'cardno', 'cardnum', 'cardnumber', 'ccnum', 'ccnumber', 'creditcard', 'visa', 'mastercard', 'amex']);
 
 export interface CardScan {
 	/**
-	 * 'text': free-form answers, where a false alarm changes the user's data: a card number is a
-	 * chain of 12 to 19 digits standing alone (not inside an identifier such as tok_…, ord-…, a
-	 * hex checksum; a card label such as "PAN" or "card:" may touch it), whole (not part of a
-	 * longer number), starting with 2 to 6 as the networks' numbers do, Luhn-valid.
-	 * 'error': errors, where a false alarm costs little: any 12 to 19 digits of a chain, from a
-	 * group's start to a group's end, Luhn-valid.
+	 * 'text': free-form answers, where a false alarm changes the user's data: the card-data
+	 * detector (detector.ts: issuer prefix and length, Luhn, printed grouping, standing alone).
+	 * 'error': errors, where a false alarm costs little: what the detector finds, and any 12 to
+	 * 19 Luhn-valid digits of a chain of groups (up to three of space, tab, `.`, `-`, `_`, `/`,
+	 * `|`, `,` between them), from a group's start to a group's end.
 	 */
 	mode: 'text' | 'error';
 }
 
-/**
- * The spans of card numbers in a text. One pass over the text finds chains of digit groups
- * (up to three separators between groups); in 'error' mode each group start is tried with at
- * most 19 digits after it: linear in the text.
- */
+/** The spans of card numbers in a text, left to right, not overlapping: linear in the text. */
 export function cardNumberSpans(text: string, scan: CardScan): Array<{ from: number; to: number }> {
+	const found = cardSpans(text);
+	if (scan.mode === 'text') return found;
+	return merged(found, errorChainSpans(text));
+}
+
+/** Two lists of spans (each left to right) as one, overlapping spans joined. */
+function merged(a: Array<{ from: number; to: number }>, b: Array<{ from: number; to: number }>): Array<{ from: number; to: number }> {
+	if (b.length === 0) return a;
+	if (a.length === 0) return b;
+	const all = [...a, ...b].sort((x, y) => x.from - y.from);
+	const out: Array<{ from: number; to: number }> = [];
+	for (const span of all) {
+		const last = out[out.length - 1];
+		if (last !== undefined && span.from < last.to) last.to = max(last.to, span.to);
+		else out.push({ ...span });
+	}
+	return out;
+}
+
+/**
+ * Error mode's broad reading: chains of digit groups (up to three separators between groups);
+ * each group start is tried with at most 19 digits after it: linear in the text.
+ */
+function errorChainSpans(text: string): Array<{ from: number; to: number }> {
 	const spans: Array<{ from: number; to: number }> = [];
 	const n = text.length;
 	let i = 0;
@@ -383,7 +358,6 @@ export function cardNumberSpans(text: string, scan: CardScan): Array<{ from: num
 			i++;
 			continue;
 		}
-		// A chain: groups of digits, joined by 1 to 3 separators.
 		const chainStart = i;
 		const groups: Array<{ from: number; to: number }> = [];
 		let digits = 0;
@@ -393,28 +367,20 @@ export function cardNumberSpans(text: string, scan: CardScan): Array<{ from: num
 			groups.push({ from, to: i });
 			digits += i - from;
 			let j = i;
-			while (j < n && j - i < 3 && isCardSeparator(text.charCodeAt(j), scan.mode)) j++;
+			while (j < n && j - i < 3 && isErrorSeparator(text.charCodeAt(j))) j++;
 			if (j > i && j < n && isDigit(text.charCodeAt(j))) {
 				i = j;
 				continue;
 			}
 			break;
 		}
-		const chainEnd = groups[groups.length - 1].to;
-		if (scan.mode === 'text') {
-			if (digits >= 12 && digits <= 19 && standsAlone(text, chainStart, chainEnd)) {
-				const number = digitsOf(text, chainStart, chainEnd);
-				if (number.charCodeAt(0) >= 50 && number.charCodeAt(0) <= 54 && luhnValid(number)) spans.push({ from: chainStart, to: chainEnd });
-			}
-		} else if (digits >= 12) {
-			findInChain(text, groups, spans);
-		}
+		if (digits >= 12) findInChain(text, groups, spans);
 		if (i === chainStart) i++;
 	}
 	return spans;
 }
 
-/** Error mode: a Luhn-valid run of 12 to 19 digits from a group's start to a group's end, leftmost first. */
+/** A Luhn-valid run of 12 to 19 digits from a group's start to a group's end, leftmost first. */
 function findInChain(text: string, groups: Array<{ from: number; to: number }>, spans: Array<{ from: number; to: number }>): void {
 	let g = 0;
 	while (g < groups.length) {
@@ -434,44 +400,9 @@ function findInChain(text: string, groups: Array<{ from: number; to: number }>, 
 	}
 }
 
-function digitsOf(text: string, from: number, to: number): string {
-	let out = '';
-	for (let i = from; i < to; i++) if (isDigit(text.charCodeAt(i))) out += text[i];
-	return out;
-}
-
-/**
- * Whether a chain stands alone: not inside a word or identifier on either side. Before it: the
- * text's start, or a character that is not a letter, digit or `_`, and not an identifier's
- * joiner (`-./:#+`) right after a letter or digit; or a card label ("PAN", "card:").
- */
-function standsAlone(text: string, from: number, to: number): boolean {
-	if (to < text.length) {
-		const after = text.charCodeAt(to);
-		if (isWordChar(after)) return false;
-	}
-	if (from === 0) return true;
-	const before = text.charCodeAt(from - 1);
-	if (isWordChar(before) || before === 43 /* + */) {
-		return isLetter(before) && labelBefore(text, from);
-	}
-	const joiner = before === Ch.Dash || before === Ch.Dot || before === Ch.Slash || before === Ch.Colon || before === 35 /* # */;
-	if (joiner && from >= 2 && isWordChar(text.charCodeAt(from - 2))) {
-		return before === Ch.Colon && labelBefore(text, from - 1);
-	}
-	return true;
-}
-
-/** Whether the letters ending at `end` form a card label that starts a word. */
-function labelBefore(text: string, end: number): boolean {
-	let start = end;
-	while (start > 0 && end - start < 12 && isLetter(text.charCodeAt(start - 1))) start--;
-	if (start > 0 && isWordChar(text.charCodeAt(start - 1))) return false;
-	return CARD_LABELS.has(text.slice(start, end).toLowerCase());
-}
-
 /** The text with every card number found in `scan` mode replaced. */
 export function redactCardNumberSpans(text: string, scan: CardScan): string {
+	if (scan.mode === 'text') return redactCards(text, REDACTED);
 	if (text.length < 12) return text;
 	const spans = cardNumberSpans(text, scan);
 	if (spans.length === 0) return text;
@@ -482,11 +413,4 @@ export function redactCardNumberSpans(text: string, scan: CardScan): string {
 		copied = span.to;
 	}
 	return out + text.slice(copied);
-}
-
-/** A number value shaped as a card number (12 to 19 digits, network, Luhn): a JSON number in a free-form answer. */
-export function cardNumberValue(value: number): boolean {
-	if (!Number.isInteger(value) || value < 1e11 || value >= 1e19) return false;
-	const digits = BigInt(value).toString();
-	return digits.charCodeAt(0) >= 50 && digits.charCodeAt(0) <= 54 && luhnValid(digits);
 }
