@@ -20,6 +20,7 @@ import { createHash } from 'node:crypto';
 
 import { CUT_TOO_DEEP, isSecurityCodeName, MAX_DEPTH, REDACTED } from './cardData';
 import { DECLARED_SECRET_FIELDS } from './hidden';
+import { blankSpreadLeaves, keysOf, leafTexts } from './leaves';
 import { decodings, ENCODED_WORD, markEncodedWords, PIECE, Pieces } from './pieces';
 import { cardNumberSpans, redactCardNumberSpans, redactSensitiveText } from './scan';
 
@@ -72,87 +73,6 @@ function readablePrefix(secret: string): number {
 /** A value the user gave as secret that is shaped like a key: a source of pieces for success answers. */
 function keyShaped(value: string): boolean {
 	return value.length >= 16 && !/\s/.test(value) && /[0-9]/.test(value) && /[A-Za-z]/.test(value);
-}
-
-/** A leaf of a copied value: where it sits, and its text. */
-interface Leaf {
-	parent: Record<string, unknown> | unknown[];
-	key: string | number;
-	text: string;
-}
-
-/** The string and number leaves of a value, in order, with where they sit (every leaf: no size limit). */
-function leavesOf(value: unknown, out: Leaf[] = [], depth = 0, seen = new Set<object>()): Leaf[] {
-	if (value === null || typeof value !== 'object' || depth >= MAX_DEPTH || seen.has(value)) return out;
-	seen.add(value);
-	const entries: Array<[string | number, unknown]> = Array.isArray(value) ? value.map((v, i) => [i, v]) : Object.entries(value);
-	for (const [key, inner] of entries) {
-		if (typeof inner === 'string') out.push({ parent: value as Leaf['parent'], key, text: inner });
-		else if (typeof inner === 'number') out.push({ parent: value as Leaf['parent'], key, text: String(inner) });
-		else leavesOf(inner, out, depth + 1, seen);
-	}
-	return out;
-}
-
-/** The texts of a value's string and number leaves, in order (as leavesOf, without where they sit: the quick test). */
-function leafTexts(value: unknown, out: string[] = [], depth = 0, seen = new Set<object>()): string[] {
-	if (value === null || typeof value !== 'object' || depth >= MAX_DEPTH || seen.has(value)) return out;
-	seen.add(value);
-	if (Array.isArray(value)) {
-		for (const inner of value) {
-			if (typeof inner === 'string') out.push(inner);
-			else if (typeof inner === 'number') out.push(String(inner));
-			else if (inner !== null && typeof inner === 'object') leafTexts(inner, out, depth + 1, seen);
-		}
-		return out;
-	}
-	for (const key in value) {
-		const inner = (value as Record<string, unknown>)[key];
-		if (typeof inner === 'string') out.push(inner);
-		else if (typeof inner === 'number') out.push(String(inner));
-		else if (inner !== null && typeof inner === 'object') leafTexts(inner, out, depth + 1, seen);
-	}
-	return out;
-}
-
-/** Every object key of a value (every key: no size limit). */
-function keysOf(value: unknown, out: string[] = [], depth = 0, seen = new Set<object>()): string[] {
-	if (value === null || typeof value !== 'object' || depth >= MAX_DEPTH || seen.has(value)) return out;
-	seen.add(value);
-	if (Array.isArray(value)) {
-		for (const inner of value) if (inner !== null && typeof inner === 'object') keysOf(inner, out, depth + 1, seen);
-		return out;
-	}
-	for (const [key, inner] of Object.entries(value)) {
-		out.push(key);
-		keysOf(inner, out, depth + 1, seen);
-	}
-	return out;
-}
-
-/**
- * A secret or card number cut into several leaves (the entries of a list, the values of an
- * object, at any depth) is read joined up, once for the whole value: every leaf that holds a
- * part of one is replaced. `find` marks the positions of the joined text that belong to one.
- * Linear in the value: one join, one scan.
- */
-function blankSpreadLeaves(root: unknown, find: (joined: string) => Uint8Array | undefined): void {
-	const leaves = leavesOf(root);
-	if (leaves.length < 2) return;
-	const joined = leaves.map((leaf) => leaf.text).join('');
-	const marked = find(joined);
-	if (marked === undefined) return;
-	let at = 0;
-	for (const leaf of leaves) {
-		const end = at + leaf.text.length;
-		for (let i = at; i < end; i++) {
-			if (marked[i] === 1) {
-				(leaf.parent as Record<string | number, unknown>)[leaf.key] = REDACTED;
-				break;
-			}
-		}
-		at = end;
-	}
 }
 
 /** Marks the card numbers of a text (error mode), also inside encoded words. */
