@@ -17,6 +17,9 @@ import type { CheckoutSession } from '../sandbox/resources/checkout';
 import { openSession } from '../sandbox/resources/checkout';
 import type { AgentRoute } from './support/agent-routes';
 import { AGENT_ROUTES, runAsAgentTool } from './support/agent-routes';
+import { optionsFor } from '../nodes/VaultStore/options';
+import { resources } from '../nodes/VaultStore/resources';
+import { USERS_OPTIONS } from '../nodes/VaultStore/runOptions';
 import { useSandbox } from './support/fixtures';
 import { runNodes } from './support/harness';
 import { MemoryDeduplicator } from './support/once-record-support';
@@ -232,6 +235,45 @@ describe('a budget is the user\'s', () => {
 		expect(typed.text).not.toMatch(/Refused|filled in/);
 		expect(moneyWrites()).toHaveLength(1);
 	});
+
+	// Issue 53.3: every option that tells the gate where to read or what to send under is the user's
+	// too. Rows by data: each such option, on every path that shows it (the refund row, Checkout →
+	// Pay, the Custom API Call), on both agent routes.
+	const steering = USERS_OPTIONS.filter(([name]) => !['maxAmount', 'maxTotalPerExecution', 'maxTotalPerDay', 'allowAgentWrites'].includes(name));
+	const steeringPaths: Array<{ name: string; resource: string; operation: string; parameters: (options: IDataObject) => IDataObject }> = [
+		{ name: 'Order → Refund', resource: 'order', operation: 'refund', parameters: (options) => refundOf(1, orders(1)[0], options) },
+		{ name: 'Checkout → Pay', resource: 'checkout', operation: 'pay', parameters: (options) => ({ resource: 'checkout', operation: 'pay', sessionId: rl(session()), options }) },
+		{
+			name: 'Custom API Call',
+			resource: 'custom',
+			operation: 'request',
+			parameters: (options) => ({ resource: 'custom', operation: 'request', method: 'POST', path: `/v2/stores/{storeId}/orders/${orders(1)[0]}/refund`, body: '{"amount": 1}', options }),
+		},
+	];
+	const shows = (path: (typeof steeringPaths)[number], option: string): boolean => {
+		const resource = resources.find((r) => r.value === path.resource)!;
+		const op = resource.operations.find((o) => o.value === path.operation)!;
+		return (optionsFor(op, resource).options ?? []).some((o) => 'name' in o && o.name === option);
+	};
+	const steeringRows = AGENT_ROUTES.flatMap((route) => steering.flatMap(([name, label]) => steeringPaths.filter((path) => shows(path, name)).map((path) => [route, label, path.name, name, path] as const)));
+	test('control: every steering option is shown on at least one path of the matrix', () => {
+		for (const [name] of steering) expect(steeringRows.some((row) => row[3] === name)).toBe(true);
+	});
+	test.each(steeringRows)(
+		'%s: "%s" filled in by the agent ($fromAI) on %s is refused, nothing sent; typed, the call goes out (control)',
+		async (route, label, _path, name, path) => {
+			serial++;
+			const typed = name === 'idempotencyKey' ? `key-${serial}-${route.length}` : name === 'totalReadRoute' ? '/checkouts/{sessionId}' : name === 'recordedCurrencyFields' || name === 'totalCurrencyFields' ? 'currency' : 'amount';
+			const build = (value: unknown) => path.parameters({ maxAmount: 5, maxTotalPerExecution: 5, maxTotalPerDay: 5, allowAgentWrites: true, [name]: value } as IDataObject);
+			f.sb.clearRequests();
+			const r = await runAsAgentTool(route, build("={{ $fromAI('steer', 'a value', 'string') }}"), { steer: 'amount' }, f.credentials);
+			expect(r.text).toContain(`"${label}" is filled in by the AI agent ($fromAI)`);
+			expect(moneyWrites()).toHaveLength(0);
+			const control = await runAsAgentTool(route, build(typed), {}, f.credentials);
+			expect(control.text).not.toMatch(/filled in by the AI agent/);
+			expect(moneyWrites()).toHaveLength(1);
+		},
+	);
 
 	test('an agent tool that moves money without both budgets runs with a warning naming them', async () => {
 		serial++;

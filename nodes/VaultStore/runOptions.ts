@@ -81,18 +81,33 @@ function readMoneyNames(p: Params, o: Record<string, unknown>, op: Operation): M
 	return Object.keys(set).length > 0 ? set : undefined;
 }
 
+/**
+ * Options only the user sets, never an AI agent: the cap, the budgets and the agent switch, and
+ * every option that tells the request gate where to read (the total's route and names, the names
+ * of what the service recorded) or what to send under (the Idempotency Key: a key per call would
+ * escape the execution's memory of unanswered writes).
+ */
+export const USERS_OPTIONS = [
+	['maxAmount', 'Maximum Amount'],
+	['maxTotalPerExecution', 'Maximum Total per Execution'],
+	['maxTotalPerDay', 'Maximum Total per Day'],
+	['allowAgentWrites', 'Allow Agent Writes'],
+	['idempotencyKey', 'Idempotency Key'],
+	['recordedAmountFields', CORRECTING_OPTIONS.answerAmount],
+	['recordedCurrencyFields', CORRECTING_OPTIONS.answerCurrency],
+	['totalReadRoute', CORRECTING_OPTIONS.readPath],
+	['totalAmountFields', CORRECTING_OPTIONS.readAmount],
+	['totalCurrencyFields', CORRECTING_OPTIONS.readCurrency],
+] as const;
+
 /** The Options the request gate reads per item (each may be an expression): cap, key, agent writes, corrected names. */
 export function readItemRules(p: Params, op: Operation): ItemRules {
-	// The limits on an agent are the user's: a value the agent fills in ($fromAI) is no limit.
-	for (const [name, label] of [
-		['maxAmount', 'Maximum Amount'],
-		['maxTotalPerExecution', 'Maximum Total per Execution'],
-		['maxTotalPerDay', 'Maximum Total per Day'],
-		['allowAgentWrites', 'Allow Agent Writes'],
-	] as const) {
+	// The limits on an agent, and what tells the gate where to read or what to send under, are the
+	// user's: a value the agent fills in ($fromAI) is no limit.
+	for (const [name, label] of USERS_OPTIONS) {
 		const stored = p.stored(`options.${name}`);
 		if (typeof stored === 'string' && FROM_AI.test(stored)) {
-			p.v.fail(`"${label}" is filled in by the AI agent ($fromAI): a limit the agent sets is no limit. Type the value in the node's Options; nothing was sent`);
+			p.v.fail(`"${label}" is filled in by the AI agent ($fromAI): a limit the agent sets is no limit, nor a rule it steers. Type the value in the node's Options; nothing was sent`);
 		}
 	}
 	const o = p.fields('options');
