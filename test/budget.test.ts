@@ -138,6 +138,25 @@ describe('a budget lets the writes within it go out and refuses the one that wou
 	});
 });
 
+// Issue 53.5: with both budgets set, a write the day budget refuses gives back what it held of the
+// per-execution budget (a mutant that kept it survived every test). Execution budget 6, day budget 5:
+// 3 goes out, the next 3 passes the day's (refused), then 2 fits both (5 of 6 in the execution, 5 of
+// 5 today); held back wrongly, the execution would count 8 of 6 and refuse it.
+describe('both budgets: a write one budget refuses holds nothing of the other', () => {
+	// Every path whose write states its amount per item (Pay's is the session's total, the same for each).
+	test.each(PATHS.filter((path) => !path.name.startsWith('Checkout')).map((path) => [path.name, path] as const))('%s', async (_name, path) => {
+		serial++;
+		f.sb.clearRequests();
+		const workflow = { id: `wf_budget_both_${serial}`, staticData: {} as IDataObject };
+		const write = (amount: number) => ({ ...path.write(), amount });
+		const r = await oneExecution(path, { maxTotalPerExecution: 6, maxTotalPerDay: 5, concurrency: 1 }, [write(3), write(3), write(2)], workflow);
+		expect(r.errors[0]).toBeUndefined();
+		expect(r.errors[1]).toMatch(/would pass the \\?"Maximum Total per Day\\?" of 5: 3 already spent/);
+		expect(r.errors[2]).toBeUndefined();
+		expect(moneyWrites()).toHaveLength(2);
+	});
+});
+
 describe('what counts: an unknown outcome is spent, a write that provably did not happen is not', () => {
 	const KINDS = [
 		{ name: '500 after commit (unknown)', fault: { kind: 'commit-then-500' as const }, counts: true },
