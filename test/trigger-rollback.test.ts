@@ -104,6 +104,35 @@ describe('a V2 → V1 rollback in the merchant dashboard', () => {
 	});
 });
 
+// Issue 54.1: a delivery that verifies in no version makes no request and spends nothing of the
+// node's read allowance, so forged requests arriving all the time cannot keep a rollback unnoticed.
+describe('a forgery costs nothing', () => {
+	const endpointReads = () => f.requests().filter((q) => q.method === 'GET' && /\/webhooks\/whk_/.test(q.path));
+	const otherSecret = `whsec_${Buffer.alloc(32, 5).toString('base64')}`;
+
+	test('forged deliveries in either version, tampered ones and ones without signature headers read nothing; after them the genuine rollback delivery runs (one read)', async () => {
+		const t = await v1Trigger();
+		const endpoint = endpointOf(t);
+		endpoint.signatureVersion = 'V2'; // migrated at the service, kept at a restart
+		await t.activate();
+		expect(t.staticData().signatureVersion).toBe('V2');
+		f.sb.clearRequests();
+		for (let i = 0; i < 20; i++) {
+			const as = i % 2 === 0 ? endpoint : { ...endpoint, signatureVersion: 'V1' as const };
+			expect((await deliver(t, as, { secret: otherSecret })).status).toBe(401);
+			expect((await deliver(t, as, { tamper: true })).status).toBe(401);
+			expect((await t.deliver({ rawBody: Buffer.from('{"id":"msg_x","event":"PAYMENT_COMPLETED"}'), headers: { 'content-type': 'application/json' } })).status).toBe(401);
+		}
+		expect(endpointReads()).toHaveLength(0);
+		// Control: the merchant rolls back; the genuine V1 delivery makes the node read the endpoint, once, and runs.
+		endpoint.signatureVersion = 'V1';
+		const genuine = await deliver(t, endpoint);
+		expect(genuine.status).toBe(200);
+		expect(genuine.started).toBe(true);
+		expect(endpointReads()).toHaveLength(1);
+	});
+});
+
 describe('answers: 401 only for what does not verify', () => {
 	test('a failure after the delivery verified answers 500, so the service retries it; an unverified delivery answers 401', async () => {
 		const t = await v1Trigger();

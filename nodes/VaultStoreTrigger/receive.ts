@@ -265,35 +265,40 @@ export async function receiveDelivery(ctx: IWebhookFunctions): Promise<DeliveryA
 				acceptBodyOnlySignature: options.acceptBodyOnlySignature,
 			});
 		let verdict = verifyAs(version, { current: secret, previous });
+		// The endpoint's version at the service, read at most once per delivery (undefined: unreadable).
+		let endpointRead: { now: SignatureVersion | undefined } | undefined;
+		const endpointNow = async (): Promise<SignatureVersion | undefined> => {
+			const webhookId = ctx.getWorkflowStaticData('node').webhookId;
+			endpointRead ??= { now: typeof webhookId === 'string' && webhookId !== '' ? await endpointVersionNow(ctx, webhookId) : undefined };
+			return endpointRead.now;
+		};
+		const hasEndpoint = (): boolean => {
+			const webhookId = ctx.getWorkflowStaticData('node').webhookId;
+			return typeof webhookId === 'string' && webhookId !== '';
+		};
 		if (!verdict.ok) {
 			// Signed in the other version: the endpoint may have been changed at the service since
-			// (a migration, a rollback in the merchant dashboard). Only the version the endpoint has
-			// now is accepted: read it again (a few reads per node, then one every 10 s); without an endpoint
-			// to read (Manage Endpoint off), the node's own setting is what the user says it has.
+			// (a migration, a rollback in the merchant dashboard). The other version is tried first,
+			// which costs no request: only a delivery that verifies there makes the node read the
+			// endpoint's version (a few reads per node, then one every 10 s), so a forged delivery, in
+			// any version or none, costs nothing and spends no read. Only the version the endpoint has
+			// now is accepted; without an endpoint to read (Manage Endpoint off, or unreadable), the
+			// node's own setting is what the user says it has.
 			const other: SignatureVersion = version === 'V1' ? 'V2' : 'V1';
-			const webhookId = ctx.getWorkflowStaticData('node').webhookId;
-			// An endpoint that cannot be read leaves the node's own setting as the word on it (as before reads).
-			const read = typeof webhookId === 'string' && webhookId !== '' ? await endpointVersionNow(ctx, webhookId) : undefined;
-			const now = read ?? nodeVersion;
-			if (now === other) {
-				const keys = signingSecrets(ctx, credential, other);
-				if (keys.current !== '') {
-					const changed = verifyAs(other, keys);
-					if (changed.ok) {
-						verdict = changed;
-						ctx.getWorkflowStaticData('node').signatureVersion = other;
-						ctx.logger.info(`Vault Store Trigger: the endpoint is ${other} at the service now; deliveries are verified as ${other}`, where());
-					}
-				}
+			const keys = signingSecrets(ctx, credential, other);
+			const changed = keys.current !== '' ? verifyAs(other, keys) : undefined;
+			if (changed?.ok === true && ((await endpointNow()) ?? nodeVersion) === other) {
+				verdict = changed;
+				ctx.getWorkflowStaticData('node').signatureVersion = other;
+				ctx.logger.info(`Vault Store Trigger: the endpoint is ${other} at the service now; deliveries are verified as ${other}`, where());
 			}
 		}
 		if (!verdict.ok) return reject(verdict.reason);
 		if (verdict.version !== version) {
 			// Accepted in the other version than the endpoint had (a V2-signed delivery to a V1
 			// endpoint: the service's migration): only when the endpoint has that version now.
-			const webhookId = ctx.getWorkflowStaticData('node').webhookId;
-			if (typeof webhookId === 'string' && webhookId !== '') {
-				const now = await endpointVersionNow(ctx, webhookId);
+			if (hasEndpoint()) {
+				const now = await endpointNow();
 				// Unreadable: the service's migration (V1 to V2) is what the V1 scheme accepts, as before reads.
 				if (now !== undefined && now !== verdict.version) {
 					return reject(`signed as ${verdict.version}, but the endpoint is ${now ?? 'not readable'} at the service: check its signature version`);
