@@ -14,6 +14,9 @@
  *   'commit-then-500'   run the handler and commit, then answer 500 as if it had failed (the
  *                       500 is not stored under the Idempotency-Key, as the spec says: a repeat
  *                       under the same key runs again)
+ *   'commit-then-gateway' run the handler and commit, store its answer under the Idempotency-Key,
+ *                       then answer `status` (502 or 504, default 502) as a gateway in front that
+ *                       lost the answer: a repeat under the same key gets the stored answer
  *   'redirect'          answer `status` (default 302) with Location `location` (e.g. another origin)
  *   'echo'              answer `status` (default 400) with an error body that echoes the request:
  *                       every header as received (Authorization included) and the raw body
@@ -41,6 +44,7 @@ export type FaultKind =
 	| 'drop-after-commit'
 	| 'slow'
 	| 'commit-then-500'
+	| 'commit-then-gateway'
 	| 'redirect'
 	| 'echo'
 	| 'html'

@@ -275,8 +275,14 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
 		};
 		const slow = fault?.kind === 'slow' ? () => timers.sleep(fault.delayMs ?? 1000) : async () => {};
 		// Committed, then answered 500: as the spec says, a 5xx is not stored under the key (a repeat runs again).
+		// Committed and answered, then a gateway in front lost the answer and says 502 or 504: the
+		// service stored its own answer under the key (a repeat is answered with it, a replay).
 		const after = (reply: Reply): Reply =>
-			fault?.kind === 'commit-then-500' ? errorReply(new HttpError(500, 'internal_error', 'Internal server error (injected after commit)'), style) : reply;
+			fault?.kind === 'commit-then-500'
+				? errorReply(new HttpError(500, 'internal_error', 'Internal server error (injected after commit)'), style)
+				: fault?.kind === 'commit-then-gateway'
+					? errorReply(new HttpError(fault.status ?? 502, fault.status === 504 ? 'gateway_timeout' : 'bad_gateway', 'The gateway lost the answer (injected after commit)'), style)
+					: reply;
 		if (!idemKey) {
 			const reply = await runHandler(route.handler, ctx, style);
 			entry.effect = reply.status < 300;
@@ -288,13 +294,15 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
 		const begun = idempotency.begin(scope, idemKey, body);
 		if (!begun.run) return begun.reply;
 		let reply: Reply = errorReply(internalError(), style);
+		let stored: Reply | undefined;
 		try {
 			reply = await runHandler(route.handler, ctx, style);
 			entry.effect = reply.status < 300;
 			await slow();
+			if (fault?.kind === 'commit-then-gateway') stored = reply;
 			reply = after(reply);
 		} finally {
-			begun.finish(reply);
+			begun.finish(stored ?? reply);
 		}
 		return reply;
 	};

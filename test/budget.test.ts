@@ -160,7 +160,7 @@ describe('both budgets: a write one budget refuses holds nothing of the other', 
 describe('what counts: an unknown outcome is spent, a write that provably did not happen is not', () => {
 	const KINDS = [
 		{ name: '500 after commit (unknown)', fault: { kind: 'commit-then-500' as const }, counts: true },
-		{ name: 'timeout (unknown)', fault: { kind: 'slow' as const, delayMs: 700 }, options: { timeout: 200 }, counts: true },
+		{ name: 'timeout (unknown)', fault: { kind: 'slow' as const, delayMs: 700 }, options: { timeout: 200, maxRetries: 0 }, counts: true },
 		{ name: '400 (provably not applied)', fault: { kind: 'reply' as const, status: 400, reply: { body: { ok: false, error: { code: 'bad_request', message: 'no (injected)' } } } }, counts: false },
 		{ name: '503 on every attempt (provably not applied)', fault: { kind: 'reply' as const, status: 503, count: 10, reply: { body: { ok: false, error: { code: 'unavailable', message: 'down (injected)' } } } }, options: { maxRetries: 1 }, counts: false },
 	];

@@ -3,7 +3,7 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import type { Gated } from '../redaction/gate';
 import type { ApiRequest, ApiResponse } from '../transport/request';
-import { isUnknownOutcome } from '../transport/request';
+import { isUnansweredStatus, isUnknownOutcome } from '../transport/request';
 import { numberOf } from './amounts';
 import type { Reservation } from './budget';
 import { BudgetExceeded, Budgets, currencyLabel } from './budget';
@@ -632,7 +632,7 @@ export class RequestGate {
 		if (ticket === undefined) return error;
 		const unknown = isUnknownOutcome(error) || ticket.resend !== undefined;
 		const status = Number((error as { httpCode?: string }).httpCode);
-		const kind: Unclear = ticket.resend?.kind === 'failed' || (status > 0 && status !== 409) ? 'failed' : 'unanswered';
+		const kind: Unclear = ticket.resend?.kind === 'failed' || (status > 0 && !isUnansweredStatus(status)) ? 'failed' : 'unanswered';
 		if (!unknown) {
 			await this.budgets?.release(ticket.budget);
 			this.budgetLeft.delete(ticket.itemIndex);

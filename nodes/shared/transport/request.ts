@@ -75,10 +75,13 @@ export interface ApiRequest {
 	/** A bare JSON array is a valid answer (a vault list, whose wrapper is not shown). */
 	acceptArray?: boolean;
 	/**
-	 * A money write (set by the request gate): repeated only after answers that say the service
-	 * did nothing (429, 503, a connection that failed before the request was written); any other
-	 * failure leaves its outcome unknown (`isUnknownOutcome`), and a 2xx whose body cannot be read
-	 * is a success.
+	 * A money write (set by the request gate): repeated after answers that say the service did
+	 * nothing (429, 503, a connection that failed before the request was written), and, under its
+	 * Idempotency-Key, after no answer (a timeout, a connection dropped after the request was
+	 * written, a gateway's 502 or 504, 409 "still running"): the service answers a repeat with
+	 * what it did, or does it now, once. Never after a 500 or 408 (an error the service does not
+	 * store: a repeat would run it again). What is left unknown when the repeats run out is
+	 * `isUnknownOutcome`; a 2xx whose body cannot be read is a success.
 	 */
 	money?: boolean;
 	itemIndex?: number;
@@ -92,6 +95,25 @@ export interface ApiResponse {
 	replay: boolean;
 	/** A money write answered 2xx with a body that is not the API's (it was applied; what it made is not known). */
 	unreadable?: string;
+}
+
+/**
+ * An answer that says nothing of what the service did with a money write sent under its
+ * Idempotency-Key: a gateway's 502 or 504 (the service's own answer was lost on the way). A
+ * repeat under the same key is answered from the service's store (the spec stores every answer
+ * but a 5xx of its own), so it is repeated within the request.
+ */
+function unanswered(status: number, req: ApiRequest): boolean {
+	return req.idempotencyKey !== undefined && isUnansweredStatus(status);
+}
+
+/**
+ * Statuses that answer nothing of what the service did with a write sent under an
+ * Idempotency-Key: 409 (the original is still running), a gateway's 502 or 504. Every other
+ * 5xx and 408 is the service's own failure, which it does not store (a repeat runs it again).
+ */
+export function isUnansweredStatus(status: number): boolean {
+	return status === 409 || status === 502 || status === 504;
 }
 
 /** Errors after which a money write may or may not have been applied (see ApiRequest.money). */
@@ -318,8 +340,10 @@ export class Transport {
 				const code = deadline?.timedOut === true ? 'ETIMEDOUT' : networkCode(error);
 				const notSent = code !== undefined && NOT_SENT_CODES.has(code);
 				const maybeSent = !notSent && (code === undefined || MAYBE_SENT_CODES.has(code));
-				// A money write is repeated only when it provably was not written (see ApiRequest.money).
-				if (retriesLeft && code !== undefined && (notSent || (maybeSent && repeatable && !req.money))) {
+				// A money write is repeated when it provably was not written, or (unanswered: a timeout,
+				// a connection dropped after it was written) under its Idempotency-Key, which the
+				// service answers with what it did (see ApiRequest.money).
+				if (retriesLeft && code !== undefined && (notSent || (maybeSent && repeatable && (!req.money || req.idempotencyKey !== undefined)))) {
 					mayHaveReached ||= maybeSent;
 					await sleep(backoffMs(attempt));
 					continue;
@@ -382,7 +406,7 @@ export class Transport {
 				}
 			} else if (status >= 500) {
 				if (!repeatable) outcome.notRepeated = true;
-				else if (retriesLeft && !req.money) {
+				else if (retriesLeft && (!req.money || unanswered(status, req))) {
 					mayHaveReached = true;
 					await sleep(backoffMs(attempt));
 					continue;
