@@ -158,6 +158,11 @@ export interface HostileMode {
 	 * a service that echoes an embedded record in full.
 	 */
 	embedProducts?: boolean;
+	/**
+	 * POST and PATCH /webhooks store the endpoint's URL in WHATWG normal form (host lower-cased,
+	 * default port dropped) and answer and read it so: a service that normalises what it is sent.
+	 */
+	normaliseWebhookUrls?: boolean;
 }
 
 export interface ResolvedOptions {

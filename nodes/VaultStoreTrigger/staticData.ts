@@ -4,6 +4,8 @@ import { STORE_CREDENTIAL } from '../shared/credentials';
 import type { Transport } from '../shared/transport/request';
 import { WEBHOOK_ROUTES, webhookRequest } from '../shared/webhookRoutes';
 import { httpCodeOf, logContext } from './hookContext';
+import type { Ownership } from './ownership';
+import { readOwnership } from './ownership';
 import { bindingOf, registrationSecret, SIGNING_SECRET_FIELD } from './secrets';
 import type { SignatureVersion } from './verify';
 
@@ -11,17 +13,19 @@ import type { SignatureVersion } from './verify';
  * The trigger's static-data bookkeeping (workflow static data, type 'node'), apart from the
  * webhook methods that use it (webhookMethods.ts):
  *
- *   webhookId        id of the endpoint this node registered (whk_...)
+ *   webhookId        id of the endpoint this node registered (whk_...), kept only once a read
+ *                    of it showed this workflow's URL (ownership.ts)
  *   signingSecret    only when the creation response carries a secret (field `secret` or
  *                    `signingSecret`): used while the credential's Webhook Signing Secret
  *                    is what it was at registration (see secrets.ts)
  *   signingSecretFor the binding of that secret to the credential's secret then (an HMAC,
  *                    no secret of the credential); a changed credential wins at once
- *   staleWebhookIds  endpoints this node no longer wants but could not delete (the DELETE
- *                    failed other than with 404): at most MAX_STALE_IDS, oldest first.
- *                    An id leaves static data only once its DELETE succeeded or answered
- *                    404. They are retried on every activation (checkExists or create)
- *                    and deactivation (delete).
+ *   staleWebhookIds  endpoints this node no longer wants but could not delete (the read
+ *                    or the DELETE failed other than with 404): at most MAX_STALE_IDS,
+ *                    oldest first. An id leaves static data once its DELETE succeeded or
+ *                    answered 404, or once a read shows it is not provably this workflow's
+ *                    (removeEndpoint). They are retried on every activation (checkExists or
+ *                    create) and deactivation (delete).
  *   chosenVersion    the node's Signature Version at the last activation (rememberVersions)
  *   signatureVersion the version the endpoint has at the service: what deliveries are verified as
  *
@@ -50,34 +54,55 @@ export function rememberVersions(data: IDataObject, chosen: SignatureVersion, en
 	data.signatureVersion = endpoint;
 }
 
-/** Deletes one endpoint; a 404 counts as deleted. Other failures are logged and reported as false. */
-async function removeEndpoint(ctx: IHookFunctions, transport: Transport, webhookId: string): Promise<boolean> {
+/**
+ * Deletes one endpoint this node recorded (its webhookId or a stale id); true when it is gone or
+ * forgotten, false when it is kept for another attempt. Only an endpoint proven this workflow's is
+ * deleted: it is read first (ownership.ts), unless `read` is a read just made. What the read shows:
+ *
+ *   this workflow's URL   DELETE; its 404 counts as deleted
+ *   another URL, no URL   not deleted, forgotten with a warning: nothing proves it is this workflow's
+ *                         (a copy of the workflow imported elsewhere with its static data reads the
+ *                         original's endpoint with another URL, or none on a service that hides it)
+ *   404                   DELETE all the same; its 404 counts as deleted, another failure keeps
+ *                         the id. The id is one this node registered (it is in its static data only
+ *                         after a read proved the endpoint this workflow's), and the service says it
+ *                         has no endpoint with that id, so the DELETE can remove nothing of another
+ *                         integration's; a service whose read wrongly says 404 would otherwise keep
+ *                         an endpoint delivering every event to a workflow that no longer wants it
+ *   any other failure     not deleted, kept (nothing known; read again before the next attempt)
+ */
+async function removeEndpoint(ctx: IHookFunctions, transport: Transport, webhookId: string, read?: Ownership): Promise<boolean> {
+	const own = ctx.getNodeWebhookUrl('default') ?? '';
+	const found = read ?? (await readOwnership(transport, webhookId, own));
+	if (found.kind === 'elsewhere' || found.kind === 'no-url') {
+		const shows = found.kind === 'elsewhere' ? `points at ${found.url}` : 'shows no URL when read';
+		ctx.logger.warn(
+			`Vault Store Trigger: webhook endpoint ${webhookId} ${shows}, so it cannot be proven this workflow's (webhook URL ${own}): the node does not delete it and forgets it. Delete it in the merchant dashboard if nothing uses it.`,
+			logContext(ctx),
+		);
+		return true;
+	}
+	if (found.kind === 'unreadable') {
+		keptWarning(ctx, webhookId, found.error);
+		return false;
+	}
 	try {
-		// Only an endpoint provably this workflow's is deleted: read first, compare its URL.
-		const own = ctx.getNodeWebhookUrl('default') ?? '';
-		// A read that fails (404 included) is handled below, as a failed delete is.
-		const read = await transport.request({ ...webhookRequest(WEBHOOK_ROUTES.get, webhookId) });
-		const data = read.data;
-		const endpoint = data !== null && typeof data === 'object' && !Array.isArray(data) ? (data as IDataObject) : undefined;
-		if (typeof endpoint?.url === 'string' && endpoint.url !== own) {
-			ctx.logger.warn(
-				`Vault Store Trigger: webhook endpoint ${webhookId} points at ${endpoint.url}, not at this workflow's webhook URL ${own}: the node does not delete it and forgets it. Delete it in the merchant dashboard if nothing uses it.`,
-				logContext(ctx),
-			);
-			return true;
-		}
 		await transport.request({ ...webhookRequest(WEBHOOK_ROUTES.delete, webhookId) });
 		return true;
 	} catch (error) {
 		if (httpCodeOf(error) === '404') return true;
-		// Transport errors never carry the secret key or the signing secret.
-		const reason = error instanceof Error ? error.message : 'unknown error';
-		ctx.logger.warn(
-			`Vault Store Trigger: could not delete webhook endpoint ${webhookId} at the service (${reason}); it is kept and deleted again at the next activation or deactivation`,
-			logContext(ctx),
-		);
+		keptWarning(ctx, webhookId, error);
 		return false;
 	}
+}
+
+function keptWarning(ctx: IHookFunctions, webhookId: string, error: unknown): void {
+	// Transport errors never carry the secret key or the signing secret.
+	const reason = error instanceof Error ? error.message : 'unknown error';
+	ctx.logger.warn(
+		`Vault Store Trigger: could not delete webhook endpoint ${webhookId} at the service (${reason}); it is kept and deleted again at the next activation or deactivation`,
+		logContext(ctx),
+	);
 }
 
 function staleIdsOf(data: IDataObject): string[] {
@@ -101,14 +126,18 @@ function setStaleIds(ctx: IHookFunctions, data: IDataObject, ids: string[]): voi
 	else data.staleWebhookIds = kept;
 }
 
-/** Deletes `webhookId`, or keeps it for a later attempt when that fails. True when it is gone. */
+/**
+ * Deletes `webhookId` (removeEndpoint: only once proven this workflow's, or read 404), or keeps it
+ * for a later attempt when that fails. True when it is gone or forgotten. `read`: a read of it just made.
+ */
 export async function removeOrKeep(
 	ctx: IHookFunctions,
 	transport: Transport,
 	data: IDataObject,
 	webhookId: string,
+	read?: Ownership,
 ): Promise<boolean> {
-	if (await removeEndpoint(ctx, transport, webhookId)) return true;
+	if (await removeEndpoint(ctx, transport, webhookId, read)) return true;
 	setStaleIds(ctx, data, [...staleIdsOf(data).filter((id) => id !== webhookId), webhookId]);
 	return false;
 }

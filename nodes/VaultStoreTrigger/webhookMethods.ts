@@ -8,6 +8,7 @@ import type { TriggerOptions } from './settings';
 import { checkNote, readEvents, readManageEndpoint, readTriggerOptions, readVersion } from './settings';
 import { bindingOf, checkPreviousSecret, checkSigningSecret, noteRotation, SIGNING_SECRET_FIELD } from './secrets';
 import { httpCodeOf, logContext } from './hookContext';
+import { readOwnership, sameUrl } from './ownership';
 import {
 	clearStaticData,
 	rememberVersions,
@@ -22,8 +23,10 @@ import type { SignatureVersion } from './verify';
  * checkExists on every activation, create when it answers false, delete on deactivation.
  * They register n8n's webhook URL as an endpoint of the store, check it on start-up (and
  * update it in place when the node's URL, events, note or signature version differ from it),
- * and delete it on deactivation. What they keep between calls is in staticData.ts; the
- * credential checks they make are in secrets.ts; the routes are nodes/shared/webhookRoutes.ts.
+ * and delete it on deactivation. Each acts only on an endpoint a read (GET) shows with this
+ * workflow's URL (ownership.ts): one that shows another URL or none is never changed. What
+ * they keep between calls is in staticData.ts; the credential checks they make are in
+ * secrets.ts; the routes are nodes/shared/webhookRoutes.ts.
  *
  * n8n ignores the return value of delete() and skips saving static data when a webhook
  * method throws, so delete() never throws: failures are logged and reported as false.
@@ -76,7 +79,7 @@ function differences(endpoint: IDataObject, s: Settings): string[] {
 	const sameEvents = remote.size === wanted.size && [...wanted].every((event) => remote.has(event));
 	const remoteNote = typeof endpoint.note === 'string' ? endpoint.note : '';
 	return [
-		endpoint.url === s.url ? '' : 'URL',
+		typeof endpoint.url === 'string' && sameUrl(endpoint.url, s.url) ? '' : 'URL',
 		sameEvents ? '' : 'events',
 		remoteNote === s.note ? '' : 'note',
 		endpoint.signatureVersion === s.version ? '' : 'signature version',
@@ -115,29 +118,39 @@ export async function checkExists(ctx: IHookFunctions): Promise<boolean> {
 	const webhookId = data.webhookId;
 	if (typeof webhookId !== 'string' || webhookId === '') return false;
 
-	const found = await settle(
-		async () => await transport.request({ ...webhookRequest(WEBHOOK_ROUTES.get, webhookId) }),
-	);
-	if (!found.ok) {
-		if (httpCodeOf(found.error) === '404') {
-			clearStaticData(data);
-			return false;
-		}
-		// Anything else (auth, network, 5xx) is not proof that the endpoint is gone.
+	const found = await readOwnership(transport, webhookId, s.url);
+	if (found.kind === 'unreadable') {
+		// Anything else than 404 (auth, network, 5xx) is not proof that the endpoint is gone.
 		throw found.error;
 	}
-	const endpoint = asRecord(found.value.data);
-	if (typeof endpoint.url === 'string' && endpoint.url !== s.url) {
-		// Not provably this workflow's endpoint any more (repointed in the dashboard, or n8n's URL
-		// changed): it is never updated or deleted by this node. It is forgotten, and create()
-		// registers this workflow's URL anew.
+	if (found.kind === 'gone') {
+		// A read answered 404 is not a deletion: a service that answers 404 for an endpoint that
+		// still exists would get another endpoint beside it at every activation, each delivering
+		// every event. The DELETE is sent all the same (removeEndpoint in staticData.ts says why
+		// that can remove nothing of another integration's); if it fails, the id is kept as stale
+		// and retried, before create() registers anew.
 		ctx.logger.warn(
-			`Vault Store Trigger: webhook endpoint ${webhookId} now points at ${endpoint.url}, not at this workflow's webhook URL ${s.url}: the node leaves it as it is (no update, no delete) and registers a new endpoint. Delete ${webhookId} in the merchant dashboard if it is no longer used.`,
+			`Vault Store Trigger: webhook endpoint ${webhookId} was not found at the service (HTTP 404 when read); it is deleted all the same, in case it still exists, and registered again`,
+			logContext(ctx),
+		);
+		await removeOrKeep(ctx, transport, data, webhookId, found);
+		clearStaticData(data);
+		return false;
+	}
+	if (found.kind !== 'own') {
+		// Not provably this workflow's endpoint any more (repointed in the dashboard, n8n's URL
+		// changed, a copy of the workflow imported elsewhere with its static data, or a read that
+		// shows no URL): it is never updated or deleted by this node. It is forgotten, and
+		// create() registers this workflow's URL anew.
+		const shows = found.kind === 'elsewhere' ? `now points at ${found.url}` : 'shows no URL when read';
+		ctx.logger.warn(
+			`Vault Store Trigger: webhook endpoint ${webhookId} ${shows}, so it cannot be proven this workflow's (webhook URL ${s.url}): the node leaves it as it is (no update, no delete) and registers a new endpoint. Delete ${webhookId} in the merchant dashboard if it is no longer used.`,
 			logContext(ctx),
 		);
 		clearStaticData(data);
 		return false;
 	}
+	const endpoint = found.endpoint;
 	const remoteVersion = endpoint.signatureVersion;
 	// The endpoint's signatureVersion is authoritative: a version the service set (its V1 to V2
 	// migration) is kept. Only a change of the node's setting since its last activation is sent.
@@ -230,11 +243,6 @@ async function readEndpoint(transport: Transport, webhookId: string): Promise<ID
 	return read.ok ? asRecord(read.value.data) : undefined;
 }
 
-async function urlOf(transport: Transport, webhookId: string): Promise<string | undefined> {
-	const url = (await readEndpoint(transport, webhookId))?.url;
-	return typeof url === 'string' ? url : undefined;
-}
-
 /**
  * A new endpoint comes out of registration in the version asked for: one the service answered in
  * another version is set back (PATCH, then read again to confirm). True when confirmed.
@@ -253,6 +261,11 @@ async function confirmVersion(ctx: IHookFunctions, transport: Transport, webhook
 
 const CHECK_ENDPOINTS =
 	"Before activating again, check the store's webhook endpoints in the merchant dashboard and delete any endpoint with this workflow's URL";
+
+/** A transport error's message for the user (transport errors carry no secret or header value). */
+function errorText(error: unknown): string {
+	return error instanceof Error ? error.message : 'unknown error';
+}
 
 /** True when a failed request may still have been applied by the service (no 4xx answer: 5xx, timeout, dropped connection). */
 function mayHaveBeenApplied(error: unknown): boolean {
@@ -333,16 +346,16 @@ export async function create(ctx: IHookFunctions): Promise<boolean> {
 			description: `This workflow's webhook URL: ${s.url}. The node cannot update or delete an endpoint it cannot name, so it does not register another one for this URL from this n8n process for ${UNIDENTIFIED_WAIT_MINUTES} minutes: delete the endpoint with this URL in the merchant dashboard, then activate the workflow again after that.`,
 		});
 	}
-	// Only an endpoint that provably is the one asked for is kept: the answer must name this
-	// workflow's webhook URL. One naming another URL is someone else's: it is never kept,
-	// updated or deleted.
-	const answeredUrl = typeof endpoint.url === 'string' ? endpoint.url : await urlOf(transport, webhookId);
-	if (answeredUrl !== s.url) {
+	// Only an endpoint proven to be the one asked for is kept, updated or deleted: the service's
+	// read of it (GET) must show this workflow's webhook URL. The URL in the registration answer
+	// proves nothing (an answer may name another integration's endpoint with this workflow's URL).
+	const proof = await readOwnership(transport, webhookId, s.url);
+	if (proof.kind !== 'own') {
 		throw new NodeOperationError(
 			node,
-			answeredUrl === undefined
-				? `The service answered the registration with endpoint ${webhookId}, whose URL could not be read: the node does not keep an endpoint it cannot prove is this workflow's (${s.url})`
-				: `The service answered the registration with endpoint ${webhookId}, which points at ${answeredUrl}, not at this workflow's webhook URL ${s.url}: the node neither keeps nor changes it`,
+			proof.kind === 'elsewhere'
+				? `The service answered the registration with endpoint ${webhookId}, which points at ${proof.url}, not at this workflow's webhook URL ${s.url}: the node neither keeps nor changes it`
+				: `The service answered the registration with endpoint ${webhookId}, whose URL could not be read (${proof.kind === 'no-url' ? 'the read shows none' : errorText(proof.error)}): the node does not keep, change or delete an endpoint it cannot prove is this workflow's (${s.url})`,
 			{
 				description: `This workflow's webhook URL: ${s.url}. Check the store's webhook endpoints in the merchant dashboard: an endpoint with this URL may have been made and can be deleted there; endpoint ${webhookId} is left as it is.`,
 			},
@@ -356,12 +369,15 @@ export async function create(ctx: IHookFunctions): Promise<boolean> {
 		else checkSigningSecret(ctx, credentialSecret, s.version, 'credential');
 	});
 	if (!usable.ok) {
-		// Not verifiable: take the endpoint down again rather than leave it failing deliveries.
-		await removeOrKeep(ctx, transport, data, webhookId);
+		// Not verifiable: take the endpoint down again rather than leave it failing deliveries
+		// (proven this workflow's by the read above).
+		await removeOrKeep(ctx, transport, data, webhookId, proof);
 		throw usable.error;
 	}
 
-	const answered = endpoint.signatureVersion;
+	// The version as read, which is what the service has; the answer's when the read shows none.
+	const readVersion = proof.endpoint.signatureVersion;
+	const answered = readVersion === 'V1' || readVersion === 'V2' ? readVersion : endpoint.signatureVersion;
 	if ((answered === 'V1' || answered === 'V2') && answered !== s.version && !(await confirmVersion(ctx, transport, webhookId, answered, s.version))) {
 		// Never a silent downgrade (or upgrade): an endpoint not confirmed in the version asked for
 		// is taken down again, and the activation fails (nothing is kept, so it stays unconfirmed).

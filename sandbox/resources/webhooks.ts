@@ -3,6 +3,8 @@
  * so no response carries a secret; in hostile mode `registrationSecret` (sb.hostile) each new
  * endpoint gets a secret of its own, returned once as `secret` in the creation answer and used
  * for its deliveries; sb.rotateEndpointSecret(id) replaces it, as a dashboard rotation would.
+ * In hostile mode `normaliseWebhookUrls` the URL is stored (and answered, and read) in WHATWG
+ * normal form: `https://N8N.Example.com:443/x` becomes `https://n8n.example.com/x`.
  *   POST   /v2/core/stores/:storeId/webhooks             {url, eventTypes, note?, signatureVersion?} -> 201
  *   GET    /v2/core/stores/:storeId/webhooks             list (inferred; page/limit)
  *   GET    /v2/stores/:storeId/webhooks/:webhookId       (also under /v2/core)
@@ -97,12 +99,13 @@ function parseUrl(app: SandboxApp, raw: unknown, required = false): string | und
 	if (!url.startsWith('https://') && !(app.options.allowHttpWebhooks && local)) {
 		throw badRequest('url', app.options.allowHttpWebhooks ? 'must start with https:// (or http://127.0.0.1 / http://localhost)' : 'must start with https://');
 	}
+	let parsed: URL;
 	try {
-		new URL(url);
+		parsed = new URL(url);
 	} catch {
 		throw badRequest('url', 'is not a valid URL');
 	}
-	return url;
+	return app.hostile.normaliseWebhookUrls ? parsed.href : url;
 }
 
 function parseEventTypes(raw: unknown, required = false): string[] | undefined {
