@@ -234,6 +234,84 @@ describe('report', () => {
 		});
 	});
 
+	describe('the Payment Activity export with a gift card number in order.metadata', () => {
+		const CARD = '4242424242424242';
+		const serve = (body: string | Buffer, contentType: string) =>
+			f.sb.faults.add({ kind: 'reply', status: 200, match: { method: 'GET', path: /^\/__files\// }, reply: { body: Buffer.isBuffer(body) ? body : Buffer.from(body), headers: { 'content-type': contentType } } });
+		/** The first order of the report's period carries this metadata while `run` runs (the sandbox writes the file when the report finishes). */
+		async function withMetadata<T>(metadata: Record<string, unknown>, run: () => Promise<T>): Promise<T> {
+			const order = f.sb.state.orders.filter((o) => o.createdAt >= FROM && o.createdAt < TO).sort((a, b) => a.createdAt.localeCompare(b.createdAt))[0];
+			const before = order.customFields;
+			order.customFields = metadata;
+			try {
+				return await run();
+			} finally {
+				order.customFields = before;
+			}
+		}
+		const download = async (format: string, metadata: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
+			await withMetadata(metadata, async () => {
+				const id = await createReport();
+				finishAll();
+				const r = await f.run({ resource: 'report', operation: 'download', reportId: rl(id), format, ...extra }, undefined, { continueOnFail: true });
+				const file = files().find((x) => x.reportId === id && x.format === format)!;
+				return { r, file };
+			});
+
+		test.each([
+			['CSV', 'a gift card number no issuer gives out (Luhn-valid)', { note: 'gift card 7777 1234 5678 9011' }],
+			['JSON', 'a gift card number no issuer gives out (Luhn-valid)', { note: 'gift card 7777 1234 5678 9011' }],
+			['CSV', 'a number of an issuer\'s prefix that fails the Luhn check', { gift_card: '6006 4911 2233 4455' }],
+		])('%s, %s: the file is delivered byte for byte', async (format, _name, metadata) => {
+			const { r, file } = await download(format, metadata);
+			expect(r.error()).toBeUndefined();
+			const [item] = r.output();
+			const bytes = await bytesOf(item.binary!.data);
+			expect(bytes.toString('utf8')).toContain(Object.values(metadata)[0] as string);
+			expect(bytes.equals(file.bytes)).toBe(true);
+			expect(item.json.cardNumbersMasked).toBeUndefined();
+		});
+
+		test.each(['CSV', 'JSON'])('%s, control: a number the card-data detector reads as a card (Maestro, Luhn-valid) is refused by default, naming the column, never the number', async (format) => {
+			const { r } = await download(format, { note: 'gift card 6006 4911 2233 4453' });
+			const [item] = r.output();
+			expect(item.binary).toBeUndefined();
+			expect(String(item.json.error)).toMatch(/full card number \((column|field) "order\.metadata"\)/);
+			expect(JSON.stringify(item.json)).not.toContain('4911');
+			expect(String((item.json as { error?: unknown; description?: unknown }).description ?? JSON.stringify(item.json))).toMatch(/Mask Them/);
+		});
+
+		test.each(['CSV', 'JSON'])('%s: with "Mask Them" the card number is masked to its last four digits and the file delivered, the rest byte for byte, counted in cardNumbersMasked', async (format) => {
+			const { r, file } = await download(format, { note: 'gift card 6006 4911 2233 4453 and 5555555555554444' }, { cardNumbersInFiles: 'mask' });
+			expect(r.error()).toBeUndefined();
+			const [item] = r.output();
+			const text = (await bytesOf(item.binary!.data)).toString('utf8');
+			expect(text).toBe(file.bytes.toString('utf8').replace('6006 4911 2233 4453', '•••• 4453').replace('5555555555554444', '•••• 4444'));
+			expect(item.json.cardNumbersMasked).toBe(2);
+			expect(item.json.fileSize).toBe(Buffer.byteLength(text));
+		});
+
+		test('"Mask Them" keeps a UTF-16 file in its encoding, and still refuses a file holding a security code', async () => {
+			const id = await createReport();
+			finishAll();
+			const text = `id,card,note\r\npay_000000000001,${CARD},ok\r\n`;
+			serve(Buffer.concat([Buffer.from([0xfe, 0xff]), Buffer.from(text, 'utf16le').swap16()]), 'text/csv');
+			const r = await f.run({ resource: 'report', operation: 'download', reportId: rl(id), format: 'CSV', cardNumbersInFiles: 'mask' });
+			expect(r.error()).toBeUndefined();
+			const bytes = await bytesOf(r.output()[0].binary!.data);
+			expect(bytes.subarray(0, 2)).toEqual(Buffer.from([0xfe, 0xff]));
+			expect(Buffer.from(bytes.subarray(2)).swap16().toString('utf16le')).toBe(text.replace(CARD, '•••• 4242'));
+			expect(r.output()[0].json.cardNumbersMasked).toBe(1);
+
+			const id2 = await createReport();
+			finishAll();
+			serve(`id,card,cvc\r\npay_000000000001,${CARD},737\r\n`, 'text/csv');
+			const refused = await f.run({ resource: 'report', operation: 'download', reportId: rl(id2), format: 'CSV', cardNumbersInFiles: 'mask' }, undefined, { continueOnFail: true });
+			expect(refused.output()[0].binary).toBeUndefined();
+			expect(String(refused.output()[0].json.error)).toMatch(/card security code \(column "cvc"\)/);
+		});
+	});
+
 	test('the PAYMENT_ACTIVITY CSV has payment_method, card_brand, card_last_four and order.metadata as last column', async () => {
 		const id = await createReport();
 		finishAll();

@@ -3,7 +3,8 @@
  * card number or a card security code never reaches binary data as it is. The service's reports
  * carry no such data (the Payment Activity export has card_brand and card_last_four only), so such
  * a file comes from a service that misbehaves: the item fails, naming what was found (never the
- * value), and nothing is stored.
+ * value), and nothing is stored. With "Mask Them" (the operation's Card Numbers in Files), card
+ * numbers are masked instead (`•••• 4242`) and the file is delivered; anything else still refuses it.
  *
  * The file is read as text in its encoding: UTF-8 (a byte-order mark left out), UTF-16 little or
  * big endian by its byte-order mark, or without one when most of its even or odd bytes are zero.
@@ -23,16 +24,44 @@ import { cardNumberValue } from './detector';
 import { cardNumberName, cardNumberSpans, luhnValid } from './scan';
 import type { Redactor } from './secrets';
 
+/** What the operation does with card numbers in a file: refuse the file (the default) or mask them and deliver it. */
+export type FileCardNumbers = 'refuse' | 'mask';
+
+/** The gate's answer: the file to store (masked or as it came), or what was found in it. */
+export type FileGate = { ok: true; body: Buffer; cardNumbersMasked: number } | { ok: false; findings: string[]; notMasked?: string };
+
 /** What a file holds that must not reach binary data: a list of findings, without values. */
 export function fileFindings(body: Buffer, contentType: string | undefined, redactor: Redactor): string[] {
 	const scan = scanText(decodeFile(body).text, contentType, redactor);
 	return [...scan.found, ...scan.cards];
 }
 
+/**
+ * The file as it may be stored: as it came when nothing was found; with `mask`, when card numbers
+ * are all that was found, the file with each one masked (the rest of it byte for byte), read
+ * again to make sure nothing is left; otherwise the findings.
+ */
+export function gateFile(body: Buffer, contentType: string | undefined, redactor: Redactor, cardNumbers: FileCardNumbers): FileGate {
+	const decoded = decodeFile(body);
+	const scan = scanText(decoded.text, contentType, redactor);
+	if (scan.found.size === 0 && scan.cards.size === 0) return { ok: true, body, cardNumbersMasked: 0 };
+	const findings = [...scan.found, ...scan.cards];
+	if (cardNumbers !== 'mask' || scan.found.size > 0) return { ok: false, findings };
+	if (!encodeFile(decoded.text, decoded.encoding).equals(body)) {
+		return { ok: false, findings, notMasked: `the file is not valid ${decoded.encoding.startsWith('utf16') ? 'UTF-16' : 'UTF-8'} text, so it cannot be rewritten with the card numbers masked` };
+	}
+	const masked = scan.json ? maskJson(decoded.text, scan.values, scan.numbers) : maskSpans(decoded.text, scan.spans);
+	const again = scanText(masked.text, contentType, redactor);
+	if (again.found.size > 0 || again.cards.size > 0) {
+		return { ok: false, findings, notMasked: 'a card number is written in a form that could not be masked where it stands' };
+	}
+	return { ok: true, body: encodeFile(masked.text, decoded.encoding), cardNumbersMasked: masked.count };
+}
+
 // ---------------------------------------------------------------------------------------------
 // Encodings.
 
-/** How a file's bytes were read as text. */
+/** How a file's bytes were read as text, so that a masked file is written back the same way. */
 type Encoding = 'utf8' | 'utf8-bom' | 'utf16le' | 'utf16le-bom' | 'utf16be' | 'utf16be-bom';
 
 /** The file's text: by its byte-order mark (UTF-8, UTF-16 LE, UTF-16 BE), by its zero bytes (UTF-16 without one), else UTF-8. */
@@ -64,6 +93,16 @@ function utf16Guess(body: Buffer): 'le' | 'be' | undefined {
 	if (odd * 2 > pairs && odd > even) return 'le';
 	if (even * 2 > pairs && even > odd) return 'be';
 	return undefined;
+}
+
+function encodeFile(text: string, encoding: Encoding): Buffer {
+	if (encoding === 'utf8') return Buffer.from(text, 'utf8');
+	if (encoding === 'utf8-bom') return Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(text, 'utf8')]);
+	const le = Buffer.from(text, 'utf16le');
+	if (encoding === 'utf16le') return le;
+	if (encoding === 'utf16le-bom') return Buffer.concat([Buffer.from([0xff, 0xfe]), le]);
+	le.swap16();
+	return encoding === 'utf16be' ? le : Buffer.concat([Buffer.from([0xfe, 0xff]), le]);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -289,3 +328,55 @@ function csvCards(text: string, scan: Scan): void {
 	}
 	if (cell !== '' || column > 0) endCell();
 }
+
+// ---------------------------------------------------------------------------------------------
+// Masking.
+
+/** The text with each span replaced by its masked form (spans in order, not overlapping). */
+function maskSpans(text: string, spans: readonly Span[]): { text: string; count: number } {
+	let out = '';
+	let copied = 0;
+	for (const span of spans) {
+		out += text.slice(copied, span.from) + span.masked;
+		copied = span.to;
+	}
+	return { text: out + text.slice(copied), count: spans.length };
+}
+
+/** JSON text with each string and number found to hold a card number replaced by its masked form: one pass over the tokens. */
+function maskJson(text: string, values: ReadonlyMap<string, Masked>, numbers: ReadonlyMap<string, Masked>): { text: string; count: number } {
+	let out = '';
+	let copied = 0;
+	let count = 0;
+	const n = text.length;
+	let i = 0;
+	const replace = (from: number, to: number, masked: Masked | undefined): void => {
+		if (masked === undefined) return;
+		out += text.slice(copied, from) + masked.text;
+		copied = to;
+		count += masked.cards;
+	};
+	while (i < n) {
+		const c = text.charCodeAt(i);
+		if (c === 34) {
+			let j = i + 1;
+			while (j < n) {
+				const d = text.charCodeAt(j);
+				if (d === 92) j += 2;
+				else if (d === 34) break;
+				else j++;
+			}
+			const end = Math.min(j + 1, n);
+			replace(i, end, values.get(text.slice(i, end)));
+			i = end;
+		} else if (c === 45 || (c >= 48 && c <= 57)) {
+			let j = i + 1;
+			while (j < n && numberChar(text.charCodeAt(j))) j++;
+			if (numbers.size > 0) replace(i, j, numbers.get(text.slice(i, j)));
+			i = j;
+		} else i++;
+	}
+	return { text: out + text.slice(copied), count };
+}
+
+const numberChar = (c: number): boolean => (c >= 48 && c <= 57) || c === 46 || c === 101 || c === 69 || c === 43 || c === 45;
