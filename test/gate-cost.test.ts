@@ -11,7 +11,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { withoutCardData } from '../nodes/shared/redaction/cardData';
-import { fileFindings } from '../nodes/shared/redaction/files';
+import { fileFindings, gateFile } from '../nodes/shared/redaction/files';
 import { gateOutput } from '../nodes/shared/redaction/gate';
 import { Redactor } from '../nodes/shared/redaction/secrets';
 import { redactCardNumberSpans, redactSensitiveText } from '../nodes/shared/redaction/scan';
@@ -52,6 +52,10 @@ const HOSTILE: Record<string, (size: number) => unknown> = {
 	'long names over lists of records': (n) => ({ [fill('ab-', n / 2)]: Array.from({ length: n / 32 }, (_, i) => ({ [fill('cd', 64)]: [String(i % 9), 'x'] })) }),
 	// A report file's header of long column names over many rows: each column name read once.
 	'long CSV column names': (n) => `${fill('card_number_', n / 4)},${fill('note_', n / 4)}\n${'4242,ok\n'.repeat(n / 16)}`,
+	// Report files with a card number in every cell (each one found, and masked with "Mask Them"), and one quoted
+	// cell of doubled quotes between card numbers (each masked where it stands in the text).
+	'CSV card numbers in every cell': (n) => `card,note\n${fill('4242424242424242,"card 5555 5555 5555 4444"\n', n)}`,
+	'a quoted cell of doubled quotes and card numbers': (n) => `note\n"${fill('""a"" 4242 4242 4242 4242 ', n)}"\n`,
 };
 const plain = (n: number): unknown => fill('The order was shipped to the north warehouse today. ', n);
 
@@ -64,16 +68,19 @@ const SCANS: Record<string, (value: unknown) => unknown> = {
 	'security-code text scan': (value) => (typeof value === 'string' ? redactSensitiveText(value, { values: true }) : undefined),
 	'card-number text scan': (value) => (typeof value === 'string' ? redactCardNumberSpans(value, { mode: 'error' }) : undefined),
 	'report file': (value) => (typeof value === 'string' ? fileFindings(Buffer.from(value), 'text/csv', new Redactor(SECRETS)) : jsonFile(value)),
+	'report file in UTF-16': (value) => (typeof value === 'string' ? fileFindings(Buffer.from(value, 'utf16le'), 'text/csv', new Redactor(SECRETS)) : undefined),
+	'report file, card numbers masked': (value) => (typeof value === 'string' ? gateFile(Buffer.from(value), 'text/csv', new Redactor(SECRETS), 'mask') : jsonFile(value, 'mask')),
 };
 
 /** A report file in JSON, read by the file gate; a value JSON cannot write (nested deeper than the engine's stack) is no file. */
-function jsonFile(value: unknown): unknown {
+function jsonFile(value: unknown, cardNumbers?: 'mask'): unknown {
 	let text: string;
 	try {
 		text = JSON.stringify(value);
 	} catch {
 		return undefined;
 	}
+	if (cardNumbers === 'mask') return gateFile(Buffer.from(text), 'application/json', new Redactor(SECRETS), cardNumbers);
 	return fileFindings(Buffer.from(text), 'application/json', new Redactor(SECRETS));
 }
 

@@ -83,6 +83,14 @@ export function isSecurityCodeName(name: string): boolean {
 	return kindOf(name).securityCode;
 }
 
+/**
+ * True when a field (or column) of this name is named as another kind of id or number than a card
+ * number (order_number, invoice_id, sku, gift_card_number): a number under it is that id.
+ */
+export function isIdentifierName(name: string): boolean {
+	return kindOf(name).identifier;
+}
+
 /** A value shaped as a security code: 3 or 4 digits (text or number), or a container holding one. */
 function codeShaped(value: unknown, depth = 0): boolean {
 	if (typeof value === 'string') {

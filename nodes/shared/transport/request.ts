@@ -28,7 +28,8 @@ import {
 } from './http';
 import type { Deadline } from './deadlines';
 import { Deadlines } from './deadlines';
-import { fileFindings } from '../redaction/files';
+import type { FileCardNumbers } from '../redaction/files';
+import { gateFile } from '../redaction/files';
 import { Redactor } from '../redaction/secrets';
 
 /**
@@ -457,8 +458,14 @@ export class Transport {
 
 	/**
 	 * GET of an absolute, pre-signed URL (report files), with no credential at all (download.ts).
+	 * `cardNumbers`: a file holding card numbers is refused (the default), or delivered with them masked.
 	 */
-	async download(url: string, itemIndex?: number, limits: DownloadLimits = {}): Promise<{ body: Buffer; contentType?: string }> {
+	async download(
+		url: string,
+		itemIndex?: number,
+		limits: DownloadLimits = {},
+		cardNumbers: FileCardNumbers = 'refuse',
+	): Promise<{ body: Buffer; contentType?: string; cardNumbersMasked: number }> {
 		const cred = await this.resolve(this.credentialName);
 		const file = await downloadFile(
 			this.ctx,
@@ -470,16 +477,21 @@ export class Transport {
 			itemIndex,
 			limits,
 		);
-		// The output gate for files: a known secret or a full card number never reaches binary data.
-		const findings = fileFindings(file.body, file.contentType, await this.redactor());
-		if (findings.length > 0) {
-			throw new NodeOperationError(this.ctx.getNode(), `The downloaded file holds ${findings.join(' and ')}: it was not stored`, {
+		// The output gate for files: a known secret, a full card number or a security code never reaches binary data as it is.
+		const gated = gateFile(file.body, file.contentType, await this.redactor(), cardNumbers);
+		if (!gated.ok) {
+			throw new NodeOperationError(this.ctx.getNode(), `The downloaded file holds ${gated.findings.join(' and ')}: it was not stored`, {
 				itemIndex,
 				description:
-					"The service's report files carry no keys and no full card numbers, so this file came from a service that misbehaves. Nothing was written to binary data; contact the service's support with the report id.",
+					gated.notMasked !== undefined
+						? `"Card Numbers in Files" is "Mask Them", but ${gated.notMasked}. Nothing was written to binary data.`
+						: "The service's report files carry no keys, no full card numbers and no security codes, so this file came from a service that misbehaves. Nothing was written to binary data; contact the service's support with the report id." +
+							(gated.findings.every((finding) => finding.startsWith('a full card number'))
+								? ' If the numbers are expected in your data (a gift card number in order metadata), set "Card Numbers in Files" to "Mask Them" to receive the file with each one masked.'
+								: ''),
 			});
 		}
-		return file;
+		return { body: gated.body, contentType: file.contentType, cardNumbersMasked: gated.cardNumbersMasked };
 	}
 
 	/** The store key goes to this store's routes only (never a vault or platform route). */

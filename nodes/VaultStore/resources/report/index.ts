@@ -27,6 +27,9 @@ const typeOptions = enumOptions(REPORT_TYPES, { REFUNDS_DISPUTES: 'Refunds and D
 
 const formatOptions = enumOptions(REPORT_FORMATS, { CSV: 'CSV', JSON: 'JSON' });
 
+/** What Download does with a file holding full card numbers. */
+const CARD_NUMBER_CHOICES = ['refuse', 'mask'] as const;
+
 const DAY_MS = 86_400_000;
 /** The spec's limit on the period of one report. */
 export const MAX_PERIOD_DAYS = 90;
@@ -123,13 +126,14 @@ async function runDownload(rc: RunContext): Promise<INodeExecutionData[]> {
 		}
 	}
 	const maxMb = p.v.number('Max File Size (MB)', p.get('maxFileSizeMb', 100), { min: 1, max: 2048 });
-	const file = await rc.transport.download(url, p.itemIndex, { allowedHosts, maxBytes: Math.round(maxMb * 1024 * 1024) });
+	const cardNumbers = p.v.oneOf('Card Numbers in Files', p.get('cardNumbersInFiles', 'refuse'), CARD_NUMBER_CHOICES);
+	const file = await rc.transport.download(url, p.itemIndex, { allowedHosts, maxBytes: Math.round(maxMb * 1024 * 1024) }, cardNumbers);
 	const fileName = `report_${reportId}.${format.toLowerCase()}`;
 	const mimeType = MIME_TYPES[format];
 	const binary = await rc.ctx.helpers.prepareBinaryData(file.body, fileName, mimeType);
 	return [
 		{
-			json: { ...json, fileName, mimeType, fileSize: file.body.length },
+			json: { ...json, fileName, mimeType, fileSize: file.body.length, ...(file.cardNumbersMasked > 0 ? { cardNumbersMasked: file.cardNumbersMasked } : {}) },
 			binary: { [binaryProperty]: binary },
 			pairedItem: { item: p.itemIndex },
 		},
@@ -252,6 +256,27 @@ const download: Operation = {
 			typeOptions: { minValue: 1, maxValue: 2048 },
 			default: 100,
 			description: 'Largest report file accepted; a larger one stops the download with an error',
+			displayOptions: { show: { downloadFile: [true] } },
+		},
+		{
+			displayName: 'Card Numbers in Files',
+			name: 'cardNumbersInFiles',
+			type: 'options',
+			options: [
+				{
+					name: 'Mask Them',
+					value: 'mask',
+					description: 'Replace each full card number by its last four digits (•••• 4242) and output the file, with the count in cardNumbersMasked',
+				},
+				{
+					name: 'Refuse the File',
+					value: 'refuse',
+					description: 'Stop with an error and output no file',
+				},
+			],
+			default: 'refuse',
+			description:
+				'What to do when the file holds full card numbers (report files carry only the last four digits). A file holding a key of the credential or a card security code is always refused.',
 			displayOptions: { show: { downloadFile: [true] } },
 		},
 	],
