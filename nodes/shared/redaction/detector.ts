@@ -346,7 +346,11 @@ function findCards(text: string, groups: readonly Group[], gaps: readonly Gap[],
 /** The text with every card number replaced by `replacement`. */
 export function redactCards(text: string, replacement: string): string {
 	if (text.length < 12) return text;
-	const spans = cardSpans(text);
+	return replaceSpans(text, cardSpans(text), replacement);
+}
+
+/** The text with each span (in order, not overlapping) replaced by `replacement`. */
+export function replaceSpans(text: string, spans: ReadonlyArray<{ from: number; to: number }>, replacement: string): string {
 	if (spans.length === 0) return text;
 	let out = '';
 	let copied = 0;

@@ -14,7 +14,7 @@
  * - card numbers: the card-data detector (detector.ts) in text; in errors also a broader reading.
  */
 
-import { cardNumberValue, cardSpans, codeDigitsAfter, endsInSecurityCode, luhnValid, redactCards } from './detector';
+import { cardNumberValue, cardSpans, codeDigitsAfter, endsInSecurityCode, luhnValid, redactCards, replaceSpans } from './detector';
 
 export { cardNumberValue, luhnValid };
 
@@ -404,13 +404,5 @@ function findInChain(text: string, groups: Array<{ from: number; to: number }>, 
 export function redactCardNumberSpans(text: string, scan: CardScan): string {
 	if (scan.mode === 'text') return redactCards(text, REDACTED);
 	if (text.length < 12) return text;
-	const spans = cardNumberSpans(text, scan);
-	if (spans.length === 0) return text;
-	let out = '';
-	let copied = 0;
-	for (const span of spans) {
-		out += text.slice(copied, span.from) + REDACTED;
-		copied = span.to;
-	}
-	return out + text.slice(copied);
+	return replaceSpans(text, cardNumberSpans(text, scan), REDACTED);
 }
