@@ -331,16 +331,18 @@ export function cardNumberSpans(text: string, scan: CardScan): Array<{ from: num
 	return merged(found, errorChainSpans(text));
 }
 
-/** Two lists of spans (each left to right) as one, overlapping spans joined. */
+/** Two lists of spans (each left to right) as one, overlapping spans joined: one pass over both (no sort). */
 function merged(a: Array<{ from: number; to: number }>, b: Array<{ from: number; to: number }>): Array<{ from: number; to: number }> {
 	if (b.length === 0) return a;
 	if (a.length === 0) return b;
-	const all = [...a, ...b].sort((x, y) => x.from - y.from);
 	const out: Array<{ from: number; to: number }> = [];
-	for (const span of all) {
+	let i = 0;
+	let j = 0;
+	while (i < a.length || j < b.length) {
+		const span = j >= b.length || (i < a.length && a[i].from <= b[j].from) ? a[i++] : b[j++];
 		const last = out[out.length - 1];
 		if (last !== undefined && span.from < last.to) last.to = max(last.to, span.to);
-		else out.push({ ...span });
+		else out.push({ from: span.from, to: span.to });
 	}
 	return out;
 }
