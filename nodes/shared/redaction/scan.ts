@@ -349,10 +349,14 @@ function merged(a: Array<{ from: number; to: number }>, b: Array<{ from: number;
 
 /**
  * Error mode's broad reading: chains of digit groups (up to three separators between groups);
- * each group start is tried with at most 19 digits after it: linear in the text.
+ * each group start is tried with at most 19 digits after it: linear in the text. The groups of a
+ * chain are kept in two reused number arrays and the Luhn sum is carried digit by digit, so a long
+ * chain (a megabyte of digit groups) makes no object per group and no string per try.
  */
 function errorChainSpans(text: string): Array<{ from: number; to: number }> {
 	const spans: Array<{ from: number; to: number }> = [];
+	const starts: number[] = [];
+	const ends: number[] = [];
 	const n = text.length;
 	let i = 0;
 	while (i < n) {
@@ -361,12 +365,14 @@ function errorChainSpans(text: string): Array<{ from: number; to: number }> {
 			continue;
 		}
 		const chainStart = i;
-		const groups: Array<{ from: number; to: number }> = [];
+		starts.length = 0;
+		ends.length = 0;
 		let digits = 0;
 		for (;;) {
 			const from = i;
 			while (i < n && isDigit(text.charCodeAt(i))) i++;
-			groups.push({ from, to: i });
+			starts.push(from);
+			ends.push(i);
 			digits += i - from;
 			let j = i;
 			while (j < n && j - i < 3 && isErrorSeparator(text.charCodeAt(j))) j++;
@@ -376,27 +382,46 @@ function errorChainSpans(text: string): Array<{ from: number; to: number }> {
 			}
 			break;
 		}
-		if (digits >= 12) findInChain(text, groups, spans);
+		if (digits >= 12) findInChain(text, starts, ends, spans);
 		if (i === chainStart) i++;
 	}
 	return spans;
 }
 
-/** A Luhn-valid run of 12 to 19 digits from a group's start to a group's end, leftmost first. */
-function findInChain(text: string, groups: Array<{ from: number; to: number }>, spans: Array<{ from: number; to: number }>): void {
+/** A digit doubled as Luhn doubles it (9 at most). */
+function doubled(d: number): number {
+	return d < 5 ? 2 * d : 2 * d - 9;
+}
+
+/**
+ * A Luhn-valid run of 12 to 19 digits from a group's start to a group's end, leftmost first.
+ * Luhn doubles every second digit from the right: with the digits read left to right, `even`
+ * doubles those at even places and `odd` those at odd places, and a run of L digits is valid when
+ * the sum that doubles the right ones (`even` for an even L) is a multiple of 10.
+ */
+function findInChain(text: string, starts: number[], ends: number[], spans: Array<{ from: number; to: number }>): void {
 	let g = 0;
-	while (g < groups.length) {
+	while (g < starts.length) {
 		let count = 0;
 		let found = -1;
-		let number = '';
-		for (let h = g; h < groups.length; h++) {
-			count += groups[h].to - groups[h].from;
-			if (count > 19) break;
-			number += text.slice(groups[h].from, groups[h].to);
-			if (count >= 12 && luhnValid(number)) found = h;
+		let even = 0;
+		let odd = 0;
+		for (let h = g; h < starts.length; h++) {
+			if (count + ends[h] - starts[h] > 19) break;
+			for (let k = starts[h]; k < ends[h]; k++, count++) {
+				const d = text.charCodeAt(k) - 48;
+				if (count % 2 === 0) {
+					even += doubled(d);
+					odd += d;
+				} else {
+					even += d;
+					odd += doubled(d);
+				}
+			}
+			if (count >= 12 && (count % 2 === 0 ? even : odd) % 10 === 0) found = h;
 		}
 		if (found >= 0) {
-			spans.push({ from: groups[g].from, to: groups[found].to });
+			spans.push({ from: starts[g], to: ends[found] });
 			g = found + 1;
 		} else g++;
 	}
