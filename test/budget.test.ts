@@ -314,3 +314,134 @@ describe('a budget is the user\'s', () => {
 		expect(moneyWrites()).toHaveLength(1);
 	});
 });
+
+// Issue 53.2: a budget counts what the service can move. Rows by data: each rule × each path.
+describe('what a budget counts: the currency the write moves, the largest amount the cap reads, what the service recorded', () => {
+	const PAYOUT = /\/payouts$/;
+	const payoutWrites = () => f.requests().filter((q) => q.method === 'POST' && PAYOUT.test(q.path));
+	const payoutOf = (amount: string, currency: string, options: IDataObject): IDataObject => ({ resource: 'payout', operation: 'create', amount, additionalFields: { currency }, options });
+	// Payout → Create whose Currency is left empty ("the store currency") or stated, on every path.
+	const CURRENCY_PATHS: Array<{ name: string; agent?: AgentRoute; parameters: (o: IDataObject) => IDataObject }> = [
+		{ name: 'Payout → Create (Currency per item)', parameters: (o) => payoutOf('={{ $json.amount }}', '={{ $json.currency }}', o) },
+		{
+			name: 'Custom API Call (store)',
+			parameters: (options) => ({ resource: 'custom', operation: 'request', method: 'POST', path: '/v2/stores/{storeId}/payouts', body: '={{ JSON.stringify($json.currency ? { amount: $json.amount, currency: $json.currency } : { amount: $json.amount }) }}', options }),
+		},
+		...AGENT_ROUTES.map((agent) => ({
+			name: `agent (${agent})`,
+			agent,
+			parameters: (o: IDataObject) => payoutOf("={{ $fromAI('amount', 'amount', 'number') }}", "={{ $fromAI('currency', 'currency, empty for the store currency', 'string') }}", { ...o, maxAmount: 10 }),
+		})),
+	];
+	const run = async (path: { name: string; agent?: AgentRoute; parameters: (o: IDataObject) => IDataObject }, options: IDataObject, writes: IDataObject[]) => {
+		serial++;
+		return await oneExecution({ ...path, write: () => ({}) }, { ...options, concurrency: 1 }, writes, { id: `wf_budget_counts_${serial}`, staticData: {} });
+	};
+	const cells = <T extends { name: string }>(paths: T[]) => RULES.flatMap((rule) => paths.map((path) => ({ rule, path, label: `${rule} × ${path.name}` })));
+
+	test.each(cells(CURRENCY_PATHS))('currency left empty counts as the store currency beside it stated: $label', async ({ rule, path }) => {
+		const store = f.sb.state.store.currency;
+		f.sb.clearRequests();
+		const over = await run(path, budgetOption(rule), [{ amount: 3, currency: '' }, { amount: 3, currency: store }]);
+		expect(over.errors[0]).toBeUndefined();
+		expect(over.errors[1]).toMatch(new RegExp(`Refused: this write of 3 ${store} would pass the .*of 5: 3 already spent`));
+		expect(payoutWrites()).toHaveLength(1);
+		// The store is read once for its currency (GET of the store itself).
+		expect(f.requests().filter((q) => q.method === 'GET' && /\/v2\/core\/stores\/[^/]+\/?$/.test(q.path))).toHaveLength(1);
+		// Control: what fits the budget goes out, counted in the store currency.
+		f.sb.clearRequests();
+		const within = await run(path, budgetOption(rule), [{ amount: 3, currency: '' }, { amount: 2, currency: store }]);
+		expect(within.errors).toEqual([undefined, undefined]);
+		expect(payoutWrites()).toHaveLength(2);
+		if (!path.agent) expect(within.outputs.map((o) => (o.budgetLeft as IDataObject).currency)).toEqual([store, store]);
+	});
+
+	test('a refund is counted in its order\'s currency: read from the order, once per order', async () => {
+		const [a] = orders(1);
+		const order = f.sb.state.orders.find((o) => o.id === a)!;
+		f.sb.clearRequests();
+		const r = await run(PATHS[0], { maxTotalPerExecution: 5 }, [{ order: a, amount: 2 }, { order: a, amount: 2 }]);
+		expect(r.errors).toEqual([undefined, undefined]);
+		expect(r.outputs.map((o) => (o.budgetLeft as IDataObject).currency)).toEqual([order.currency, order.currency]);
+		expect(f.requests().filter((q) => q.method === 'GET' && q.path.endsWith(`/orders/${a}`))).toHaveLength(1);
+	});
+
+	test('the currency cannot be read: refused under a budget, naming why; nothing sent (control: without a budget it goes out)', async () => {
+		const [a] = orders(1);
+		f.sb.faults.add({ kind: 'reply', status: 500, count: 10, match: { method: 'GET', path: new RegExp(`/orders/${a}$`) }, reply: { body: { ok: false, error: { code: 'down', message: 'down (injected)' } } } });
+		f.sb.clearRequests();
+		const r = await run(PATHS[0], { maxTotalPerExecution: 5, maxRetries: 0 }, [{ order: a, amount: 2 }]);
+		expect(r.errors[0]).toMatch(/Refused: the currency of "Refund an order" is not known before it is sent, so it cannot be counted against "Maximum Total per Execution"/);
+		expect(moneyWrites()).toHaveLength(0);
+		const control = await run(PATHS[0], { maxRetries: 0 }, [{ order: a, amount: 2 }]);
+		f.sb.faults.clear();
+		expect(control.errors).toEqual([undefined]);
+		expect(moneyWrites()).toHaveLength(1);
+	});
+
+	// The largest amount the cap reads: another amount-like name in the query string counts, on every path.
+	const QUERY_PATHS: Path[] = [
+		{ name: 'Amount field + Additional Query Parameters', parameters: (o) => ({ ...refundOf('={{ $json.amount }}', '={{ $json.order }}', o), additionalQueryParameters: { pair: [{ name: 'total', value: '={{ $json.total }}' }] } }), write: () => ({}) },
+		{ name: 'Custom API Call (store)', parameters: (options) => ({ resource: 'custom', operation: 'request', method: 'POST', path: '=/v2/stores/{storeId}/orders/{{ $json.order }}/refund', queryParameters: { parameters: [{ name: 'total', value: '={{ $json.total }}' }] }, body: '={{ JSON.stringify({ amount: $json.amount }) }}', options }), write: () => ({}) },
+		...AGENT_ROUTES.map((agent): Path => ({
+			name: `agent (${agent})`,
+			agent,
+			parameters: (o) => ({ ...refundOf("={{ $fromAI('amount', 'amount', 'number') }}", "={{ $fromAI('order', 'the order', 'string') }}", { ...o, maxAmount: 10 }), additionalQueryParameters: { pair: [{ name: 'total', value: "={{ $fromAI('total', 'total', 'number') }}" }] } }),
+			write: () => ({}),
+		})),
+	];
+	test.each(cells(QUERY_PATHS))('the largest amount the cap reads is counted: $label', async ({ rule, path }) => {
+		const [a, b] = orders(2);
+		f.sb.clearRequests();
+		const over = await run(path, budgetOption(rule), [{ order: a, amount: 1, total: 4 }, { order: b, amount: 1, total: 4 }]);
+		expect(over.errors[0]).toBeUndefined();
+		expect(over.errors[1]).toMatch(/Refused: this write of 4 .* would pass the .*of 5: 4 already spent/);
+		expect(moneyWrites()).toHaveLength(1);
+		// Control: amounts within the budget go out.
+		f.sb.clearRequests();
+		const within = await run(path, budgetOption(rule), [{ order: a, amount: 1, total: 2 }, { order: b, amount: 1, total: 2 }]);
+		expect(within.errors).toEqual([undefined, undefined]);
+		expect(moneyWrites()).toHaveLength(2);
+	});
+
+	// What the service recorded: a service that records more than asked (the disagreeing sandbox answers
+	// a refund with the order's total) has the budget count that, so the next write is refused.
+	test.each(cells(PATHS.filter((path) => !path.name.startsWith('Checkout'))))('what the service recorded replaces what was asked: $label', async ({ rule, path }) => {
+		const [a, b] = orders(2);
+		const total = f.sb.state.orders.find((o) => o.id === a)!.payment.totalAmount;
+		const budget = total + 0.5;
+		const options = rule === 'per execution' ? { maxTotalPerExecution: budget } : { maxTotalPerDay: budget };
+		for (const disagree of [true, false]) {
+			f.sb.disagree.on = disagree;
+			f.sb.clearRequests();
+			const r = await run(path, options, [{ order: a, amount: 1 }, { order: b, amount: 1 }]);
+			if (disagree) {
+				// (An agent's Maximum Amount is below the order's total: the message says that instead.)
+				expect(r.errors[0]).toMatch(new RegExp(`The service recorded amount ${total}( where 1 was asked|, above the maximum)`));
+				expect(r.errors[1]).toMatch(/Refused: this write of 1 .* would pass the/);
+				expect(moneyWrites()).toHaveLength(1);
+			} else {
+				// Control: the service records what was asked; both go out.
+				expect(r.errors).toEqual([undefined, undefined]);
+				expect(moneyWrites()).toHaveLength(2);
+			}
+		}
+		f.sb.disagree.on = false;
+	});
+});
+
+describe('a read the gate makes before a write never waits for the slot its own item holds', () => {
+	// With Concurrency 1 a single-request item holds the only slot of the pool before it is admitted;
+	// a read the gate makes for it (a refund's currency; Pay's total, whose run hatch holds none) must
+	// not wait for that slot (the refund row hangs when the transport keeps it).
+	test.each([
+		['Checkout → Pay under a Maximum Amount (the total read first)', () => ({ resource: 'checkout', operation: 'pay', sessionId: rl(session()), options: { maxAmount: 100, concurrency: 1 } })],
+		['Order → Refund under a budget (its currency read from the order)', () => refundOf(1, orders(1)[0], { maxTotalPerExecution: 100, concurrency: 1 })],
+	])('%s, Concurrency 1: it finishes', async (_name, parameters) => {
+		serial++;
+		f.sb.clearRequests();
+		const r = await f.run(parameters() as IDataObject);
+		expect(r.error()).toBeUndefined();
+		expect(moneyWrites()).toHaveLength(1);
+	}, 20_000);
+});

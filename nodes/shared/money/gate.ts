@@ -80,6 +80,8 @@ export interface Ticket {
 	option?: { key: string; sentBefore: boolean };
 	/** What it holds of the spending budgets. */
 	budget?: Reservation;
+	/** The largest amount the cap read in the request (or read first): what the budgets count. */
+	largest?: number;
 }
 
 export interface Admission {
@@ -108,6 +110,8 @@ export class RequestGate {
 	private occurrences?: Occurrences;
 	private executionWrites?: ExecutionWrites;
 	private budgets?: Budgets;
+	/** Currencies read for the budgets (`currencyOf`), per route read. */
+	private readonly currencies = new Map<string, Promise<string | undefined>>();
 	/** What is left of each budget after each item's money write, for its output. */
 	private readonly budgetLeft = new Map<number, IDataObject>();
 	/** Identical whole requests of an event in this run, as the first record counted them (its rule; legacy.ts). */
@@ -225,9 +229,9 @@ export class RequestGate {
 		const asked: Asked = { amount: this.askedAmount(money, req, known?.amount), currency: this.askedCurrency(money, req) ?? known?.currency, max: rules.maxAmount };
 		// The transport repeats it only where the service says it did nothing, and reports an unknown outcome.
 		req.money = true;
-		const ticket: Ticket = { route: money, asked, itemIndex, keyOf: '', own };
+		const ticket: Ticket = { route: money, asked, itemIndex, keyOf: '', own, ...(verdict.largest !== undefined ? { largest: verdict.largest } : {}) };
 		const admission = await this.keyAndClaim(req, money, ticket, itemIndex, await place());
-		if (admission.ticket !== undefined) await this.holdBudgets(admission.ticket, rules);
+		if (admission.ticket !== undefined) await this.holdBudgets(admission.ticket, rules, async () => await this.currencyOf(money, route, req, send));
 		return admission;
 	}
 
@@ -289,23 +293,30 @@ export class RequestGate {
 	 * The spending budgets (per execution, per day): the write's amount is held before it is sent,
 	 * or the write is refused naming the budget (its claim given back: nothing was sent).
 	 */
-	private async holdBudgets(ticket: Ticket, rules: ItemRules): Promise<void> {
+	private async holdBudgets(ticket: Ticket, rules: ItemRules, currencyOf: () => Promise<string | undefined>): Promise<void> {
 		if (rules.maxTotalPerExecution === undefined && rules.maxTotalPerDay === undefined) return;
 		// A write sent again under its key was counted when it was first sent (in this execution, or that day).
 		const perExecution = ticket.resend !== undefined && ticket.inExecution !== undefined ? undefined : rules.maxTotalPerExecution;
 		const perDay = ticket.resend !== undefined ? undefined : rules.maxTotalPerDay;
 		if (perExecution === undefined && perDay === undefined) return;
 		let failure: NodeOperationError | undefined;
+		const budgetName = perExecution !== undefined ? 'Maximum Total per Execution' : 'Maximum Total per Day';
+		// What the write can move: the largest amount the cap read, in the currency it moves (read when not stated).
+		const currency = ticket.asked.amount === undefined ? undefined : (ticket.asked.currency ?? (await currencyOf()));
 		if (ticket.asked.amount === undefined) {
+			failure = this.refuse(ticket.itemIndex, `Refused: the amount of "${ticket.route.name}" is not known before it is sent, so it cannot be counted against "${budgetName}"`, 'Nothing was sent. Give the amount in the request.');
+		} else if (currency === undefined) {
+			const read = ticket.route.spec.currencyRead;
 			failure = this.refuse(
 				ticket.itemIndex,
-				`Refused: the amount of "${ticket.route.name}" is not known before it is sent, so it cannot be counted against "${perExecution !== undefined ? 'Maximum Total per Execution' : 'Maximum Total per Day'}"`,
-				'Nothing was sent. Give the amount in the request.',
+				`Refused: the currency of "${ticket.route.name}" is not known before it is sent, so it cannot be counted against "${budgetName}"`,
+				`Nothing was sent. ${ticket.route.spec.currency !== undefined ? 'State the currency in the request. ' : ''}${read !== undefined ? `The node reads it at GET ${read.path} (field ${read.currency.join(', ')}), which did not show one.` : ''}`.trim(),
 			);
 		} else {
 			try {
 				this.budgets ??= new Budgets(this.ctx, this.now);
-				ticket.budget = await this.budgets.reserve({ perExecution, perDay }, ticket.asked.amount, ticket.asked.currency);
+				const amount = Math.max(ticket.asked.amount, ticket.largest ?? ticket.asked.amount);
+				ticket.budget = await this.budgets.reserve({ perExecution, perDay }, amount, currency);
 			} catch (error) {
 				failure =
 					error instanceof BudgetExceeded
@@ -321,10 +332,7 @@ export class RequestGate {
 			}
 			throw failure ?? this.refuse(ticket.itemIndex, 'Refused: the spending budgets could not be read', 'Nothing was sent.');
 		}
-		const left: IDataObject = { currency: currencyLabel(ticket.budget.currency) };
-		if (ticket.budget.left.execution !== undefined) left.thisExecution = ticket.budget.left.execution;
-		if (ticket.budget.left.today !== undefined) left.today = ticket.budget.left.today;
-		this.budgetLeft.set(ticket.itemIndex, left);
+		this.budgetLeft.set(ticket.itemIndex, leftOf(ticket.budget));
 	}
 
 	/**
@@ -539,11 +547,35 @@ export class RequestGate {
 		if (typeof currency !== 'string' || currency === '') {
 			this.setup.hint(
 				'readCurrency',
-				`The answer of GET ${path}, read before "${money.name}", has no currency under ${(read.currency ?? []).join(', ') || '(no name)'}: the payment's currency is not compared, and the spending budgets count it as not stated. If your service names the currency differently, set ${optionOf(money, own, 'readCurrency')} to its name.`,
+				`The answer of GET ${path}, read before "${money.name}", has no currency under ${(read.currency ?? []).join(', ') || '(no name)'}: the payment's currency is not compared, and the spending budgets count it in the store's currency. If your service names the currency differently, set ${optionOf(money, own, 'readCurrency')} to its name.`,
 				'warning',
 			);
 		}
 		return { amount, currency: typeof currency === 'string' && currency !== '' ? currency : undefined };
+	}
+
+	/**
+	 * The currency a write moves when its request does not state one, read where its route declares
+	 * (`currencyRead`: a refund's order, the store), once per route and run; undefined when the
+	 * route declares no such read, the read fails or its answer shows none.
+	 */
+	private async currencyOf(money: MoneyRoute, route: Route, req: ApiRequest, send: Send): Promise<string | undefined> {
+		const read = money.spec.currencyRead;
+		if (read === undefined || route.api !== 'store') return undefined;
+		// Below the store API's root, as its record routes are (GET /orders/{orderId}; '' the store itself).
+		const path = read.path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(money.ids[name] ?? ''));
+		let known = this.currencies.get(path);
+		if (known === undefined) {
+			known = send({ family: 'core', method: 'GET', path, itemIndex: req.itemIndex, inferred: true }).then(
+				(res) => {
+					const value = firstAt(res.data, read.currency)?.value;
+					return typeof value === 'string' && /^[A-Za-z]{3}$/.test(value) ? value.toUpperCase() : undefined;
+				},
+				() => undefined,
+			);
+			this.currencies.set(path, known);
+		}
+		return await known;
 	}
 
 	/**
@@ -587,6 +619,11 @@ export class RequestGate {
 		}
 		const answer = res.data;
 		const verdict = readBack(ticket.route.spec, ticket.asked, answer);
+		// What the service says it recorded is what moved: the budgets count it when it is more than was held.
+		if (ticket.budget !== undefined && (verdict.recorded !== undefined || verdict.currency !== undefined) && otherTarget(ticket.route.ids, answer) === undefined) {
+			await this.budgets?.recorded(ticket.budget, verdict.recorded ?? ticket.budget.amount, verdict.currency);
+			this.budgetLeft.set(ticket.itemIndex, leftOf(ticket.budget));
+		}
 		const id = firstAt(answer, ['id'])?.value;
 		// The answer is about another record than the one written to (an id of the path named otherwise).
 		const other = otherTarget(ticket.route.ids, answer);
@@ -697,6 +734,14 @@ function fieldsOf(answer: unknown): string {
 }
 
 /** For a read-back that differs or could not compare: where the answer was read, and the option naming it otherwise. */
+/** What is left of each budget after a write, for its output. */
+function leftOf(res: Reservation): IDataObject {
+	const left: IDataObject = { currency: currencyLabel(res.currency) };
+	if (res.left.execution !== undefined) left.thisExecution = res.left.execution;
+	if (res.left.today !== undefined) left.today = res.left.today;
+	return left;
+}
+
 function namesAdvice(ticket: Ticket, verdict: ReadBack): string {
 	if (ticket.route.undeclared) return '';
 	const spec = ticket.route.spec;

@@ -33,6 +33,8 @@ const create: Operation = {
 		amountParameter: 'amount',
 		answerAmount: ['amount', 'payout.amount'],
 		answerCurrency: ['currency', 'payout.currency'],
+		// Currency left empty is the store currency: a spending budget counts it there.
+		currencyRead: { path: '', currency: ['currency'] },
 	},
 	method: 'POST',
 	family: 'stores',
