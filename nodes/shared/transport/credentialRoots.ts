@@ -45,6 +45,12 @@ export async function loadCredential(ctx: HttpContext, name: CredentialName, sec
 	if (name === STORE_CREDENTIAL) {
 		const storeId = String(c.storeId ?? '');
 		checkCredentialId(ctx, 'Store ID', storeId, 'shp_');
+		if (secretKey.startsWith('shk_')) {
+			throw new NodeOperationError(node, 'Credential field "Secret Key" is an HMAC key (shk_...), which the node does not support', {
+				description:
+					"The service does not publish how requests are signed with HMAC keys, so the node cannot send them. Use the store's secret key (sk_...) or a store token (stk_...) from the merchant dashboard. Nothing was sent.",
+			});
+		}
 		if (!/^(sk|stk)_/.test(secretKey)) {
 			throw new NodeOperationError(
 				node,
