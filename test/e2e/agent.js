@@ -1,0 +1,262 @@
+// @ts-check
+/**
+ * n8n's real AI Agent node with the Vault Store node as its tools, offline, in a running n8n
+ * (`n8n start`): Webhook -> AI Agent (@n8n/n8n-nodes-langchain.agent) <- OpenAI Chat Model
+ * (lmChatOpenAi 1.2, Chat Completions) whose openAiApi credential's Base URL is a scripted model on
+ * 127.0.0.1 (test/e2e/runner/model-server.js), and four Vault Store tools (type
+ * `n8n-nodes-vault-store.vaultStoreTool`, arguments through $fromAI) against the in-process sandbox:
+ * refund_order (Maximum Amount 20, Maximum Total per Execution 30), get_order, get_token, reveal_token.
+ * One POST to the webhook is one conversation (one execution); the model's turns call the tools,
+ * and the model server records what each tool answered (the tool messages of the next request):
+ *   - a refund within the cap: made once, the refund reaches the model;
+ *   - above the cap: refused, nothing sent, the refusal is the tool's answer; then one within it goes out;
+ *   - the same refund asked twice in one conversation: made once;
+ *   - three refunds against Maximum Total per Execution: the third refused, `budgetLeft` seen by the model;
+ *   - Token → Reveal: refused, nothing sent; Token → Get of the same token (control) is answered;
+ *   - Order → Get of an order holding card data in a custom field: answered, the card number and
+ *     security code never in what the model receives.
+ * Each case counts the requests the sandbox saw.
+ */
+'use strict';
+
+const crypto = require('node:crypto');
+
+const lib = require('./runner/lib');
+
+const { PKG_NAME, CREDENTIALS, log } = lib;
+const { startModelServer } = require('./runner/model-server');
+
+const TOOL_TYPE = `${PKG_NAME}.vaultStoreTool`;
+const CAP = 20;
+const PER_EXECUTION = 30;
+const CARD = '4242424242424242';
+const CARD_SHOWN = '4242 4242 4242 4242';
+const CVC = '737';
+
+/**
+ * @param {{inst: any, sb: any, t: import('./runner/results').Results, rest: any}} ctx
+ */
+async function agentChecks({ inst, sb, t, rest }) {
+	const H = { 'X-N8N-API-KEY': rest.apiKey };
+
+	// Orders and a token of the sandbox's seed, one order per case.
+	const refundable = sb.state.orders.filter((/** @type {any} */ o) => o.payment?.status === 'COMPLETED' && o.payment.totalAmount >= 60 && !sb.state.refunds.some((/** @type {any} */ r) => r.orderId === o.id));
+	t.must('agent: six refundable orders of 60 or more in the sandbox', refundable.length >= 6, `${refundable.length} refundable`);
+	const [within, above, twice, budget, read, stopping] = refundable;
+	// A card token in the vault (the agent may read it, never reveal it).
+	const v = sb.credentials().vaultStoreVaultApi;
+	const made = await fetch(`${v.baseUrl}/v2/workspaces/${v.workspaceId}/vaults/${v.vaultId}/tokens`, {
+		method: 'POST',
+		headers: { authorization: `Bearer ${v.secretKey}`, 'content-type': 'application/json', 'idempotency-key': `e2e-agent-${crypto.randomUUID()}` },
+		body: JSON.stringify({ type: 'card', data: { number: CARD, exp_month: 12, exp_year: new Date().getUTCFullYear() + 2, cvc: CVC }, metadata: { source: 'e2e-agent' } }),
+	});
+	const tokenId = /** @type {any} */ (await made.json())?.id;
+	t.must('agent: a card token created in the vault', made.status === 201 && /^tok_/.test(String(tokenId)), `HTTP ${made.status} ${tokenId}`);
+	// Card data in the order the agent reads, as a free-form note a customer typed.
+	read.customFields = { ...read.customFields, note: `Customer wrote: my card is ${CARD_SHOWN}, security code ${CVC}, please refund` };
+
+	const script = {
+		within: [{ calls: [{ tool: 'refund_order', args: { orderId: within.id, amount: 5 } }] }, { say: 'Refunded 5.' }],
+		above: [
+			{ calls: [{ tool: 'refund_order', args: { orderId: above.id, amount: 25 } }] },
+			{ calls: [{ tool: 'refund_order', args: { orderId: above.id, amount: 15 } }] },
+			{ say: 'I could refund 15 of the 25 asked.' },
+		],
+		twice: [
+			{ calls: [{ tool: 'refund_order', args: { orderId: twice.id, amount: 7 } }] },
+			{ calls: [{ tool: 'refund_order', args: { orderId: twice.id, amount: 7 } }] },
+			{ say: 'Refunded 7.' },
+		],
+		budget: [
+			{ calls: [{ tool: 'refund_order', args: { orderId: budget.id, amount: 12 } }] },
+			{ calls: [{ tool: 'refund_order', args: { orderId: budget.id, amount: 12 } }] },
+			{ calls: [{ tool: 'refund_order', args: { orderId: budget.id, amount: 12 } }] },
+			{ say: 'Two refunds of 12 were made; the third passed the budget.' },
+		],
+		// The tool on n8n's default On Error (Stop Workflow).
+		stopping: [
+			{ calls: [{ tool: 'refund_default', args: { orderId: stopping.id, amount: 25 } }] },
+			{ calls: [{ tool: 'refund_default', args: { orderId: stopping.id, amount: 15 } }] },
+			{ say: 'I could refund 15 of the 25 asked.' },
+		],
+		reveal: [{ calls: [{ tool: 'reveal_token', args: { tokenId } }] }, { calls: [{ tool: 'get_token', args: { tokenId } }] }, { say: 'I cannot show the card.' }],
+		read: [{ calls: [{ tool: 'get_order', args: { orderId: read.id } }] }, { say: 'Here is the order.' }],
+	};
+	const model = await startModelServer({ scripts: script });
+	log(`agent: scripted model on ${model.baseUrl}`);
+	let workflowId = '';
+	try {
+		// ------------------------------------------------------------ the OpenAI credential and the workflow
+		const cred = /** @type {any} */ (await rest.request('POST', '/api/v1/credentials', { name: 'Scripted model (e2e)', type: 'openAiApi', data: { apiKey: 'sk-e2e-scripted', url: model.baseUrl, header: false } }, H));
+		t.must('agent: the openAiApi credential with the scripted model\'s Base URL created', cred.status === 200 && cred.body?.id, JSON.stringify(cred).slice(0, 400));
+		const webhookPath = `vault-store-agent-${crypto.randomUUID().slice(0, 8)}`;
+		const wf = agentWorkflow({ webhookPath, openAi: { id: cred.body.id, name: cred.body.name } });
+		const created = /** @type {any} */ (await rest.request('POST', '/api/v1/workflows', wf, H));
+		t.must('agent: workflow created', created.status === 200 && created.body?.id, JSON.stringify(created).slice(0, 400));
+		workflowId = created.body.id;
+		const act = /** @type {any} */ (await rest.request('POST', `/api/v1/workflows/${workflowId}/activate`, undefined, H));
+		t.must('agent: workflow activated', act.status === 200, JSON.stringify(act).slice(0, 400));
+		const url = `${inst.url}/webhook/${webhookPath}`;
+
+		/** One conversation: POST the prompt; returns the webhook's answer, the execution, what the sandbox saw. */
+		const converse = async (/** @type {keyof typeof script} */ name, /** @type {string} */ prompt) => {
+			const from = sb.requests.length;
+			const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ prompt: `[case:${name}] ${prompt}` }), signal: AbortSignal.timeout(60_000) });
+			const text = await res.text();
+			/** @type {any} */
+			let body;
+			try {
+				body = JSON.parse(text);
+			} catch {
+				body = text;
+			}
+			const requests = sb.requests.slice(from);
+			const tools = model.toolMessages(name);
+			log(`agent (${name}): HTTP ${res.status} ${JSON.stringify(body).slice(0, 200)}; model asked ${model.of(name).length} time(s) (${model.of(name).some((r) => r.stream) ? 'streaming' : 'not streaming'}); sandbox saw ${requests.map((/** @type {any} */ q) => `${q.method} ${q.path} ${q.status}`).join(', ') || 'nothing'}`);
+			for (const m of tools) log(`agent (${name}):   tool ${m.name} answered ${m.content.slice(0, 300)}`);
+			return { status: res.status, body, requests, tools };
+		};
+		const refundPosts = (/** @type {any[]} */ requests, /** @type {string} */ orderId) => requests.filter((q) => q.method === 'POST' && q.path.endsWith(`/orders/${orderId}/refund`));
+		const refundsOf = (/** @type {string} */ orderId) => sb.state.refunds.filter((/** @type {any} */ r) => r.orderId === orderId).map((/** @type {any} */ r) => r.amount);
+
+		// ------------------------------------------------------------ a refund within the cap
+		{
+			const c = await converse('within', `Refund 5 of order ${within.id}.`);
+			t.equal('agent (within the cap): the conversation ended with the model\'s answer', [c.status, c.body?.output], [200, 'Refunded 5.']);
+			t.equal('agent (within the cap): the sandbox saw ONE refund request, answered 201; one refund of 5', [refundPosts(c.requests, within.id).map((q) => q.status), refundsOf(within.id)], [[201], [5]]);
+			t.check('agent (within the cap): the model received the refund as the tool\'s answer (the refund id, amount 5)', c.tools.length === 1 && /"id":"rfd_/.test(c.tools[0].content) && /"amount":5\b/.test(c.tools[0].content), JSON.stringify(c.tools));
+		}
+
+		// ------------------------------------------------------------ above the cap
+		{
+			const c = await converse('above', `Refund 25 of order ${above.id}.`);
+			t.equal('agent (above the cap): the conversation ended with the model\'s answer', [c.status, c.body?.output], [200, 'I could refund 15 of the 25 asked.']);
+			const posts = refundPosts(c.requests, above.id);
+			t.equal('agent (above the cap): the refund of 25 was never sent; the control of 15 in the same conversation was, once (201)', [posts.map((q) => q.status), posts.map((q) => (typeof q.body === 'string' ? JSON.parse(q.body) : q.body)?.amount), refundsOf(above.id)], [[201], [15], [15]]);
+			t.check(`agent (above the cap): the model received the refusal as the tool's answer (Maximum Amount of ${CAP}, nothing sent)`, c.tools.length === 2 && /Maximum Amount/.test(c.tools[0].content) && /\b25\b/.test(c.tools[0].content) && new RegExp(`\\b${CAP}\\b`).test(c.tools[0].content), JSON.stringify(c.tools[0] ?? null));
+			t.check('agent (above the cap): the control\'s refund of 15 reached the model', /"amount":15\b/.test(c.tools[1]?.content ?? ''), JSON.stringify(c.tools[1] ?? null));
+		}
+
+		// ------------------------------------------------------------ above the cap, the tool on n8n's default On Error
+		{
+			const c = await converse('stopping', `Refund 25 of order ${stopping.id}.`);
+			const posts = refundPosts(c.requests, stopping.id);
+			const last = /** @type {any[]} */ ((await rest.api(`/executions?workflowId=${encodeURIComponent(workflowId)}&limit=1`)).data ?? [])[0];
+			const full = last ? /** @type {any} */ (await rest.api(`/executions/${last.id}?includeData=true`)) : undefined;
+			const error = String(full?.data?.resultData?.error?.message ?? '');
+			log(`agent (stopping): execution ${last?.id} ${last?.status}: ${error.slice(0, 200)}`);
+			t.check('agent (default On Error): the refund of 25 was never sent', !posts.some((q) => (typeof q.body === 'string' ? JSON.parse(q.body) : q.body)?.amount === 25), JSON.stringify(posts.map((q) => q.body)));
+			if (lib.N8N_VERSION === '2.8.4') {
+				// n8n 2.8's engine stops the workflow on a tool's error: the refusal ends the execution, the model never hears of it.
+				t.equal('agent (default On Error, n8n 2.8): the refusal fails the execution (webhook 500, the execution\'s error is the refusal); nothing sent, the model asked once', [c.status, /^Refused: the amount 25 is above the maximum of 20/.test(error), posts.length, model.of('stopping').length], [500, true, 0, 1]);
+			} else {
+				// Newer lines hand a tool's error to the agent ({ error }) unless the tool's On Error is Stop Workflow explicitly.
+				t.equal('agent (default On Error, newer n8n): the refusal is the tool\'s answer; the control of 15 goes out once (201)', [c.status, c.body?.output, /Maximum Amount/.test(c.tools[0]?.content ?? ''), posts.map((q) => q.status)], [200, 'I could refund 15 of the 25 asked.', true, [201]]);
+			}
+		}
+
+		// ------------------------------------------------------------ the same refund twice in one conversation
+		{
+			const c = await converse('twice', `Refund 7 of order ${twice.id}, twice to be sure.`);
+			t.equal('agent (twice): the conversation ended with the model\'s answer', [c.status, c.body?.output], [200, 'Refunded 7.']);
+			const posts = refundPosts(c.requests, twice.id);
+			const ledger = sb.ledger.filter((/** @type {any} */ e) => e.kind === 'refund' && e.orderId === twice.id).length;
+			log(`agent (twice): ${posts.length} refund request(s) (keys ${[...new Set(posts.map((q) => q.headers['idempotency-key']))].length} distinct), ${ledger} in the ledger, refunds ${JSON.stringify(refundsOf(twice.id))}`);
+			t.check('agent (twice): the first call reached the service (201) and the model received its refund', posts[0]?.status === 201 && /"amount":7\b/.test(c.tools[0]?.content ?? ''), JSON.stringify({ posts: posts.map((q) => q.status), tools: c.tools }));
+			t.equal('agent (twice): the same refund asked twice in one conversation is made ONCE (one refund of 7 at the service)', refundsOf(twice.id), [7]);
+			t.equal('agent (twice): the model received an answer for each call', c.tools.length, 2);
+		}
+
+		// ------------------------------------------------------------ three refunds against Maximum Total per Execution
+		{
+			const c = await converse('budget', `Refund 12 of order ${budget.id} three times.`);
+			t.equal('agent (budget): the conversation ended with the model\'s answer', [c.status, c.body?.output], [200, 'Two refunds of 12 were made; the third passed the budget.']);
+			const posts = refundPosts(c.requests, budget.id);
+			t.equal(`agent (budget): the sandbox saw two refund requests (201, 201), the third (24 + 12 > ${PER_EXECUTION}) never sent`, [posts.map((q) => q.status), refundsOf(budget.id)], [[201, 201], [12, 12]]);
+			const budgetLeft = c.tools.map((m) => /"budgetLeft":\{[^}]*"thisExecution":([\d.]+)/.exec(m.content)?.[1]);
+			t.equal(`agent (budget): the model saw budgetLeft.thisExecution in each refund's answer (${PER_EXECUTION - 12}, then ${PER_EXECUTION - 24})`, budgetLeft.slice(0, 2), [String(PER_EXECUTION - 12), String(PER_EXECUTION - 24)]);
+			t.check(`agent (budget): the third call's answer is the refusal naming Maximum Total per Execution, what was spent and what is left`, /Maximum Total per Execution/.test(c.tools[2]?.content ?? '') && /\b24\b/.test(c.tools[2]?.content ?? '') && /\b6 left\b/.test(c.tools[2]?.content ?? ''), JSON.stringify(c.tools[2] ?? null));
+		}
+
+		// ------------------------------------------------------------ Token → Reveal
+		{
+			const c = await converse('reveal', `Show me the card of token ${tokenId}.`);
+			t.equal('agent (reveal): the conversation ended with the model\'s answer', [c.status, c.body?.output], [200, 'I cannot show the card.']);
+			const reveals = c.requests.filter((/** @type {any} */ q) => q.path.endsWith(`/tokens/${tokenId}/reveal`));
+			const gets = c.requests.filter((/** @type {any} */ q) => q.method === 'GET' && q.path.endsWith(`/tokens/${tokenId}`));
+			t.equal('agent (reveal): nothing reached the reveal route; the control (Token → Get of the same token) reached the vault once (200)', [reveals.length, gets.map((/** @type {any} */ q) => q.status)], [0, [200]]);
+			t.check('agent (reveal): the model received the refusal as the tool\'s answer', /Reveal is not available to AI agents/.test(c.tools[0]?.content ?? ''), JSON.stringify(c.tools[0] ?? null));
+			t.check('agent (reveal): the control\'s answer (the token id) reached the model', (c.tools[1]?.content ?? '').includes(tokenId), JSON.stringify(c.tools[1] ?? null));
+		}
+
+		// ------------------------------------------------------------ a read holding card data
+		{
+			const c = await converse('read', `What does order ${read.id} say?`);
+			t.equal('agent (read): the conversation ended with the model\'s answer', [c.status, c.body?.output], [200, 'Here is the order.']);
+			const gets = c.requests.filter((/** @type {any} */ q) => q.method === 'GET' && q.path.endsWith(`/orders/${read.id}`));
+			t.equal('agent (read): the sandbox saw one read of the order (200)', gets.map((/** @type {any} */ q) => q.status), [200]);
+			const answer = c.tools[0]?.content ?? '';
+			t.check('agent (read): the order reached the model (its id and the note around the card)', answer.includes(read.id) && answer.includes('please refund'), answer.slice(0, 400));
+			log(`agent (read): the note as the model received it: ${JSON.stringify(/"note\\*":\\*"([^"\\]*)/.exec(answer)?.[1] ?? answer.slice(0, 200))}`);
+			const seen = model.received('read');
+			const digits = seen.replace(/[\s.-]/g, '');
+			t.equal('agent (read): the card number and the security code are in nothing the model received', { card: digits.includes(CARD), cvc: new RegExp(`\\b${CVC}\\b`).test(seen) }, { card: false, cvc: false });
+		}
+	} finally {
+		if (workflowId) await rest.request('POST', `/api/v1/workflows/${workflowId}/deactivate`, undefined, H);
+		await model.close();
+	}
+}
+
+/**
+ * Webhook -> AI Agent, with the OpenAI Chat Model and the Vault Store tools.
+ * @param {{ webhookPath: string, openAi: { id: string, name: string } }} o
+ */
+function agentWorkflow({ webhookPath, openAi }) {
+	const store = { vaultStoreStoreApi: { id: CREDENTIALS.store.id, name: CREDENTIALS.store.name } };
+	const vault = { vaultStoreVaultApi: { id: CREDENTIALS.vault.id, name: CREDENTIALS.vault.name } };
+	const fromAi = (/** @type {string} */ key, /** @type {string} */ description, type = 'string') => `={{ $fromAI('${key}', '${description}', '${type}') }}`;
+	const rl = (/** @type {string} */ value) => ({ __rl: true, mode: 'id', value });
+	/** @type {[number, number]} */
+	let at = [200, 240];
+	// Settings → On Error → Continue: a refusal is the tool's answer to the model on every n8n line
+	// (without it, n8n 2.8's engine fails the execution on a tool's error; newer lines continue).
+	const tool = (/** @type {string} */ name, /** @type {string} */ description, /** @type {object} */ credentials, /** @type {object} */ parameters, onError = 'continueRegularOutput') => {
+		at = [at[0] + 180, at[1]];
+		return { id: crypto.randomUUID(), name, type: TOOL_TYPE, typeVersion: 2, position: at, parameters: { descriptionType: 'manual', toolDescription: description, ...parameters }, credentials, ...(onError ? { onError } : {}) };
+	};
+	const refund = {
+		resource: 'order',
+		operation: 'refund',
+		orderId: rl(fromAi('orderId', 'The id of the order to refund (ord_...)')),
+		additionalFields: { amount: fromAi('amount', 'The amount to refund, in the order currency', 'number'), reason: 'Refunded by the support agent (e2e)' },
+		options: { maxAmount: CAP, maxTotalPerExecution: PER_EXECUTION, maxTotalPerDay: 1000 },
+	};
+	const nodes = [
+		{ id: crypto.randomUUID(), name: 'Webhook', type: 'n8n-nodes-base.webhook', typeVersion: 2, position: [0, 0], webhookId: crypto.randomUUID(), parameters: { httpMethod: 'POST', path: webhookPath, responseMode: 'lastNode', options: {} } },
+		{
+			id: crypto.randomUUID(),
+			name: 'Support agent',
+			type: '@n8n/n8n-nodes-langchain.agent',
+			typeVersion: 3.1,
+			position: [260, 0],
+			parameters: { promptType: 'define', text: '={{ $json.body.prompt }}', options: { systemMessage: 'You help the store\'s support team with refunds and order questions.' } },
+		},
+		{ id: crypto.randomUUID(), name: 'OpenAI Chat Model', type: '@n8n/n8n-nodes-langchain.lmChatOpenAi', typeVersion: 1.2, position: [100, 240], parameters: { model: { __rl: true, mode: 'id', value: 'gpt-4o-mini' }, options: {} }, credentials: { openAiApi: openAi } },
+		tool('refund_order', 'Refunds part of an order. Give the order id (ord_...) and the amount to refund.', store, refund),
+		// The same tool on n8n's default On Error setting (Stop Workflow).
+		tool('refund_default', 'Refunds part of an order (second tool). Give the order id (ord_...) and the amount to refund.', store, refund, ''),
+		tool('get_order', 'Reads an order by its id (ord_...).', store, { resource: 'order', operation: 'get', orderId: rl(fromAi('orderId', 'The id of the order (ord_...)')) }),
+		tool('get_token', 'Reads a vault token by its id (tok_...): its type and mask.', vault, { resource: 'token', operation: 'get', tokenId: rl(fromAi('tokenId', 'The id of the token (tok_...)')) }),
+		tool('reveal_token', 'Reveals the data a vault token holds.', vault, { resource: 'token', operation: 'reveal', tokenId: rl(fromAi('tokenId', 'The id of the token (tok_...)')) }),
+	];
+	/** @type {Record<string, any>} */
+	const connections = {
+		Webhook: { main: [[{ node: 'Support agent', type: 'main', index: 0 }]] },
+		'OpenAI Chat Model': { ai_languageModel: [[{ node: 'Support agent', type: 'ai_languageModel', index: 0 }]] },
+	};
+	for (const n of nodes) if (n.type === TOOL_TYPE) connections[n.name] = { ai_tool: [[{ node: 'Support agent', type: 'ai_tool', index: 0 }]] };
+	return { name: 'e2e agent: a real AI Agent with Vault Store tools', nodes, connections, settings: { executionOrder: 'v1' } };
+}
+
+module.exports = { agentChecks, agentWorkflow };
