@@ -10,7 +10,10 @@
  * and the model server records what each tool answered (the tool messages of the next request):
  *   - a refund within the cap: made once, the refund reaches the model;
  *   - above the cap: refused, nothing sent, the refusal is the tool's answer; then one within it goes out;
- *   - the same refund asked twice in one conversation: made once;
+ *   - the same refund asked twice in one conversation: made TWICE today (issue 55 asks once; the check
+ *     pins today's behaviour and names it NOT HELD);
+ *   - a refund whose answer is held past the tool's Timeout, asked again: sent again under the first
+ *     call's Idempotency-Key, made once (the execution's memory of unanswered writes);
  *   - three refunds against Maximum Total per Execution: the third refused, `budgetLeft` seen by the model;
  *   - Token → Reveal: refused, nothing sent; Token → Get of the same token (control) is answered;
  *   - Order → Get of an order holding card data in a custom field: answered, the card number and
@@ -25,6 +28,7 @@ const lib = require('./runner/lib');
 
 const { PKG_NAME, CREDENTIALS, log } = lib;
 const { startModelServer } = require('./runner/model-server');
+const wait = require('./runner/wait');
 
 const TOOL_TYPE = `${PKG_NAME}.vaultStoreTool`;
 const CAP = 20;
@@ -41,8 +45,8 @@ async function agentChecks({ inst, sb, t, rest }) {
 
 	// Orders and a token of the sandbox's seed, one order per case.
 	const refundable = sb.state.orders.filter((/** @type {any} */ o) => o.payment?.status === 'COMPLETED' && o.payment.totalAmount >= 60 && !sb.state.refunds.some((/** @type {any} */ r) => r.orderId === o.id));
-	t.must('agent: six refundable orders of 60 or more in the sandbox', refundable.length >= 6, `${refundable.length} refundable`);
-	const [within, above, twice, budget, read, stopping] = refundable;
+	t.must('agent: seven refundable orders of 60 or more in the sandbox', refundable.length >= 7, `${refundable.length} refundable`);
+	const [within, above, twice, budget, read, stopping, unanswered] = refundable;
 	// A card token in the vault (the agent may read it, never reveal it).
 	const v = sb.credentials().vaultStoreVaultApi;
 	const made = await fetch(`${v.baseUrl}/v2/workspaces/${v.workspaceId}/vaults/${v.vaultId}/tokens`, {
@@ -66,6 +70,12 @@ async function agentChecks({ inst, sb, t, rest }) {
 			{ calls: [{ tool: 'refund_order', args: { orderId: twice.id, amount: 7 } }] },
 			{ calls: [{ tool: 'refund_order', args: { orderId: twice.id, amount: 7 } }] },
 			{ say: 'Refunded 7.' },
+		],
+		// The first call's answer is held past the tool's Timeout; the model asks again 2.5 s later.
+		unanswered: [
+			{ calls: [{ tool: 'refund_timeout', args: { orderId: unanswered.id, amount: 8 } }] },
+			{ calls: [{ tool: 'refund_timeout', args: { orderId: unanswered.id, amount: 8 } }], delayMs: 2500 },
+			{ say: 'Refunded 8.' },
 		],
 		budget: [
 			{ calls: [{ tool: 'refund_order', args: { orderId: budget.id, amount: 12 } }] },
@@ -97,6 +107,14 @@ async function agentChecks({ inst, sb, t, rest }) {
 		const act = /** @type {any} */ (await rest.request('POST', `/api/v1/workflows/${workflowId}/activate`, undefined, H));
 		t.must('agent: workflow activated', act.status === 200, JSON.stringify(act).slice(0, 400));
 		const url = `${inst.url}/webhook/${webhookPath}`;
+		// Newer lines register a published workflow's webhooks a moment after the activation answers;
+		// a GET (the webhook takes POST) says "not registered" until then, and runs nothing.
+		const registered = await wait.waitUntil(async () => {
+			const r = await fetch(url, { method: 'GET', signal: AbortSignal.timeout(10_000) });
+			const text = await r.text();
+			return !/is not registered\./.test(text) || /registered for POST/i.test(text) ? `${r.status} ${text.slice(0, 120)}` : undefined;
+		}, 30_000, 250);
+		t.must('agent: the webhook is registered', registered, 'still "not registered" after 30 s');
 
 		/** One conversation: POST the prompt; returns the webhook's answer, the execution, what the sandbox saw. */
 		const converse = async (/** @type {keyof typeof script} */ name, /** @type {string} */ prompt) => {
@@ -163,8 +181,25 @@ async function agentChecks({ inst, sb, t, rest }) {
 			const ledger = sb.ledger.filter((/** @type {any} */ e) => e.kind === 'refund' && e.orderId === twice.id).length;
 			log(`agent (twice): ${posts.length} refund request(s) (keys ${[...new Set(posts.map((q) => q.headers['idempotency-key']))].length} distinct), ${ledger} in the ledger, refunds ${JSON.stringify(refundsOf(twice.id))}`);
 			t.check('agent (twice): the first call reached the service (201) and the model received its refund', posts[0]?.status === 201 && /"amount":7\b/.test(c.tools[0]?.content ?? ''), JSON.stringify({ posts: posts.map((q) => q.status), tools: c.tools }));
-			t.equal('agent (twice): the same refund asked twice in one conversation is made ONCE (one refund of 7 at the service)', refundsOf(twice.id), [7]);
-			t.equal('agent (twice): the model received an answer for each call', c.tools.length, 2);
+			// NOT HELD: issue 55 asks for one refund here. Each tool call is its own run of the node, keyed per
+			// run; the execution's memory holds back a repeat only while the first call's outcome is unknown
+			// (docs/money-safety.md). This check pins today's behaviour: when the node holds a repeat back,
+			// it fails, and should become "one refund of 7; the second call's answer says it was made".
+			t.equal('agent (twice): NOT HELD YET — the same refund asked twice in one conversation is made TWICE today (two requests under two keys, two refunds of 7; issue 55 asks once)', [posts.map((q) => q.status), new Set(posts.map((q) => q.headers['idempotency-key'])).size, refundsOf(twice.id), c.tools.length], [[201, 201], 2, [7, 7], 2]);
+		}
+
+		// ------------------------------------------------------------ the same refund again after an unanswered call
+		{
+			// The service makes the refund and answers after 1.5 s; the tool's Timeout is 0.5 s, Max Retries 0.
+			sb.faults.add({ match: { method: 'POST', path: new RegExp(`/orders/${unanswered.id}/refund$`) }, kind: 'slow', delayMs: 1500, count: 1 });
+			const c = await converse('unanswered', `Refund 8 of order ${unanswered.id}.`);
+			sb.faults.clear();
+			const posts = refundPosts(c.requests, unanswered.id);
+			const keys = posts.map((q) => q.headers['idempotency-key']);
+			t.equal('agent (unanswered): the conversation ended with the model\'s answer', [c.status, c.body?.output], [200, 'Refunded 8.']);
+			t.check('agent (unanswered): the first call\'s answer to the model says the outcome is unknown (the service may have applied it)', /is unknown: the service may have applied it/.test(c.tools[0]?.content ?? ''), JSON.stringify(c.tools[0] ?? null));
+			t.equal('agent (unanswered): the repeat went out under the FIRST call\'s Idempotency-Key (two requests, one key); the service made ONE refund of 8', [posts.length, new Set(keys).size, refundsOf(unanswered.id)], [2, 1, [8]]);
+			t.check('agent (unanswered): the model received the refund (the service\'s answer to the repeat)', /"amount":8\b/.test(c.tools[1]?.content ?? '') && /"id":"rfd_/.test(c.tools[1]?.content ?? ''), JSON.stringify(c.tools[1] ?? null));
 		}
 
 		// ------------------------------------------------------------ three refunds against Maximum Total per Execution
@@ -200,7 +235,7 @@ async function agentChecks({ inst, sb, t, rest }) {
 			log(`agent (read): the note as the model received it: ${JSON.stringify(/"note\\*":\\*"([^"\\]*)/.exec(answer)?.[1] ?? answer.slice(0, 200))}`);
 			const seen = model.received('read');
 			const digits = seen.replace(/[\s.-]/g, '');
-			t.equal('agent (read): the card number and the security code are in nothing the model received', { card: digits.includes(CARD), cvc: new RegExp(`\\b${CVC}\\b`).test(seen) }, { card: false, cvc: false });
+			t.equal('agent (read): the card number and the security code are in nothing the model received (every request of the conversation)', { requests: model.of('read').length, card: digits.includes(CARD), cvc: new RegExp(`\\b${CVC}\\b`).test(seen) }, { requests: 2, card: false, cvc: false });
 		}
 	} finally {
 		if (workflowId) await rest.request('POST', `/api/v1/workflows/${workflowId}/deactivate`, undefined, H);
@@ -244,6 +279,8 @@ function agentWorkflow({ webhookPath, openAi }) {
 		},
 		{ id: crypto.randomUUID(), name: 'OpenAI Chat Model', type: '@n8n/n8n-nodes-langchain.lmChatOpenAi', typeVersion: 1.2, position: [100, 240], parameters: { model: { __rl: true, mode: 'id', value: 'gpt-4o-mini' }, options: {} }, credentials: { openAiApi: openAi } },
 		tool('refund_order', 'Refunds part of an order. Give the order id (ord_...) and the amount to refund.', store, refund),
+		// The same refund with a Timeout of 0.5 s and no retries (its answer can go missing).
+		tool('refund_timeout', 'Refunds part of an order (third tool). Give the order id (ord_...) and the amount to refund.', store, { ...refund, options: { ...refund.options, timeout: 500, maxRetries: 0 } }),
 		// The same tool on n8n's default On Error setting (Stop Workflow).
 		tool('refund_default', 'Refunds part of an order (second tool). Give the order id (ord_...) and the amount to refund.', store, refund, ''),
 		tool('get_order', 'Reads an order by its id (ord_...).', store, { resource: 'order', operation: 'get', orderId: rl(fromAi('orderId', 'The id of the order (ord_...)')) }),

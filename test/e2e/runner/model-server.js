@@ -10,6 +10,7 @@
  *   { calls: [{ tool, args }] }   the model calls tools (`tool` is matched against the names of the
  *                                 tools the request offers: exact, else the one that contains it)
  *   { say: 'text' }               the model answers and the agent ends
+ * and may carry `delayMs`: the model takes that long to answer (time for the service to finish).
  * Answers POST /v1/chat/completions (non-streaming JSON, or server-sent events when the request
  * asks `stream: true`) and GET /v1/models. Every request is recorded with the messages and tools it
  * carried, so a test reads what the model received: `toolMessages(caseName)` lists the tool
@@ -21,7 +22,7 @@ const http = require('node:http');
 
 /**
  * @typedef {{ tool: string, args: Record<string, unknown> }} Call
- * @typedef {{ calls: Call[] } | { say: string }} Turn
+ * @typedef {({ calls: Call[] } | { say: string }) & { delayMs?: number }} Turn
  * @typedef {{ at: number, path: string, caseName: string | undefined, turn: number, stream: boolean, body: any, answered: any }} Recorded
  */
 
@@ -68,14 +69,14 @@ async function startModelServer({ scripts, model = 'gpt-4o-mini' }) {
 						tool_calls: step.calls.map((c, i) => ({ id: `call_${caseName}_${turn}_${i}`, type: 'function', function: { name: toolName(body.tools, c.tool), arguments: JSON.stringify(c.args) } })),
 					}
 				: { role: 'assistant', content: step.say };
-		return { caseName, turn, message, finish: 'calls' in step ? 'tool_calls' : 'stop' };
+		return { caseName, turn, message, finish: 'calls' in step ? 'tool_calls' : 'stop', delayMs: step.delayMs ?? 0 };
 	};
 
 	const server = http.createServer((req, res) => {
 		/** @type {Buffer[]} */
 		const chunks = [];
 		req.on('data', (c) => chunks.push(c));
-		req.on('end', () => {
+		req.on('end', async () => {
 			const url = new URL(req.url ?? '/', 'http://127.0.0.1');
 			const send = (/** @type {number} */ status, /** @type {any} */ json) => {
 				res.writeHead(status, { 'content-type': 'application/json' });
@@ -105,6 +106,7 @@ async function startModelServer({ scripts, model = 'gpt-4o-mini' }) {
 				send(400, { error: { message: String(/** @type {Error} */ (err).message), type: 'invalid_request_error' } });
 				return;
 			}
+			if (a.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, a.delayMs));
 			const id = `chatcmpl-e2e-${++serial}`;
 			const created = Math.floor(Date.now() / 1000);
 			const usage = { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 };
