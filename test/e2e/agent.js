@@ -12,6 +12,8 @@
  *   - above the cap: refused, nothing sent, the refusal is the tool's answer; then one within it goes out;
  *   - the same refund asked twice in one conversation: made TWICE today (issue 55 asks once; the check
  *     pins today's behaviour and names it NOT HELD);
+ *   - the same, with the tool's Options → Idempotency Key set to the execution id: made once; another
+ *     refund in that conversation refused under that key;
  *   - a refund whose answer is held past the tool's Timeout, asked again: sent again under the first
  *     call's Idempotency-Key, made once (the execution's memory of unanswered writes);
  *   - three refunds against Maximum Total per Execution: the third refused, `budgetLeft` seen by the model;
@@ -45,8 +47,8 @@ async function agentChecks({ inst, sb, t, rest }) {
 
 	// Orders and a token of the sandbox's seed, one order per case.
 	const refundable = sb.state.orders.filter((/** @type {any} */ o) => o.payment?.status === 'COMPLETED' && o.payment.totalAmount >= 60 && !sb.state.refunds.some((/** @type {any} */ r) => r.orderId === o.id));
-	t.must('agent: seven refundable orders of 60 or more in the sandbox', refundable.length >= 7, `${refundable.length} refundable`);
-	const [within, above, twice, budget, read, stopping, unanswered] = refundable;
+	t.must('agent: eight refundable orders of 60 or more in the sandbox', refundable.length >= 8, `${refundable.length} refundable`);
+	const [within, above, twice, budget, read, stopping, unanswered, keyed] = refundable;
 	// A card token in the vault (the agent may read it, never reveal it).
 	const v = sb.credentials().vaultStoreVaultApi;
 	const made = await fetch(`${v.baseUrl}/v2/workspaces/${v.workspaceId}/vaults/${v.vaultId}/tokens`, {
@@ -70,6 +72,13 @@ async function agentChecks({ inst, sb, t, rest }) {
 			{ calls: [{ tool: 'refund_order', args: { orderId: twice.id, amount: 7 } }] },
 			{ calls: [{ tool: 'refund_order', args: { orderId: twice.id, amount: 7 } }] },
 			{ say: 'Refunded 7.' },
+		],
+		// The tool whose Idempotency Key is the execution's: one refund per conversation.
+		keyed: [
+			{ calls: [{ tool: 'refund_once', args: { orderId: keyed.id, amount: 7 } }] },
+			{ calls: [{ tool: 'refund_once', args: { orderId: keyed.id, amount: 7 } }] },
+			{ calls: [{ tool: 'refund_once', args: { orderId: keyed.id, amount: 9 } }] },
+			{ say: 'Refunded 7 once.' },
 		],
 		// The first call's answer is held past the tool's Timeout; the model asks again 2.5 s later.
 		unanswered: [
@@ -188,6 +197,18 @@ async function agentChecks({ inst, sb, t, rest }) {
 			t.equal('agent (twice): NOT HELD YET — the same refund asked twice in one conversation is made TWICE today (two requests under two keys, two refunds of 7; issue 55 asks once)', [posts.map((q) => q.status), new Set(posts.map((q) => q.headers['idempotency-key'])).size, refundsOf(twice.id), c.tools.length], [[201, 201], 2, [7, 7], 2]);
 		}
 
+		// ------------------------------------------------------------ the same refund twice, the tool keyed by the execution
+		{
+			const c = await converse('keyed', `Refund 7 of order ${keyed.id}, twice to be sure, then 9 more.`);
+			t.equal('agent (keyed): the conversation ended with the model\'s answer', [c.status, c.body?.output], [200, 'Refunded 7 once.']);
+			const posts = refundPosts(c.requests, keyed.id);
+			const amounts = posts.map((q) => (typeof q.body === 'string' ? JSON.parse(q.body) : q.body)?.amount);
+			log(`agent (keyed): ${posts.length} refund request(s) (${JSON.stringify(amounts)}, keys ${new Set(posts.map((q) => q.headers['idempotency-key'])).size} distinct), refunds ${JSON.stringify(refundsOf(keyed.id))}`);
+			t.equal('agent (keyed): with Options → Idempotency Key = the execution id, the same refund asked twice is made ONCE (the first call reached the service, 201; one refund of 7)', [posts[0]?.status, refundsOf(keyed.id)], [201, [7]]);
+			t.check('agent (keyed): the second call\'s answer to the model is the same refund (its id)', c.tools.length === 3 && /"id":"rfd_/.test(c.tools[1].content) && c.tools[1].content.includes(String(/"id":"(rfd_[^"]+)"/.exec(c.tools[0].content)?.[1])), JSON.stringify(c.tools.slice(0, 2)));
+			t.check('agent (keyed): another refund in the same conversation (9) is refused under that key, nothing sent', !amounts.includes(9) && /already sent in this execution with another write/.test(c.tools[2]?.content ?? ''), JSON.stringify(c.tools[2] ?? null));
+		}
+
 		// ------------------------------------------------------------ the same refund again after an unanswered call
 		{
 			// The service makes the refund and answers after 1.5 s; the tool's Timeout is 0.5 s, Max Retries 0.
@@ -279,6 +300,8 @@ function agentWorkflow({ webhookPath, openAi }) {
 		},
 		{ id: crypto.randomUUID(), name: 'OpenAI Chat Model', type: '@n8n/n8n-nodes-langchain.lmChatOpenAi', typeVersion: 1.2, position: [100, 240], parameters: { model: { __rl: true, mode: 'id', value: 'gpt-4o-mini' }, options: {} }, credentials: { openAiApi: openAi } },
 		tool('refund_order', 'Refunds part of an order. Give the order id (ord_...) and the amount to refund.', store, refund),
+		// The same refund keyed by the execution (Options → Idempotency Key): one refund per conversation.
+		tool('refund_once', 'Refunds part of an order, once per conversation. Give the order id (ord_...) and the amount to refund.', store, { ...refund, options: { ...refund.options, idempotencyKey: '={{ "conversation-" + $execution.id }}' } }),
 		// The same refund with a Timeout of 0.5 s and no retries (its answer can go missing).
 		tool('refund_timeout', 'Refunds part of an order (third tool). Give the order id (ord_...) and the amount to refund.', store, { ...refund, options: { ...refund.options, timeout: 500, maxRetries: 0 } }),
 		// The same tool on n8n's default On Error setting (Stop Workflow).
