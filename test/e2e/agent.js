@@ -18,6 +18,7 @@
  *     call's Idempotency-Key, made once (the execution's memory of unanswered writes);
  *   - three refunds against Maximum Total per Execution: the third refused, `budgetLeft` seen by the model;
  *   - Token → Reveal: refused, nothing sent; Token → Get of the same token (control) is answered;
+ *   - above the cap again through a Webhook that responds by streaming (the agent streams the model);
  *   - Order → Get of an order holding card data in a custom field: answered, the card number and
  *     security code never in what the model receives.
  * Each case counts the requests the sandbox saw.
@@ -47,8 +48,8 @@ async function agentChecks({ inst, sb, t, rest }) {
 
 	// Orders and a token of the sandbox's seed, one order per case.
 	const refundable = sb.state.orders.filter((/** @type {any} */ o) => o.payment?.status === 'COMPLETED' && o.payment.totalAmount >= 60 && !sb.state.refunds.some((/** @type {any} */ r) => r.orderId === o.id));
-	t.must('agent: eight refundable orders of 60 or more in the sandbox', refundable.length >= 8, `${refundable.length} refundable`);
-	const [within, above, twice, budget, read, stopping, unanswered, keyed] = refundable;
+	t.must('agent: nine refundable orders of 60 or more in the sandbox', refundable.length >= 9, `${refundable.length} refundable`);
+	const [within, above, twice, budget, read, stopping, unanswered, keyed, streamed] = refundable;
 	// A card token in the vault (the agent may read it, never reveal it).
 	const v = sb.credentials().vaultStoreVaultApi;
 	const made = await fetch(`${v.baseUrl}/v2/workspaces/${v.workspaceId}/vaults/${v.vaultId}/tokens`, {
@@ -98,44 +99,64 @@ async function agentChecks({ inst, sb, t, rest }) {
 			{ calls: [{ tool: 'refund_default', args: { orderId: stopping.id, amount: 15 } }] },
 			{ say: 'I could refund 15 of the 25 asked.' },
 		],
+		// The same as `above`, through the Webhook that streams.
+		streamed: [
+			{ calls: [{ tool: 'refund_order', args: { orderId: streamed.id, amount: 25 } }] },
+			{ calls: [{ tool: 'refund_order', args: { orderId: streamed.id, amount: 15 } }] },
+			{ say: 'I could refund 15 of the 25 asked.' },
+		],
 		reveal: [{ calls: [{ tool: 'reveal_token', args: { tokenId } }] }, { calls: [{ tool: 'get_token', args: { tokenId } }] }, { say: 'I cannot show the card.' }],
 		read: [{ calls: [{ tool: 'get_order', args: { orderId: read.id } }] }, { say: 'Here is the order.' }],
 	};
 	const model = await startModelServer({ scripts: script });
 	log(`agent: scripted model on ${model.baseUrl}`);
-	let workflowId = '';
+	/** @type {string[]} */
+	const workflowIds = [];
 	try {
 		// ------------------------------------------------------------ the OpenAI credential and the workflow
 		const cred = /** @type {any} */ (await rest.request('POST', '/api/v1/credentials', { name: 'Scripted model (e2e)', type: 'openAiApi', data: { apiKey: 'sk-e2e-scripted', url: model.baseUrl, header: false } }, H));
 		t.must('agent: the openAiApi credential with the scripted model\'s Base URL created', cred.status === 200 && cred.body?.id, JSON.stringify(cred).slice(0, 400));
-		const webhookPath = `vault-store-agent-${crypto.randomUUID().slice(0, 8)}`;
-		const wf = agentWorkflow({ webhookPath, openAi: { id: cred.body.id, name: cred.body.name } });
-		const created = /** @type {any} */ (await rest.request('POST', '/api/v1/workflows', wf, H));
-		t.must('agent: workflow created', created.status === 200 && created.body?.id, JSON.stringify(created).slice(0, 400));
-		workflowId = created.body.id;
-		const act = /** @type {any} */ (await rest.request('POST', `/api/v1/workflows/${workflowId}/activate`, undefined, H));
-		t.must('agent: workflow activated', act.status === 200, JSON.stringify(act).slice(0, 400));
-		const url = `${inst.url}/webhook/${webhookPath}`;
-		// Newer lines register a published workflow's webhooks a moment after the activation answers;
-		// a GET (the webhook takes POST) says "not registered" until then, and runs nothing.
-		const registered = await wait.waitUntil(async () => {
-			const r = await fetch(url, { method: 'GET', signal: AbortSignal.timeout(10_000) });
-			const text = await r.text();
-			return !/is not registered\./.test(text) || /registered for POST/i.test(text) ? `${r.status} ${text.slice(0, 120)}` : undefined;
-		}, 30_000, 250);
-		t.must('agent: the webhook is registered', registered, 'still "not registered" after 30 s');
+		/** Creates and publishes the workflow; waits until its webhook is registered. */
+		const publish = async (/** @type {boolean} */ streaming) => {
+			const webhookPath = `vault-store-agent-${crypto.randomUUID().slice(0, 8)}`;
+			const what = streaming ? 'the streaming workflow' : 'the workflow';
+			const created = /** @type {any} */ (await rest.request('POST', '/api/v1/workflows', agentWorkflow({ webhookPath, streaming, openAi: { id: cred.body.id, name: cred.body.name } }), H));
+			t.must(`agent: ${what} created`, created.status === 200 && created.body?.id, JSON.stringify(created).slice(0, 400));
+			workflowIds.push(created.body.id);
+			const act = /** @type {any} */ (await rest.request('POST', `/api/v1/workflows/${created.body.id}/activate`, undefined, H));
+			t.must(`agent: ${what} activated`, act.status === 200, JSON.stringify(act).slice(0, 400));
+			const url = `${inst.url}/webhook/${webhookPath}`;
+			// Newer lines register a published workflow's webhooks a moment after the activation answers;
+			// a GET (the webhook takes POST) says "not registered" until then, and runs nothing.
+			const registered = await wait.waitUntil(async () => {
+				const r = await fetch(url, { method: 'GET', signal: AbortSignal.timeout(10_000) });
+				const text = await r.text();
+				return !/is not registered\./.test(text) || /registered for POST/i.test(text) ? `${r.status} ${text.slice(0, 120)}` : undefined;
+			}, 30_000, 250);
+			t.must(`agent: ${what}'s webhook is registered`, registered, 'still "not registered" after 30 s');
+			return { id: String(created.body.id), url };
+		};
+		const { id: workflowId, url } = await publish(false);
 
 		/** One conversation: POST the prompt; returns the webhook's answer, the execution, what the sandbox saw. */
-		const converse = async (/** @type {keyof typeof script} */ name, /** @type {string} */ prompt) => {
+		const converse = async (/** @type {keyof typeof script} */ name, /** @type {string} */ prompt, target = url) => {
 			const from = sb.requests.length;
-			const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ prompt: `[case:${name}] ${prompt}` }), signal: AbortSignal.timeout(60_000) });
+			const res = await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ prompt: `[case:${name}] ${prompt}` }), signal: AbortSignal.timeout(60_000) });
 			const text = await res.text();
 			/** @type {any} */
 			let body;
 			try {
 				body = JSON.parse(text);
 			} catch {
-				body = text;
+				// A streamed answer: one JSON object a line ({ type: 'begin' | 'item' | 'end', content }).
+				const parts = text.split('\n').filter((l) => l.trim()).map((l) => {
+					try {
+						return JSON.parse(l);
+					} catch {
+						return undefined;
+					}
+				});
+				body = parts.every(Boolean) && parts.length ? { output: parts.filter((p) => p.type === 'item').map((p) => p.content ?? '').join(''), streamed: parts.map((p) => p.type) } : text;
 			}
 			const requests = sb.requests.slice(from);
 			const tools = model.toolMessages(name);
@@ -245,6 +266,18 @@ async function agentChecks({ inst, sb, t, rest }) {
 			t.check('agent (reveal): the control\'s answer (the token id) reached the model', (c.tools[1]?.content ?? '').includes(tokenId), JSON.stringify(c.tools[1] ?? null));
 		}
 
+		// ------------------------------------------------------------ above the cap, the agent streaming
+		{
+			// A Webhook that responds by streaming: the agent streams the model (the model answers in server-sent events).
+			const streaming = await publish(true);
+			const c = await converse('streamed', `Refund 25 of order ${streamed.id}.`, streaming.url);
+			const posts = refundPosts(c.requests, streamed.id);
+			t.equal('agent (streaming): the model was asked in streaming mode (stream: true), each turn', model.of('streamed').map((r) => r.stream), [true, true, true]);
+			t.equal('agent (streaming): the streamed answer ends with the model\'s text', [c.status, c.body?.output], [200, 'I could refund 15 of the 25 asked.']);
+			t.equal('agent (streaming): the refund of 25 was never sent; the control of 15 was, once (201)', [posts.map((q) => q.status), refundsOf(streamed.id)], [[201], [15]]);
+			t.check('agent (streaming): the model received the refusal as the tool\'s answer', /Refused: the amount 25 is above the maximum of 20/.test(c.tools[0]?.content ?? ''), JSON.stringify(c.tools[0] ?? null));
+		}
+
 		// ------------------------------------------------------------ a read holding card data
 		{
 			const c = await converse('read', `What does order ${read.id} say?`);
@@ -259,16 +292,17 @@ async function agentChecks({ inst, sb, t, rest }) {
 			t.equal('agent (read): the card number and the security code are in nothing the model received (every request of the conversation)', { requests: model.of('read').length, card: digits.includes(CARD), cvc: new RegExp(`\\b${CVC}\\b`).test(seen) }, { requests: 2, card: false, cvc: false });
 		}
 	} finally {
-		if (workflowId) await rest.request('POST', `/api/v1/workflows/${workflowId}/deactivate`, undefined, H);
+		for (const id of workflowIds) await rest.request('POST', `/api/v1/workflows/${id}/deactivate`, undefined, H);
 		await model.close();
 	}
 }
 
 /**
  * Webhook -> AI Agent, with the OpenAI Chat Model and the Vault Store tools.
- * @param {{ webhookPath: string, openAi: { id: string, name: string } }} o
+ * `streaming`: the Webhook node responds by streaming (2.1), and the agent streams the model.
+ * @param {{ webhookPath: string, openAi: { id: string, name: string }, streaming?: boolean }} o
  */
-function agentWorkflow({ webhookPath, openAi }) {
+function agentWorkflow({ webhookPath, openAi, streaming = false }) {
 	const store = { vaultStoreStoreApi: { id: CREDENTIALS.store.id, name: CREDENTIALS.store.name } };
 	const vault = { vaultStoreVaultApi: { id: CREDENTIALS.vault.id, name: CREDENTIALS.vault.name } };
 	const fromAi = (/** @type {string} */ key, /** @type {string} */ description, type = 'string') => `={{ $fromAI('${key}', '${description}', '${type}') }}`;
@@ -289,7 +323,7 @@ function agentWorkflow({ webhookPath, openAi }) {
 		options: { maxAmount: CAP, maxTotalPerExecution: PER_EXECUTION, maxTotalPerDay: 1000 },
 	};
 	const nodes = [
-		{ id: crypto.randomUUID(), name: 'Webhook', type: 'n8n-nodes-base.webhook', typeVersion: 2, position: [0, 0], webhookId: crypto.randomUUID(), parameters: { httpMethod: 'POST', path: webhookPath, responseMode: 'lastNode', options: {} } },
+		{ id: crypto.randomUUID(), name: 'Webhook', type: 'n8n-nodes-base.webhook', typeVersion: streaming ? 2.1 : 2, position: [0, 0], webhookId: crypto.randomUUID(), parameters: { httpMethod: 'POST', path: webhookPath, responseMode: streaming ? 'streaming' : 'lastNode', options: {} } },
 		{
 			id: crypto.randomUUID(),
 			name: 'Support agent',
@@ -316,7 +350,7 @@ function agentWorkflow({ webhookPath, openAi }) {
 		'OpenAI Chat Model': { ai_languageModel: [[{ node: 'Support agent', type: 'ai_languageModel', index: 0 }]] },
 	};
 	for (const n of nodes) if (n.type === TOOL_TYPE) connections[n.name] = { ai_tool: [[{ node: 'Support agent', type: 'ai_tool', index: 0 }]] };
-	return { name: 'e2e agent: a real AI Agent with Vault Store tools', nodes, connections, settings: { executionOrder: 'v1' } };
+	return { name: `e2e agent: a real AI Agent with Vault Store tools${streaming ? ' (streaming)' : ''}`, nodes, connections, settings: { executionOrder: 'v1' } };
 }
 
 module.exports = { agentChecks, agentWorkflow };
