@@ -3,9 +3,11 @@
  * n8n's real AI Agent node with the Vault Store node as its tools, offline, in a running n8n
  * (`n8n start`): Webhook -> AI Agent (@n8n/n8n-nodes-langchain.agent) <- OpenAI Chat Model
  * (lmChatOpenAi 1.2, Chat Completions) whose openAiApi credential's Base URL is a scripted model on
- * 127.0.0.1 (test/e2e/runner/model-server.js), and four Vault Store tools (type
- * `n8n-nodes-vault-store.vaultStoreTool`, arguments through $fromAI) against the in-process sandbox:
- * refund_order (Maximum Amount 20, Maximum Total per Execution 30), get_order, get_token, reveal_token.
+ * 127.0.0.1 (test/e2e/runner/model-server.js), and Vault Store tools (type
+ * `n8n-nodes-vault-store.vaultStoreTool`, arguments through $fromAI, On Error: Continue) against the
+ * in-process sandbox: refund_order (Maximum Amount 20, Maximum Total per Execution 30), the same as
+ * refund_once (Idempotency Key: the execution id), refund_timeout (Timeout 0.5 s, Max Retries 0) and
+ * refund_default (n8n's default On Error), get_order, get_token, reveal_token.
  * One POST to the webhook is one conversation (one execution); the model's turns call the tools,
  * and the model server records what each tool answered (the tool messages of the next request):
  *   - a refund within the cap: made once, the refund reaches the model;
