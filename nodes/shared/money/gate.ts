@@ -399,24 +399,43 @@ export class RequestGate {
 		);
 	}
 
-	/** The answer of a write an earlier execution of the event made, or its failure again. */
+	/**
+	 * The answer of a write an earlier execution of the event made (or, under an Idempotency Key of
+	 * the user's, an earlier run with that key), or its failure again.
+	 */
 	private skipped(money: MoneyRoute, ticket: Ticket, entry: RecordEntry | undefined): ApiResponse {
+		const key = ticket.option !== undefined ? `the Idempotency Key "${ticket.option.key}"` : undefined;
 		// The earlier execution failed on it; later ones go on (the write is made, once), saying so.
-		if (entry?.mismatch) this.setup.hint('mismatch', `An earlier execution of this event made this write and failed on what the service recorded: ${entry.mismatch} It is not made again; the output shows the write as skipped.`, 'warning');
+		if (entry?.mismatch) {
+			const earlier = key === undefined ? 'An earlier execution of this event made this write' : `This write was made earlier under ${key}`;
+			this.setup.hint('mismatch', `${earlier} and failed on what the service recorded: ${entry.mismatch} It is not made again; the output shows the write as skipped.`, 'warning');
+		}
 		if (entry?.fields !== undefined && ticket.fields !== undefined && entry.fields !== ticket.fields) {
-			const changed = changedFields(entry.fields, ticket.fields);
-			throw this.refuse(
-				ticket.itemIndex,
-				`An earlier execution of this event already made this write (${money.name}) with other values of ${changed.map((f) => `"${f}"`).join(', ')}; nothing was sent`,
-				'The same event, order and amount is one money movement, made once. A field whose value changes from one execution to the next (e.g. an expression with $execution.id or $now) cannot change it. To make a second, separate write, give it its own Idempotency Key in the Options.',
-			);
+			const changed = changedFields(entry.fields, ticket.fields).map((f) => `"${f}"`).join(', ');
+			throw key === undefined
+				? this.refuse(
+						ticket.itemIndex,
+						`An earlier execution of this event already made this write (${money.name}) with other values of ${changed}; nothing was sent`,
+						'The same event, order and amount is one money movement, made once. A field whose value changes from one execution to the next (e.g. an expression with $execution.id or $now) cannot change it. To make a second, separate write, give it its own Idempotency Key in the Options.',
+					)
+				: this.refuse(
+						ticket.itemIndex,
+						`A write was already made under ${key} (${money.name}) with other values of ${changed}; nothing was sent`,
+						'An Idempotency Key of yours names one money movement, made once: a field whose value changed since (e.g. an expression with $execution.id or $now) cannot change it. To make a second, separate write, give it another Idempotency Key in the Options.',
+					);
 		}
 		if (entry === undefined) {
-			this.setup.hint('claimed', 'A write this event already made (or started) in an earlier execution was not sent again. The answer recorded then is not available here (in queue mode another process may hold it), so the output shows writeSkipped only; if that execution stopped before the service answered, check the write in the Vault Store dashboard.', 'warning');
+			this.setup.hint(
+				'claimed',
+				key === undefined
+					? 'A write this event already made (or started) in an earlier execution was not sent again. The answer recorded then is not available here (in queue mode another process may hold it), so the output shows writeSkipped only; if that execution stopped before the service answered, check the write in the Vault Store dashboard.'
+					: `A write already made (or started) under ${key} was not sent again. The answer recorded then is not available here (in queue mode another process may hold it), so the output shows writeSkipped only; if the run that sent it stopped before the service answered, check the write in the Vault Store dashboard.`,
+				'warning',
+			);
 		} else {
-			this.setup.hint('skipped', 'A write this event already made was not sent again: the output shows the result recorded then (writeSkipped).');
+			this.setup.hint('skipped', `A write ${key === undefined ? 'this event already made' : `already made under ${key}`} was not sent again: the output shows the result recorded then (writeSkipped).`);
 		}
-		this.sources.set(ticket.itemIndex, 'event');
+		this.sources.set(ticket.itemIndex, key === undefined ? 'event' : 'option');
 		const data: IDataObject = {
 			...(entry?.recordId !== undefined ? { id: entry.recordId } : {}),
 			...(entry?.amount !== undefined ? { amount: entry.amount } : {}),
