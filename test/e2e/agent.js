@@ -12,8 +12,8 @@
  * and the model server records what each tool answered (the tool messages of the next request):
  *   - a refund within the cap: made once, the refund reaches the model;
  *   - above the cap: refused, nothing sent, the refusal is the tool's answer; then one within it goes out;
- *   - the same refund asked twice in one conversation: made TWICE today (issue 55 asks once; the check
- *     pins today's behaviour and names it NOT HELD);
+ *   - the same refund asked twice in one conversation: made once (the second call is answered with the
+ *     first's refund, nothing sent); another amount in the same conversation is another refund (control);
  *   - the same, with the tool's Options → Idempotency Key set to the execution id: made once; another
  *     refund in that conversation refused under that key;
  *   - a refund whose answer is held past the tool's Timeout, asked again: sent again under the first
@@ -71,10 +71,12 @@ async function agentChecks({ inst, sb, t, rest }) {
 			{ calls: [{ tool: 'refund_order', args: { orderId: above.id, amount: 15 } }] },
 			{ say: 'I could refund 15 of the 25 asked.' },
 		],
+		// The same refund twice, then another amount (the control: another refund).
 		twice: [
 			{ calls: [{ tool: 'refund_order', args: { orderId: twice.id, amount: 7 } }] },
 			{ calls: [{ tool: 'refund_order', args: { orderId: twice.id, amount: 7 } }] },
-			{ say: 'Refunded 7.' },
+			{ calls: [{ tool: 'refund_order', args: { orderId: twice.id, amount: 3 } }] },
+			{ say: 'Refunded 7, then 3.' },
 		],
 		// The tool whose Idempotency Key is the execution's: one refund per conversation.
 		keyed: [
@@ -89,11 +91,12 @@ async function agentChecks({ inst, sb, t, rest }) {
 			{ calls: [{ tool: 'refund_timeout', args: { orderId: unanswered.id, amount: 8 } }], delayMs: 2500 },
 			{ say: 'Refunded 8.' },
 		],
+		// Three different refunds (12, 11, 10: the same refund twice is one, above).
 		budget: [
 			{ calls: [{ tool: 'refund_order', args: { orderId: budget.id, amount: 12 } }] },
-			{ calls: [{ tool: 'refund_order', args: { orderId: budget.id, amount: 12 } }] },
-			{ calls: [{ tool: 'refund_order', args: { orderId: budget.id, amount: 12 } }] },
-			{ say: 'Two refunds of 12 were made; the third passed the budget.' },
+			{ calls: [{ tool: 'refund_order', args: { orderId: budget.id, amount: 11 } }] },
+			{ calls: [{ tool: 'refund_order', args: { orderId: budget.id, amount: 10 } }] },
+			{ say: 'Two refunds were made; the third passed the budget.' },
 		],
 		// The tool on n8n's default On Error (Stop Workflow).
 		stopping: [
@@ -207,17 +210,16 @@ async function agentChecks({ inst, sb, t, rest }) {
 
 		// ------------------------------------------------------------ the same refund twice in one conversation
 		{
-			const c = await converse('twice', `Refund 7 of order ${twice.id}, twice to be sure.`);
-			t.equal('agent (twice): the conversation ended with the model\'s answer', [c.status, c.body?.output], [200, 'Refunded 7.']);
+			const c = await converse('twice', `Refund 7 of order ${twice.id}, twice to be sure, then 3 more.`);
+			t.equal('agent (twice): the conversation ended with the model\'s answer', [c.status, c.body?.output], [200, 'Refunded 7, then 3.']);
 			const posts = refundPosts(c.requests, twice.id);
-			const ledger = sb.ledger.filter((/** @type {any} */ e) => e.kind === 'refund' && e.orderId === twice.id).length;
-			log(`agent (twice): ${posts.length} refund request(s) (keys ${[...new Set(posts.map((q) => q.headers['idempotency-key']))].length} distinct), ${ledger} in the ledger, refunds ${JSON.stringify(refundsOf(twice.id))}`);
+			const amounts = posts.map((q) => (typeof q.body === 'string' ? JSON.parse(q.body) : q.body)?.amount);
+			log(`agent (twice): ${posts.length} refund request(s) (${JSON.stringify(amounts)}, keys ${new Set(posts.map((q) => q.headers['idempotency-key'])).size} distinct), refunds ${JSON.stringify(refundsOf(twice.id))}`);
 			t.check('agent (twice): the first call reached the service (201) and the model received its refund', posts[0]?.status === 201 && /"amount":7\b/.test(c.tools[0]?.content ?? ''), JSON.stringify({ posts: posts.map((q) => q.status), tools: c.tools }));
-			// NOT HELD: issue 55 asks for one refund here. Each tool call is its own run of the node, keyed per
-			// run; the execution's memory holds back a repeat only while the first call's outcome is unknown
-			// (docs/money-safety.md). This check pins today's behaviour: when the node holds a repeat back,
-			// it fails, and should become "one refund of 7; the second call's answer says it was made".
-			t.equal('agent (twice): NOT HELD YET — the same refund asked twice in one conversation is made TWICE today (two requests under two keys, two refunds of 7; issue 55 asks once)', [posts.map((q) => q.status), new Set(posts.map((q) => q.headers['idempotency-key'])).size, refundsOf(twice.id), c.tools.length], [[201, 201], 2, [7, 7], 2]);
+			t.equal('agent (twice): the same refund asked twice in one conversation is made ONCE: the sandbox saw one refund request of 7 (201) and the control of 3 (201); refunds 7 and 3', [posts.map((q) => q.status), amounts, refundsOf(twice.id)], [[201, 201], [7, 3], [7, 3]]);
+			const first = /"id":"(rfd_[^"]+)"/.exec(c.tools[0]?.content ?? '')?.[1];
+			t.check('agent (twice): the second call\'s answer to the model is the first call\'s refund (its id), alreadyMadeInThisExecution: true', c.tools.length === 3 && first !== undefined && (c.tools[1]?.content ?? '').includes(first) && /"alreadyMadeInThisExecution":true/.test(c.tools[1]?.content ?? ''), JSON.stringify(c.tools.slice(0, 2)));
+			t.check('agent (twice): the control (3, another amount) reached the model as another refund', /"amount":3\b/.test(c.tools[2]?.content ?? '') && !(c.tools[2]?.content ?? '').includes(String(first)) && !/alreadyMadeInThisExecution/.test(c.tools[2]?.content ?? ''), JSON.stringify(c.tools[2] ?? null));
 		}
 
 		// ------------------------------------------------------------ the same refund twice, the tool keyed by the execution
@@ -228,7 +230,7 @@ async function agentChecks({ inst, sb, t, rest }) {
 			const amounts = posts.map((q) => (typeof q.body === 'string' ? JSON.parse(q.body) : q.body)?.amount);
 			log(`agent (keyed): ${posts.length} refund request(s) (${JSON.stringify(amounts)}, keys ${new Set(posts.map((q) => q.headers['idempotency-key'])).size} distinct), refunds ${JSON.stringify(refundsOf(keyed.id))}`);
 			t.equal('agent (keyed): with Options → Idempotency Key = the execution id, the same refund asked twice is made ONCE (the first call reached the service, 201; one refund of 7)', [posts[0]?.status, refundsOf(keyed.id)], [201, [7]]);
-			t.check('agent (keyed): the second call\'s answer to the model is the same refund (its id)', c.tools.length === 3 && /"id":"rfd_/.test(c.tools[1].content) && c.tools[1].content.includes(String(/"id":"(rfd_[^"]+)"/.exec(c.tools[0].content)?.[1])), JSON.stringify(c.tools.slice(0, 2)));
+			t.check('agent (keyed): the second call\'s answer to the model is the same refund (its id), its key source "option" (the key is the user\'s, not an event\'s)', c.tools.length === 3 && /"id":"rfd_/.test(c.tools[1].content) && c.tools[1].content.includes(String(/"id":"(rfd_[^"]+)"/.exec(c.tools[0].content)?.[1])) && /"idempotencyKeySource":"option"/.test(c.tools[1].content), JSON.stringify(c.tools.slice(0, 2)));
 			t.check('agent (keyed): another refund in the same conversation (9) is refused under that key, nothing sent', !amounts.includes(9) && /already sent in this execution with another write/.test(c.tools[2]?.content ?? ''), JSON.stringify(c.tools[2] ?? null));
 		}
 
@@ -248,13 +250,13 @@ async function agentChecks({ inst, sb, t, rest }) {
 
 		// ------------------------------------------------------------ three refunds against Maximum Total per Execution
 		{
-			const c = await converse('budget', `Refund 12 of order ${budget.id} three times.`);
-			t.equal('agent (budget): the conversation ended with the model\'s answer', [c.status, c.body?.output], [200, 'Two refunds of 12 were made; the third passed the budget.']);
+			const c = await converse('budget', `Refund 12, then 11, then 10 of order ${budget.id}.`);
+			t.equal('agent (budget): the conversation ended with the model\'s answer', [c.status, c.body?.output], [200, 'Two refunds were made; the third passed the budget.']);
 			const posts = refundPosts(c.requests, budget.id);
-			t.equal(`agent (budget): the sandbox saw two refund requests (201, 201), the third (24 + 12 > ${PER_EXECUTION}) never sent`, [posts.map((q) => q.status), refundsOf(budget.id)], [[201, 201], [12, 12]]);
+			t.equal(`agent (budget): the sandbox saw two refund requests (201, 201), the third (23 + 10 > ${PER_EXECUTION}) never sent`, [posts.map((q) => q.status), refundsOf(budget.id)], [[201, 201], [12, 11]]);
 			const budgetLeft = c.tools.map((m) => /"budgetLeft":\{[^}]*"thisExecution":([\d.]+)/.exec(m.content)?.[1]);
-			t.equal(`agent (budget): the model saw budgetLeft.thisExecution in each refund's answer (${PER_EXECUTION - 12}, then ${PER_EXECUTION - 24})`, budgetLeft.slice(0, 2), [String(PER_EXECUTION - 12), String(PER_EXECUTION - 24)]);
-			t.check(`agent (budget): the third call's answer is the refusal naming Maximum Total per Execution, what was spent and what is left`, /Maximum Total per Execution/.test(c.tools[2]?.content ?? '') && /\b24\b/.test(c.tools[2]?.content ?? '') && /\b6 left\b/.test(c.tools[2]?.content ?? ''), JSON.stringify(c.tools[2] ?? null));
+			t.equal(`agent (budget): the model saw budgetLeft.thisExecution in each refund's answer (${PER_EXECUTION - 12}, then ${PER_EXECUTION - 23})`, budgetLeft.slice(0, 2), [String(PER_EXECUTION - 12), String(PER_EXECUTION - 23)]);
+			t.check(`agent (budget): the third call's answer is the refusal naming Maximum Total per Execution, what was spent and what is left`, /Maximum Total per Execution/.test(c.tools[2]?.content ?? '') && /\b23\b/.test(c.tools[2]?.content ?? '') && /\b7 left\b/.test(c.tools[2]?.content ?? ''), JSON.stringify(c.tools[2] ?? null));
 		}
 
 		// ------------------------------------------------------------ Token → Reveal
