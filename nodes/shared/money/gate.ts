@@ -213,6 +213,7 @@ export class RequestGate {
 		if (this.setup.tool && rules.maxAmount === undefined) {
 			throw this.refuse(itemIndex, 'Refused: this call moves money and the node has no "Maximum Amount" for AI agents', 'Set "Maximum Amount" in the node\'s Options; the node refuses calls above it.');
 		}
+		if (rules.maxTotalPerExecution !== undefined) this.refuseInCalledExecution(itemIndex);
 		// The row's own route, as the row declares it: the user's corrections of its guessed names apply.
 		const own = this.setup.row.money && declared.undeclared !== true && declared.name === this.setup.row.action;
 		const money: MoneyRoute = own ? { ...declared, spec: correctedSpec(declared.spec, rules.names) } : declared;
@@ -397,6 +398,23 @@ export class RequestGate {
 			writeRecordedAt: new Date(made.at).toISOString(),
 		};
 		return { data, status: 200, headers: {}, replay: false };
+	}
+
+	/**
+	 * "Maximum Total per Execution" in an execution another one started (n8n passes the parent
+	 * execution to a sub-workflow: an AI agent's Call n8n Workflow tool, an Execute Workflow node):
+	 * each call is its own execution, so the budget, and the execution's memory of writes, would
+	 * start empty at every call. Refused, nothing sent, saying why.
+	 */
+	private refuseInCalledExecution(itemIndex: number): void {
+		const context = (this.ctx as unknown as { getExecutionContext?: () => { parentExecutionId?: unknown } | undefined }).getExecutionContext?.();
+		const parent = context?.parentExecutionId;
+		if (typeof parent !== 'string' || parent === '') return;
+		throw this.refuse(
+			itemIndex,
+			`Refused: "Maximum Total per Execution" cannot hold here: this execution was started by another one (execution ${parent}), as an AI agent's Call n8n Workflow tool or an Execute Workflow node starts one for each call, so the budget would count this call alone, not the calling execution; nothing was sent`,
+			'Give the agent the Vault Store node itself as its tool (its calls share the agent\'s execution: its budget and its memory of writes), or leave "Maximum Total per Execution" empty in this sub-workflow and cap the total with "Maximum Total per Day", which counts across executions.',
+		);
 	}
 
 	/** The execution's memory of writes, shared by every Vault Store node of the execution. */
