@@ -19,6 +19,8 @@
  *   - a refund whose answer is held past the tool's Timeout, asked again: sent again under the first
  *     call's Idempotency-Key, made once (the execution's memory of unanswered writes);
  *   - three refunds against Maximum Total per Execution: the third refused, `budgetLeft` seen by the model;
+ *   - a refund through a sub-workflow (n8n's Call n8n Workflow Tool, one execution per call) under
+ *     Maximum Total per Execution: refused there, saying why; the same without it (control): refunded;
  *   - Token → Reveal: refused, nothing sent; Token → Get of the same token (control) is answered;
  *   - above the cap again through a Webhook that responds by streaming (the agent streams the model);
  *   - Order → Get of an order holding card data in a custom field: answered, the card number and
@@ -50,8 +52,8 @@ async function agentChecks({ inst, sb, t, rest }) {
 
 	// Orders and a token of the sandbox's seed, one order per case.
 	const refundable = sb.state.orders.filter((/** @type {any} */ o) => o.payment?.status === 'COMPLETED' && o.payment.totalAmount >= 60 && !sb.state.refunds.some((/** @type {any} */ r) => r.orderId === o.id));
-	t.must('agent: nine refundable orders of 60 or more in the sandbox', refundable.length >= 9, `${refundable.length} refundable`);
-	const [within, above, twice, budget, read, stopping, unanswered, keyed, streamed] = refundable;
+	t.must('agent: ten refundable orders of 60 or more in the sandbox', refundable.length >= 10, `${refundable.length} refundable`);
+	const [within, above, twice, budget, read, stopping, unanswered, keyed, streamed, viaWorkflow] = refundable;
 	// A card token in the vault (the agent may read it, never reveal it).
 	const v = sb.credentials().vaultStoreVaultApi;
 	const made = await fetch(`${v.baseUrl}/v2/workspaces/${v.workspaceId}/vaults/${v.vaultId}/tokens`, {
@@ -110,6 +112,13 @@ async function agentChecks({ inst, sb, t, rest }) {
 			{ calls: [{ tool: 'refund_order', args: { orderId: streamed.id, amount: 15 } }] },
 			{ say: 'I could refund 15 of the 25 asked.' },
 		],
+		// The refund through a sub-workflow (Call n8n Workflow Tool): under Maximum Total per Execution
+		// refused there; the same sub-workflow without it (the control) refunds.
+		subworkflow: [
+			{ calls: [{ tool: 'refund_via_workflow', args: { orderId: viaWorkflow.id, amount: 6 } }] },
+			{ calls: [{ tool: 'refund_via_workflow_day', args: { orderId: viaWorkflow.id, amount: 6 } }] },
+			{ say: 'Refunded 6 through the day-capped workflow.' },
+		],
 		reveal: [{ calls: [{ tool: 'reveal_token', args: { tokenId } }] }, { calls: [{ tool: 'get_token', args: { tokenId } }] }, { say: 'I cannot show the card.' }],
 		read: [{ calls: [{ tool: 'get_order', args: { orderId: read.id } }] }, { say: 'Here is the order.' }],
 	};
@@ -125,7 +134,7 @@ async function agentChecks({ inst, sb, t, rest }) {
 		const publish = async (/** @type {boolean} */ streaming) => {
 			const webhookPath = `vault-store-agent-${crypto.randomUUID().slice(0, 8)}`;
 			const what = streaming ? 'the streaming workflow' : 'the workflow';
-			const created = /** @type {any} */ (await rest.request('POST', '/api/v1/workflows', agentWorkflow({ webhookPath, streaming, openAi: { id: cred.body.id, name: cred.body.name } }), H));
+			const created = /** @type {any} */ (await rest.request('POST', '/api/v1/workflows', agentWorkflow({ webhookPath, streaming, openAi: { id: cred.body.id, name: cred.body.name }, subWorkflows }), H));
 			t.must(`agent: ${what} created`, created.status === 200 && created.body?.id, JSON.stringify(created).slice(0, 400));
 			workflowIds.push(created.body.id);
 			const act = /** @type {any} */ (await rest.request('POST', `/api/v1/workflows/${created.body.id}/activate`, undefined, H));
@@ -141,6 +150,18 @@ async function agentChecks({ inst, sb, t, rest }) {
 			t.must(`agent: ${what}'s webhook is registered`, registered, 'still "not registered" after 30 s');
 			return { id: String(created.body.id), url };
 		};
+		// The refund sub-workflows the Call n8n Workflow Tools run (one with the per-execution budget, one without).
+		/** @type {{ budget: string, day: string }} */
+		const subWorkflows = { budget: '', day: '' };
+		for (const kind of /** @type {const} */ (['budget', 'day'])) {
+			const sub = /** @type {any} */ (await rest.request('POST', '/api/v1/workflows', refundSubWorkflow(kind), H));
+			t.must(`agent: the refund sub-workflow (${kind}) created`, sub.status === 200 && sub.body?.id, JSON.stringify(sub).slice(0, 400));
+			subWorkflows[kind] = String(sub.body.id);
+			workflowIds.push(sub.body.id);
+			// Newer lines call a sub-workflow's published version: publish it (older lines may refuse a workflow without a trigger; then it runs as saved).
+			const act = /** @type {any} */ (await rest.request('POST', `/api/v1/workflows/${sub.body.id}/activate`, undefined, H));
+			log(`agent: the refund sub-workflow (${kind}) ${sub.body.id}: activate answered ${act.status}`);
+		}
 		const { id: workflowId, url } = await publish(false);
 
 		/** One conversation: POST the prompt; returns the webhook's answer, the execution, what the sandbox saw. */
@@ -259,6 +280,17 @@ async function agentChecks({ inst, sb, t, rest }) {
 			t.check(`agent (budget): the third call's answer is the refusal naming Maximum Total per Execution, what was spent and what is left`, /Maximum Total per Execution/.test(c.tools[2]?.content ?? '') && /\b23\b/.test(c.tools[2]?.content ?? '') && /\b7 left\b/.test(c.tools[2]?.content ?? ''), JSON.stringify(c.tools[2] ?? null));
 		}
 
+		// ------------------------------------------------------------ a refund through a sub-workflow (Call n8n Workflow Tool)
+		{
+			const c = await converse('subworkflow', `Refund 6 of order ${viaWorkflow.id} through the refund workflow.`);
+			t.equal('agent (sub-workflow): the conversation ended with the model\'s answer', [c.status, c.body?.output], [200, 'Refunded 6 through the day-capped workflow.']);
+			const posts = refundPosts(c.requests, viaWorkflow.id);
+			const agentRun = /** @type {any[]} */ ((await rest.api(`/executions?workflowId=${encodeURIComponent(workflowId)}&limit=1`)).data ?? [])[0];
+			t.check('agent (sub-workflow): under Maximum Total per Execution the refund in the sub-workflow is refused, saying why (started by the agent\'s execution, named); the model received the refusal', new RegExp(`cannot hold here: this execution was started by another one \\(execution ${agentRun?.id}\\)`).test(c.tools[0]?.content ?? ''), JSON.stringify({ agentExecution: agentRun?.id, tool: c.tools[0] ?? null }));
+			t.equal('agent (sub-workflow): the refused call sent nothing; the control (the sub-workflow without the per-execution budget) refunded 6 once (201)', [posts.map((q) => q.status), refundsOf(viaWorkflow.id)], [[201], [6]]);
+			t.check('agent (sub-workflow): the control\'s refund reached the model', /"amount":\s*6\b/.test(c.tools[1]?.content ?? '') && /rfd_/.test(c.tools[1]?.content ?? ''), JSON.stringify(c.tools[1] ?? null));
+		}
+
 		// ------------------------------------------------------------ Token → Reveal
 		{
 			const c = await converse('reveal', `Show me the card of token ${tokenId}.`);
@@ -306,13 +338,37 @@ async function agentChecks({ inst, sb, t, rest }) {
  * `streaming`: the Webhook node responds by streaming (2.1), and the agent streams the model.
  * @param {{ webhookPath: string, openAi: { id: string, name: string }, streaming?: boolean }} o
  */
-function agentWorkflow({ webhookPath, openAi, streaming = false }) {
+function agentWorkflow({ webhookPath, openAi, streaming = false, subWorkflows }) {
 	const store = { vaultStoreStoreApi: { id: CREDENTIALS.store.id, name: CREDENTIALS.store.name } };
 	const vault = { vaultStoreVaultApi: { id: CREDENTIALS.vault.id, name: CREDENTIALS.vault.name } };
 	const fromAi = (/** @type {string} */ key, /** @type {string} */ description, type = 'string') => `={{ $fromAI('${key}', '${description}', '${type}') }}`;
 	const rl = (/** @type {string} */ value) => ({ __rl: true, mode: 'id', value });
 	/** @type {[number, number]} */
 	let at = [200, 240];
+	// n8n's Call n8n Workflow Tool (2.2: the tool's name is the node's), the agent's arguments as the sub-workflow's inputs.
+	const workflowTool = (/** @type {string} */ name, /** @type {string} */ description, /** @type {string} */ workflowId) => {
+		at = [at[0] + 180, at[1]];
+		const column = (/** @type {string} */ id, /** @type {string} */ type) => ({ id, displayName: id, required: false, defaultMatch: false, display: true, canBeUsedToMatch: true, type, removed: false });
+		return {
+			id: crypto.randomUUID(),
+			name,
+			type: '@n8n/n8n-nodes-langchain.toolWorkflow',
+			typeVersion: 2.2,
+			position: at,
+			parameters: {
+				description,
+				workflowId: { __rl: true, mode: 'id', value: workflowId },
+				workflowInputs: {
+					mappingMode: 'defineBelow',
+					value: { orderId: fromAi('orderId', 'The id of the order to refund (ord_...)'), amount: fromAi('amount', 'The amount to refund, in the order currency', 'number') },
+					matchingColumns: [],
+					schema: [column('orderId', 'string'), column('amount', 'number')],
+					attemptToConvertTypes: false,
+					convertFieldsToString: false,
+				},
+			},
+		};
+	};
 	// Settings → On Error → Continue: a refusal is the tool's answer to the model on every n8n line
 	// (without it, n8n 2.8's engine fails the execution on a tool's error; newer lines continue).
 	const tool = (/** @type {string} */ name, /** @type {string} */ description, /** @type {object} */ credentials, /** @type {object} */ parameters, onError = 'continueRegularOutput') => {
@@ -347,14 +403,50 @@ function agentWorkflow({ webhookPath, openAi, streaming = false }) {
 		tool('get_order', 'Reads an order by its id (ord_...).', store, { resource: 'order', operation: 'get', orderId: rl(fromAi('orderId', 'The id of the order (ord_...)')) }),
 		tool('get_token', 'Reads a vault token by its id (tok_...): its type and mask.', vault, { resource: 'token', operation: 'get', tokenId: rl(fromAi('tokenId', 'The id of the token (tok_...)')) }),
 		tool('reveal_token', 'Reveals the data a vault token holds.', vault, { resource: 'token', operation: 'reveal', tokenId: rl(fromAi('tokenId', 'The id of the token (tok_...)')) }),
+		workflowTool('refund_via_workflow', 'Refunds part of an order through the refund workflow. Give the order id (ord_...) and the amount to refund.', subWorkflows.budget),
+		workflowTool('refund_via_workflow_day', 'Refunds part of an order through the day-capped refund workflow. Give the order id (ord_...) and the amount to refund.', subWorkflows.day),
 	];
 	/** @type {Record<string, any>} */
 	const connections = {
 		Webhook: { main: [[{ node: 'Support agent', type: 'main', index: 0 }]] },
 		'OpenAI Chat Model': { ai_languageModel: [[{ node: 'Support agent', type: 'ai_languageModel', index: 0 }]] },
 	};
-	for (const n of nodes) if (n.type === TOOL_TYPE) connections[n.name] = { ai_tool: [[{ node: 'Support agent', type: 'ai_tool', index: 0 }]] };
+	for (const n of nodes) if (n.type === TOOL_TYPE || n.type.endsWith('.toolWorkflow')) connections[n.name] = { ai_tool: [[{ node: 'Support agent', type: 'ai_tool', index: 0 }]] };
 	return { name: `e2e agent: a real AI Agent with Vault Store tools${streaming ? ' (streaming)' : ''}`, nodes, connections, settings: { executionOrder: 'v1' } };
+}
+
+/**
+ * The sub-workflow a Call n8n Workflow Tool runs: Execute Workflow Trigger (inputs orderId, amount)
+ * -> the Vault Store node (Order -> Refund, a normal step, On Error: Continue), Maximum Amount 20 and
+ * Maximum Total per Day 1000, and for `budget` Maximum Total per Execution 30 too.
+ * @param {'budget' | 'day'} kind
+ */
+function refundSubWorkflow(kind) {
+	const rl = (/** @type {string} */ value) => ({ __rl: true, mode: 'id', value });
+	return {
+		name: `e2e agent: the refund sub-workflow (${kind === 'budget' ? 'Maximum Total per Execution' : 'Maximum Total per Day only'})`,
+		nodes: [
+			{ id: crypto.randomUUID(), name: 'When called by the agent', type: 'n8n-nodes-base.executeWorkflowTrigger', typeVersion: 1.1, position: [0, 0], parameters: { workflowInputs: { values: [{ name: 'orderId' }, { name: 'amount', type: 'number' }] } } },
+			{
+				id: crypto.randomUUID(),
+				name: 'Refund',
+				type: `${PKG_NAME}.vaultStore`,
+				typeVersion: 2,
+				position: [240, 0],
+				parameters: {
+					resource: 'order',
+					operation: 'refund',
+					orderId: rl('={{ $json.orderId }}'),
+					additionalFields: { amount: '={{ $json.amount }}', reason: 'Refunded through the sub-workflow (e2e)' },
+					options: { maxAmount: CAP, maxTotalPerDay: 1000, ...(kind === 'budget' ? { maxTotalPerExecution: PER_EXECUTION } : {}) },
+				},
+				credentials: { vaultStoreStoreApi: { id: CREDENTIALS.store.id, name: CREDENTIALS.store.name } },
+				onError: 'continueRegularOutput',
+			},
+		],
+		connections: { 'When called by the agent': { main: [[{ node: 'Refund', type: 'main', index: 0 }]] } },
+		settings: { executionOrder: 'v1' },
+	};
 }
 
 module.exports = { agentChecks, agentWorkflow };
