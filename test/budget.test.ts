@@ -173,6 +173,35 @@ describe('the same money write asked twice by an AI agent in one execution is ma
 		expect(r.outputs[2].text).toMatch(/"thisExecution":1\b/);
 	});
 
+	// Two calls of the same refund in one turn, at once: neither is made when the other is admitted, so
+	// the execution's memory cannot answer; they go out under one Idempotency-Key (the execution's for
+	// that write), and the service makes one refund (the second waits out the first's 409, then gets
+	// its answer replayed). The first call's answer is held 300 ms so the two overlap.
+	test('tool call: the same refund twice at once (one turn): two requests under ONE key, one refund; control: another amount at once, two keys, two refunds', async () => {
+		serial++;
+		const [a, b] = orders(2);
+		const parameters = agentPath('tool call').parameters({ maxRetries: 5 });
+		const atOnce = async (args: IDataObject[]) => {
+			f.sb.clearRequests();
+			f.sb.faults.add({ kind: 'slow', delayMs: 300, count: 1, match: { method: 'POST', path: MONEY } });
+			const r = await runAsAgentTool('tool call', parameters, args, f.credentials, { continueOnFail: true, atOnce: true });
+			f.sb.faults.clear();
+			expect(r.texts).toHaveLength(2);
+			expect(r.texts.join('\n')).not.toMatch(/Refused|error|unknown/);
+			return { requests: moneyWrites().length, keys: new Set(moneyWrites().map((q) => q.headers['idempotency-key'])).size };
+		};
+		const same = ledgerOf(a);
+		// Both calls reached the service (they overlapped: the memory could not answer), under one key.
+		const twice = await atOnce([{ order: a, amount: EACH }, { order: a, amount: EACH }]);
+		expect(twice.requests).toBeGreaterThanOrEqual(2);
+		expect(twice.keys).toBe(1);
+		expect(ledgerOf(a) - same).toBe(1);
+		// Control: another amount at once is another write.
+		const other = ledgerOf(b);
+		expect(await atOnce([{ order: b, amount: EACH }, { order: b, amount: EACH + 1 }])).toEqual({ requests: 2, keys: 2 });
+		expect(ledgerOf(b) - other).toBe(2);
+	});
+
 	test.each(AGENT_ROUTES)('%s: control: the same order with another amount is another refund (two sent, under two keys)', async (route) => {
 		serial++;
 		f.sb.clearRequests();

@@ -39,7 +39,10 @@ function agentDescription(name: string): INodeType['description'] {
 		defaults: { name },
 		inputs: ['main', { type: 'ai_tool', displayName: 'Tools' }],
 		outputs: ['main'],
-		properties: [{ displayName: 'Arguments', name: 'args', type: 'json', default: '{}' }],
+		properties: [
+			{ displayName: 'Arguments', name: 'args', type: 'json', default: '{}' },
+			{ displayName: 'At Once', name: 'parallel', type: 'boolean', default: false },
+		],
 	} as unknown as INodeType['description'];
 }
 
@@ -50,11 +53,11 @@ const toolCallAgent: INodeType = {
 		const calls = argumentsOf(this.getNodeParameter('args', 0) as string);
 		const connected = (await this.getInputConnectionData('ai_tool', 0)) as unknown;
 		const tools = (Array.isArray(connected) ? connected : [connected]) as Array<{ invoke: (a: IDataObject) => Promise<unknown> }>;
+		const answer = (response: unknown): INodeExecutionData => ({ json: { response: typeof response === 'string' ? response : JSON.stringify(response) } });
+		// At once: every call in one turn, invoked together (a model may ask for several tool calls in one turn).
+		if (this.getNodeParameter('parallel', 0, false) === true) return [(await Promise.all(calls.map(async (args) => await tools[0].invoke(args)))).map(answer)];
 		const out: INodeExecutionData[] = [];
-		for (const args of calls) {
-			const response = await tools[0].invoke(args);
-			out.push({ json: { response: typeof response === 'string' ? response : JSON.stringify(response) } });
-		}
+		for (const args of calls) out.push(answer(await tools[0].invoke(args)));
 		return [out];
 	},
 };
@@ -117,9 +120,10 @@ export interface AgentRun {
 /**
  * Runs the package node as an agent's tool with `parameters` (which may use
  * $fromAI()) and the agent's `args`, through the chosen route: one tool call, or
- * one per set of arguments when `args` is a list (all in one execution).
+ * one per set of arguments when `args` is a list (all in one execution). `atOnce` (tool call
+ * route): the calls are invoked together, as a model's several tool calls of one turn.
  */
-export async function runAsAgentTool(route: AgentRoute, parameters: IDataObject, args: IDataObject | IDataObject[], credentials: CredentialSet, options: { continueOnFail?: boolean; workflowId?: string; staticData?: IDataObject; toolId?: string } = {}): Promise<AgentRun> {
+export async function runAsAgentTool(route: AgentRoute, parameters: IDataObject, args: IDataObject | IDataObject[], credentials: CredentialSet, options: { continueOnFail?: boolean; workflowId?: string; staticData?: IDataObject; toolId?: string; atOnce?: boolean } = {}): Promise<AgentRun> {
 	const loader = await loadPackage();
 	const base = loader.nodeTypes.vaultStore.type as INodeType;
 	const toolType: INodeType = Object.assign(Object.create(base) as INodeType, {
@@ -133,7 +137,7 @@ export async function runAsAgentTool(route: AgentRoute, parameters: IDataObject,
 	const run = await runNodes(
 		[
 			{ name: 'Start', type: 'test.start', parameters: {} },
-			{ name: 'Agent', type: agentType, parameters: { args: JSON.stringify(args) } },
+			{ name: 'Agent', type: agentType, parameters: { args: JSON.stringify(args), ...(options.atOnce === true ? { parallel: true } : {}) } },
 			{ name: TOOL_NAME, type: TOOL_TYPE, parameters, continueOnFail: options.continueOnFail, ...(options.toolId !== undefined ? { id: options.toolId } : {}) },
 		],
 		credentials,
