@@ -4,7 +4,7 @@
  * within a small factor of plain text of the same size, at two sizes (a quadratic scanner's time
  * per MB grows with the size, so it fails), and a 1 MB hostile text costs tens of milliseconds.
  *
- * Times are the best of five interleaved rounds, after a run that compiles the code (a busy machine only slows a run down). The bounds are wide
+ * Times are the CPU time of the process (not wall time: other jobs on a busy machine do not count), the best of five interleaved rounds, after a run that compiles the code. The bounds are wide
  * on purpose (the code measured here is 10 to 100 times inside them) and a quadratic scanner is
  * hundreds of times outside them at 1 MB.
  */

@@ -13,6 +13,7 @@ import type { Outcome } from './errors';
 import { apiError, networkError, redirectError, shapeError } from './errors';
 import type { HttpContext, RawResponse } from './http';
 import { readHeader } from '../headers';
+import { moneyOutcomeOf } from './outcomes';
 import {
 	backoffMs,
 	describeBody,
@@ -100,21 +101,12 @@ export interface ApiResponse {
 
 /**
  * An answer that says nothing of what the service did with a money write sent under its
- * Idempotency-Key: a gateway's 502 or 504 (the service's own answer was lost on the way). A
- * repeat under the same key is answered from the service's store (the spec stores every answer
- * but a 5xx of its own), so it is repeated within the request.
+ * Idempotency-Key (409 "still running", a gateway's 502 or 504: outcomes.ts). A repeat under the
+ * same key is answered from the service's store (the spec stores every answer but a 5xx of its
+ * own), so it is repeated within the request.
  */
 function unanswered(status: number, req: ApiRequest): boolean {
-	return req.idempotencyKey !== undefined && isUnansweredStatus(status);
-}
-
-/**
- * Statuses that answer nothing of what the service did with a write sent under an
- * Idempotency-Key: 409 (the original is still running), a gateway's 502 or 504. Every other
- * 5xx and 408 is the service's own failure, which it does not store (a repeat runs it again).
- */
-export function isUnansweredStatus(status: number): boolean {
-	return status === 409 || status === 502 || status === 504;
+	return req.idempotencyKey !== undefined && moneyOutcomeOf(status) === 'unanswered';
 }
 
 /** Errors after which a money write may or may not have been applied (see ApiRequest.money). */
@@ -406,7 +398,7 @@ export class Transport {
 					// The pool is paused already (see verdict); the next attempt waits for it.
 					continue;
 				}
-			} else if (status === 503 && req.money) {
+			} else if (req.money && status >= 500 && moneyOutcomeOf(status) === 'notApplied') {
 				// The service says it did nothing: repeated, as a 429.
 				if (retriesLeft) {
 					await sleep(backoffMs(attempt));
@@ -424,8 +416,9 @@ export class Transport {
 				continue;
 			}
 			const failure = await this.finish(apiError(this.ctx.getNode(), req, status, body, outcome, this.options.maxRetryAfterMs));
-			// 500/502/504 (the spec's service does not store a 5xx: a repeat re-executes), 408, 409 on every try.
-			const unknown = req.money && ((status >= 500 && status !== 503) || status === 408 || (status === 409 && req.idempotencyKey !== undefined) || mayHaveReached);
+			// Failed (the spec's service does not store a 5xx or 408: a repeat re-executes), or unanswered on every try (outcomes.ts).
+			const says = moneyOutcomeOf(status);
+			const unknown = req.money && (says === 'failed' || (says === 'unanswered' && req.idempotencyKey !== undefined) || mayHaveReached);
 			throw unknown ? unknownOutcome(failure) : failure;
 		}
 	}
