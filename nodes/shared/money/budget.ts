@@ -136,16 +136,7 @@ export class Budgets {
 		const currency = (currencyIn ?? '').toUpperCase();
 		const label = currencyLabel(currency);
 		const res: Reservation = { currency, amount, rules, execution: false, left: {} };
-		if (rules.perExecution !== undefined) {
-			const spent = this.spentInExecution();
-			const before = spent[currency] ?? 0;
-			if (round(before + amount) > rules.perExecution) {
-				throw new BudgetExceeded(exceeded('Maximum Total per Execution', rules.perExecution, amount, before, label, 'in this execution'));
-			}
-			spent[currency] = round(before + amount);
-			res.execution = true;
-			res.left.execution = round(rules.perExecution - spent[currency]);
-		}
+		if (rules.perExecution !== undefined) this.countInExecution(res, rules.perExecution, amount, label);
 		if (rules.perDay !== undefined) {
 			let held = false;
 			try {
@@ -161,23 +152,51 @@ export class Budgets {
 	private async reserveDay(budget: number, amount: number, currency: string, label: string, res: Reservation): Promise<void> {
 		const day = dayIn(this.ctx.getTimezone(), this.now());
 		const key = `${day}|${currency}|${budget}`;
-		const hints = this.staticDay();
-		if (this.helpers) {
-			// n8n-core without n8n: its deduplication service was never given a store (static data then).
-			const claimed = await this.claimUnits(budget, amount, day, key, label, res).then(
-				() => true,
-				(error: unknown) => (notInitialised(error) ? false : Promise.reject(error)),
-			);
-			if (claimed) return;
-			this.helpers = false;
+		if (await this.inStore(async () => await this.claimUnits(budget, amount, day, key, label, res))) return;
+		this.countInStaticDay(budget, day, key, res, amount, label);
+	}
+
+	/**
+	 * Runs `claim` against n8n's deduplication store when the node has one: false when it has none
+	 * (n8n-core without n8n: its deduplication service was never given a store), and from then on
+	 * the day's totals are kept in static data.
+	 */
+	private async inStore(claim: () => Promise<void>): Promise<boolean> {
+		if (!this.helpers) return false;
+		const claimed = await claim().then(
+			() => true,
+			(error: unknown) => (notInitialised(error) ? false : Promise.reject(error)),
+		);
+		if (!claimed) this.helpers = false;
+		return claimed;
+	}
+
+	/** Adds `amount` to this execution's total; with `label`, refuses (nothing added) what would pass the budget. */
+	private countInExecution(res: Reservation, budget: number, amount: number, label?: string): void {
+		const spent = this.spentInExecution();
+		const before = spent[res.currency] ?? 0;
+		if (label !== undefined && round(before + amount) > budget) {
+			throw new BudgetExceeded(exceeded('Maximum Total per Execution', budget, amount, before, label, 'in this execution'));
 		}
-		// The day's total in static data: exact within one running n8n instance.
+		spent[res.currency] = round(before + amount);
+		res.execution = true;
+		res.left.execution = Math.max(0, round(budget - spent[res.currency]));
+	}
+
+	/**
+	 * Adds `amount` to the day's total in static data (exact within one running n8n instance); with
+	 * `label`, refuses (nothing added) what would pass the budget.
+	 */
+	private countInStaticDay(budget: number, day: string, key: string, res: Reservation, amount: number, label?: string): void {
+		const hints = this.staticDay();
 		const before = hints[key] ?? 0;
-		if (round(before + amount) > budget) throw new BudgetExceeded(exceeded('Maximum Total per Day', budget, amount, before, label, `today (${day})`));
+		if (label !== undefined && round(before + amount) > budget) {
+			throw new BudgetExceeded(exceeded('Maximum Total per Day', budget, amount, before, label, `today (${day})`));
+		}
 		this.pruneDays(hints, day);
 		hints[key] = round(before + amount);
 		res.day = { key };
-		res.left.today = round(budget - hints[key]);
+		res.left.today = Math.max(0, round(budget - hints[key]));
 	}
 
 	/** The day's units this write needs, claimed in n8n's store (see above). */
@@ -230,30 +249,17 @@ export class Budgets {
 		const target: Reservation = currency === res.currency ? res : { currency, amount: 0, rules: res.rules, execution: false, left: {} };
 		const extra = round(amount - target.amount);
 		if (!(extra > 0)) return;
-		if (target.rules.perExecution !== undefined) {
-			const spent = this.spentInExecution();
-			spent[currency] = round((spent[currency] ?? 0) + extra);
-			target.execution = true;
-			target.left.execution = Math.max(0, round(target.rules.perExecution - spent[currency]));
-		}
+		if (target.rules.perExecution !== undefined) this.countInExecution(target, target.rules.perExecution, extra);
 		target.amount = round(target.amount + extra);
 		const budget = target.rules.perDay;
 		if (budget === undefined) return;
 		const day = dayIn(this.ctx.getTimezone(), this.now());
 		const key = target.day?.key ?? `${day}|${currency}|${budget}`;
-		if (target.day?.units !== undefined || (target.day === undefined && this.helpers)) {
-			const claimed = await this.claimUnits(budget, target.amount, day, key, currencyLabel(currency), target, true).then(
-				() => true,
-				(error: unknown) => (notInitialised(error) ? false : Promise.reject(error)),
-			);
-			if (claimed) return;
-			this.helpers = false;
+		// Where the write's day units are (n8n's store), or where they would be for a new currency.
+		if (target.day?.units !== undefined || target.day === undefined) {
+			if (await this.inStore(async () => await this.claimUnits(budget, target.amount, day, key, currencyLabel(currency), target, true))) return;
 		}
-		const hints = this.staticDay();
-		this.pruneDays(hints, day);
-		hints[key] = round((hints[key] ?? 0) + extra);
-		target.day = { key };
-		target.left.today = Math.max(0, round(budget - hints[key]));
+		this.countInStaticDay(budget, day, key, target, extra);
 	}
 
 	/** Entries of other days go (a few a day, at most). */
