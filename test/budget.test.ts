@@ -477,6 +477,27 @@ describe('what a budget counts: the currency the write moves, the largest amount
 		expect(moneyWrites()).toHaveLength(1);
 	});
 
+	// Hostile: the service's order answer names another currency than the refund moves (a lie, or a
+	// wrong record). The first refund is counted in what the service recorded; the run then trusts no
+	// currency read, so a budget is passed by at most that one write. Control: honest answers, both go out.
+	test.each(cells(PATHS.filter((path) => !path.name.startsWith('Checkout'))))('an order answer that lies about its currency: counted in what was recorded, later reads refused: $label', async ({ rule, path }) => {
+		const [a, b, c] = orders(3);
+		const lies = ['JPY', 'EUR', 'GBP'];
+		[a, b, c].forEach((id, i) => f.sb.faults.add({ kind: 'reply', status: 200, count: 10, match: { method: 'GET', path: new RegExp(`/orders/${id}$`) }, reply: { body: { ok: true, data: { id, currency: lies[i] } } } }));
+		f.sb.clearRequests();
+		const r = await run(path, budgetOption(rule), [{ order: a, amount: 3 }, { order: b, amount: 3 }, { order: c, amount: 3 }]);
+		f.sb.faults.clear();
+		expect(r.errors[0]).toBeUndefined();
+		expect(r.errors[1]).toMatch(/Refused: the currency of .{1,3}Refund an order.{1,3} cannot be read reliably before it is sent/);
+		expect(r.errors[2]).toMatch(/Refused: the currency of .{1,3}Refund an order.{1,3} cannot be read reliably before it is sent/);
+		expect(moneyWrites()).toHaveLength(1);
+		f.sb.clearRequests();
+		const [d, e] = orders(2);
+		const honest = await run(path, budgetOption(rule), [{ order: d, amount: 2 }, { order: e, amount: 2 }]);
+		expect(honest.errors).toEqual([undefined, undefined]);
+		expect(moneyWrites()).toHaveLength(2);
+	});
+
 	// The largest amount the cap reads: another amount-like name in the query string counts, on every path.
 	const QUERY_PATHS: Path[] = [
 		{ name: 'Amount field + Additional Query Parameters', parameters: (o) => ({ ...refundOf('={{ $json.amount }}', '={{ $json.order }}', o), additionalQueryParameters: { pair: [{ name: 'total', value: '={{ $json.total }}' }] } }), write: () => ({}) },

@@ -127,9 +127,17 @@ export async function holdBudgets(g: GateState, ticket: Ticket, rules: ItemRules
 	let failure: NodeOperationError | undefined;
 	const budgetName = perExecution !== undefined ? 'Maximum Total per Execution' : 'Maximum Total per Day';
 	// What the write can move: the largest amount the cap read, in the currency it moves (read when not stated).
-	const currency = ticket.asked.amount === undefined ? undefined : (ticket.asked.currency ?? (await currencyOf()));
+	// A currency read is not trusted once the service recorded a write in another one than read.
+	const stated = ticket.asked.currency;
+	const currency = ticket.asked.amount === undefined ? undefined : (stated ?? (g.currencyReadWrong === undefined ? await currencyOf() : undefined));
 	if (ticket.asked.amount === undefined) {
 		failure = g.refuse(ticket.itemIndex, `Refused: the amount of "${ticket.route.name}" is not known before it is sent, so it cannot be counted against "${budgetName}"`, 'Nothing was sent. Give the amount in the request.');
+	} else if (currency === undefined && stated === undefined && g.currencyReadWrong !== undefined) {
+		failure = g.refuse(
+			ticket.itemIndex,
+			`Refused: the currency of "${ticket.route.name}" cannot be read reliably before it is sent, so it cannot be counted against "${budgetName}"`,
+			`Nothing was sent. ${g.currencyReadWrong}, so the currency the service states before a write is not trusted for the rest of this execution.${ticket.route.spec.currency !== undefined ? ' State the currency in the request.' : ''}`,
+		);
 	} else if (currency === undefined) {
 		const read = ticket.route.spec.currencyRead;
 		failure = g.refuse(
@@ -142,6 +150,7 @@ export async function holdBudgets(g: GateState, ticket: Ticket, rules: ItemRules
 			g.budgets ??= new Budgets(g.ctx, g.now);
 			const amount = Math.max(ticket.asked.amount, ticket.largest ?? ticket.asked.amount);
 			ticket.budget = await g.budgets.reserve({ perExecution, perDay }, amount, currency);
+			if (stated === undefined) ticket.currencyRead = currency;
 		} catch (error) {
 			failure =
 				error instanceof BudgetExceeded

@@ -10,6 +10,8 @@ const FIELD = 'vaultStoreUnclearWrites';
 const KEYS_FIELD = 'vaultStoreOptionKeys';
 /** Where the money writes an AI agent made in this execution live, beside them. */
 const MADE_FIELD = 'vaultStoreAgentWrites';
+/** Why a currency read before a write is not trusted for the rest of the execution (the service recorded another). */
+const CURRENCY_FIELD = 'vaultStoreCurrencyReadWrong';
 /** Longest record id kept of a write an agent made. */
 const ID_MAX_CHARS = 100;
 /** Longest description of a write kept with its key (for messages). */
@@ -62,6 +64,8 @@ function digestOf(text: string): string {
  * - The money writes an AI agent made (answered with success), by what they move, with what the
  *   answer said (record id, amount, currency): the same write asked again in the execution is
  *   answered with them, not sent. Written when the answer arrives.
+ * - Whether the service recorded a write in another currency than the one the node read before
+ *   it: from then on, a budget does not count a write in a currency the node would have to read.
  */
 export class ExecutionWrites {
 	constructor(private readonly context: IDataObject) {}
@@ -129,5 +133,15 @@ export class ExecutionWrites {
 		if (earlier !== undefined && typeof earlier.write === 'string') return earlier.write === write ? { status: 'same' } : { status: 'other', what: String(earlier.what) };
 		this.context[KEYS_FIELD] = { ...all, [id]: { write, what: what.slice(0, WHAT_MAX_CHARS) } } as unknown as IDataObject;
 		return { status: 'new' };
+	}
+
+	/** Why currency reads are not trusted in this execution, if the service recorded a write in another currency than read. */
+	currencyReadWrong(): string | undefined {
+		const why = this.context[CURRENCY_FIELD];
+		return typeof why === 'string' ? why : undefined;
+	}
+
+	distrustCurrencyReads(why: string): void {
+		this.context[CURRENCY_FIELD] = why.slice(0, WHAT_MAX_CHARS);
 	}
 }

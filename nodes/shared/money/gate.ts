@@ -164,6 +164,14 @@ export class RequestGate extends GateState {
 			}
 			this.budgetLeft.set(ticket.itemIndex, leftOf(ticket.budget));
 		}
+		// The currency read before the write was not the one it moved (a service whose order or store
+		// answer is wrong): counted above in the recorded one; later reads of this run are not trusted.
+		const moved = verdict.currency?.toUpperCase();
+		if (ticket.currencyRead !== undefined && moved !== undefined && moved !== ticket.currencyRead.toUpperCase()) {
+			const shown = /^[A-Z]{3}$/.test(moved) ? moved : 'another currency';
+			this.currencyReadWrong = `The service recorded "${ticket.route.name}" in ${shown} where the currency read before it was ${ticket.currencyRead}`;
+			this.setup.hint('currencyRead', `${this.currencyReadWrong}: the spending budgets counted it in ${shown}, and under a budget the rest of this execution refuses writes whose currency it would have to read.`, 'warning');
+		}
 		if (mismatch !== undefined) throw this.refuse(ticket.itemIndex, mismatch, advice);
 	}
 

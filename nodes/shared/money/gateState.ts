@@ -77,6 +77,8 @@ export interface Ticket {
 	option?: { key: string; sentBefore: boolean };
 	/** What it holds of the spending budgets. */
 	budget?: Reservation;
+	/** The currency the budgets counted it in, read before it was sent (the request stated none). */
+	currencyRead?: string;
 	/** The largest amount the cap read in the request (or read first): what the budgets count. */
 	largest?: number;
 }
@@ -143,6 +145,15 @@ export class GateState {
 	/** The execution's memory of writes when this run has used it. */
 	get executionWritesUsed(): ExecutionWrites | undefined {
 		return this.memory;
+	}
+
+	/** Set when the service recorded a write in another currency than the one read before it: later reads of the execution are not trusted. */
+	get currencyReadWrong(): string | undefined {
+		return this.executionWrites.currencyReadWrong();
+	}
+
+	set currencyReadWrong(why: string | undefined) {
+		if (why !== undefined) this.executionWrites.distrustCurrencyReads(why);
 	}
 
 	legacyOccurrence(fingerprint: string): number {
