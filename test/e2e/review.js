@@ -126,6 +126,29 @@ function reviewWorkflow({ webhookPath, openAi, smtp, name = 'e2e review: refunds
 	};
 }
 
+/**
+ * examples/agent-refunds-with-review.json as shipped, its Chat Trigger swapped for a Webhook that
+ * answers at once (the prompt in the body), the chat model and the review tool given credentials.
+ * @param {{ webhookPath: string, openAi: { id: string, name: string }, smtp: { id: string, name: string } }} o
+ */
+function exampleAsWebhook({ webhookPath, openAi, smtp }) {
+	const example = lib.exampleWorkflows().find((e) => e.name === 'agent-refunds-with-review.json');
+	if (!example) throw new Error('examples/agent-refunds-with-review.json is missing');
+	const wf = JSON.parse(JSON.stringify(example.workflow));
+	const chat = wf.nodes.find((/** @type {any} */ n) => n.type === '@n8n/n8n-nodes-langchain.chatTrigger');
+	const hook = { id: crypto.randomUUID(), name: 'Webhook', type: 'n8n-nodes-base.webhook', typeVersion: 2, position: chat.position, webhookId: crypto.randomUUID(), parameters: { httpMethod: 'POST', path: webhookPath, responseMode: 'onReceived', options: {} } };
+	wf.nodes = wf.nodes.map((/** @type {any} */ n) => {
+		if (n === chat) return hook;
+		if (n.type === '@n8n/n8n-nodes-langchain.agent') return { ...n, parameters: { ...n.parameters, promptType: 'define', text: '={{ $json.body.prompt }}' } };
+		if (n.type === '@n8n/n8n-nodes-langchain.lmChatOpenAi') return { ...n, credentials: { openAiApi: openAi } };
+		if (n.type === REVIEW_TYPE) return { ...n, credentials: { smtp } };
+		return n;
+	});
+	wf.connections = { ...wf.connections, Webhook: wf.connections[chat.name] };
+	delete wf.connections[chat.name];
+	return { name: `e2e review: ${wf.name}`, nodes: wf.nodes, connections: wf.connections, settings: wf.settings };
+}
+
 /** A call of the gated tool as the model makes it: the tool's arguments and the review tool's. */
 const reviewed = (/** @type {string} */ orderId, /** @type {number} */ amount, /** @type {string} */ reason, currency = 'USD') => ({
 	tool: 'refund_with_review',
@@ -154,8 +177,8 @@ function linksOf(/** @type {{ links: string[] }} */ m) {
 async function reviewChecks({ inst, sb, t, rest }) {
 	const H = { 'X-N8N-API-KEY': rest.apiKey };
 	const refundable = sb.state.orders.filter((/** @type {any} */ o) => o.payment?.status === 'COMPLETED' && o.payment.totalAmount >= 150 && !sb.state.refunds.some((/** @type {any} */ r) => r.orderId === o.id));
-	t.must('review: five refundable orders of 150 or more in the sandbox', refundable.length >= 5, `${refundable.length} refundable`);
-	const [approved, declined, twice, capped, budget] = refundable;
+	t.must('review: six refundable orders of 150 or more in the sandbox', refundable.length >= 6, `${refundable.length} refundable`);
+	const [approved, declined, twice, capped, budget, example] = refundable;
 	const currencyOf = (/** @type {any} */ o) => String(o.currency ?? 'USD');
 	const script = {
 		approve: [{ calls: [reviewed(approved.id, 45, 'Parcel arrived damaged', currencyOf(approved))] }, { say: 'Refunded 45 after approval.' }],
@@ -163,6 +186,12 @@ async function reviewChecks({ inst, sb, t, rest }) {
 		twice: [{ calls: [reviewed(twice.id, 35, 'Wrong size delivered', currencyOf(twice))] }, { say: 'Refunded 35 after approval.' }],
 		cap: [{ calls: [reviewed(capped.id, 150, 'Whole order lost', currencyOf(capped))] }, { calls: [reviewed(capped.id, 60, 'Most of the order lost', currencyOf(capped))] }, { say: 'I could refund 60 of the 150 asked.' }],
 		budget: [{ calls: [reviewed(budget.id, 90, 'Two items missing', currencyOf(budget))] }, { calls: [reviewed(budget.id, 80, 'A third item missing', currencyOf(budget))] }, { say: 'Refunded 90; the 80 passed the budget.' }],
+		// The example as shipped: 25 asked of the tool without review (refused, Maximum Amount 20), then of the one behind it.
+		example: [
+			{ calls: [{ tool: 'up_to_20', args: { orderId: example.id, amount: 25, reason: 'Late delivery' } }] },
+			{ calls: [{ tool: 'above_20', args: { toolParameters: { orderId: example.id, amount: 25, reason: 'Late delivery' }, hitlParameters: { currency: currencyOf(example) } } }] },
+			{ say: 'Refunded 25 after approval.' },
+		],
 	};
 	const model = await startModelServer({ scripts: script });
 	const smtp = await startSmtpSink();
@@ -182,6 +211,8 @@ async function reviewChecks({ inst, sb, t, rest }) {
 		const act = /** @type {any} */ (await rest.request('POST', `/api/v1/workflows/${workflowId}/activate`, undefined, H));
 		t.must('review: the workflow activated', act.status === 200, JSON.stringify(act).slice(0, 600));
 		const url = `${inst.url}/webhook/${webhookPath}`;
+		/** The example's workflow, once created (its last case). */
+		let exampleId = '';
 		const registered = await wait.waitUntil(async () => {
 			const r = await fetch(url, { method: 'GET', signal: AbortSignal.timeout(10_000) });
 			const text = await r.text();
@@ -190,23 +221,23 @@ async function reviewChecks({ inst, sb, t, rest }) {
 		t.must('review: the workflow\'s webhook is registered', registered, 'still "not registered" after 30 s');
 
 		// n8n's public API does not list waiting executions (2.8.4): its internal list (the editor's) does.
-		const executionsOf = async () => {
-			const r = await rest.request('GET', `/rest/executions?filter=${encodeURIComponent(JSON.stringify({ workflowId }))}&limit=100`);
+		const executionsOf = async (wf = workflowId) => {
+			const r = await rest.request('GET', `/rest/executions?filter=${encodeURIComponent(JSON.stringify({ workflowId: wf }))}&limit=100`);
 			if (r.status !== 200) throw new Error(`GET /rest/executions: HTTP ${r.status} ${JSON.stringify(r.body).slice(0, 300)}`);
 			return /** @type {any[]} */ (r.body?.data?.results ?? []);
 		};
 		/** The execution's status (the internal list); with its data (public API) once it has ended. */
 		const execution = async (/** @type {string} */ id) => {
-			const listed = (await executionsOf()).find((e) => String(e.id) === id);
+			const listed = [...(await executionsOf()), ...(exampleId ? await executionsOf(exampleId) : [])].find((e) => String(e.id) === id);
 			if (!listed || ['waiting', 'running', 'new'].includes(listed.status)) return listed;
 			return /** @type {any} */ (await rest.api(`/executions/${id}?includeData=true`));
 		};
 		/** Starts a conversation; returns its execution id once n8n lists it. */
-		const start = async (/** @type {keyof typeof script} */ name, /** @type {string} */ prompt) => {
-			const known = new Set((await executionsOf()).map((e) => String(e.id)));
-			const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ prompt: `[case:${name}] ${prompt}` }), signal: AbortSignal.timeout(30_000) });
+		const start = async (/** @type {keyof typeof script} */ name, /** @type {string} */ prompt, target = url, wf = workflowId) => {
+			const known = new Set((await executionsOf(wf)).map((e) => String(e.id)));
+			const res = await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ prompt: `[case:${name}] ${prompt}` }), signal: AbortSignal.timeout(30_000) });
 			t.must(`review (${name}): the webhook took the conversation`, res.status === 200, `HTTP ${res.status} ${(await res.text()).slice(0, 200)}`);
-			const id = await wait.waitUntil(async () => (await executionsOf()).map((e) => String(e.id)).find((x) => !known.has(x)), 30_000, 250);
+			const id = await wait.waitUntil(async () => (await executionsOf(wf)).map((e) => String(e.id)).find((x) => !known.has(x)), 30_000, 250);
 			t.must(`review (${name}): its execution is listed`, id, `no new execution in 30 s`);
 			return String(id);
 		};
@@ -312,8 +343,11 @@ async function reviewChecks({ inst, sb, t, rest }) {
 			const after = await execution(id);
 			const requests = describe('twice', from);
 			const posts = refundPosts(requests, twice.id);
-			log(`review (twice): two Approve clicks at once answered ${both.map((b) => `${b.status} ${JSON.stringify(b.text.slice(0, 60))}`).join('; ')}; late Approve ${late.status} ${JSON.stringify(late.text.slice(0, 80))}; late Decline ${lateDecline.status} ${JSON.stringify(lateDecline.text.slice(0, 80))}`);
-			t.equal('review (twice): two Approve clicks at the same moment: one is recorded ("Action recorded"), the execution resumed once (the model asked twice in all) and ended with its answer', [both.filter((b) => b.status === 200 && /Action recorded/.test(b.text)).length >= 1, done?.status, agentOutput(done), model.of('twice').length], [true, 'success', 'Refunded 35 after approval.', 2]);
+			log(`review (twice): two Approve clicks at once answered ${both.map((b) => `${b.status} ${JSON.stringify(b.text.slice(0, 120))}`).join('; ')}; late Approve ${late.status} ${JSON.stringify(late.text.slice(0, 80))}; late Decline ${lateDecline.status} ${JSON.stringify(lateDecline.text.slice(0, 80))}`);
+			// n8n resumes a waiting execution only from "waiting" (a conditional update; the loser gets its
+			// ExecutionAlreadyResumingError, answered 500 "There was a problem executing the workflow"; a
+			// later one finds it running, 409, or ended, "No action required").
+			t.equal('review (twice): two Approve clicks at the same moment: ONE is recorded ("Action recorded"), the other turned away by n8n (measured on both lines: 500 from its "already being resumed" guard); the execution resumed once (the model asked twice in all) and ended with its answer', [both.filter((b) => b.status === 200 && /Action recorded/.test(b.text)).length, done?.status, agentOutput(done), model.of('twice').length], [1, 'success', 'Refunded 35 after approval.', 2]);
 			t.equal('review (twice): the service saw ONE refund request for it (201); one refund of 35 (the control: the approval reaches the service)', [afterBoth.map((q) => q.status), refundsOf(twice.id)], [[201], [35]]);
 			t.check('review (twice): Approve and Decline clicked again after the execution ended are answered without running anything (n8n: no action required, or the execution "has finished already")', [late, lateDecline].every((c) => c.status < 500) && after?.status === 'success' && String(after?.stoppedAt) === String(done?.stoppedAt), JSON.stringify({ late, lateDecline, status: after?.status }));
 			t.equal('review (twice): still ONE refund request and ONE refund after the late clicks', [posts.length, refundsOf(twice.id)], [1, [35]]);
@@ -362,6 +396,37 @@ async function reviewChecks({ inst, sb, t, rest }) {
 			t.equal('review (budget): the conversation ended with the model\'s answer', [done?.status, agentOutput(done)], ['success', 'Refunded 90; the 80 passed the budget.']);
 			t.equal(`review (budget): the 80, approved after the second wait, was never sent (90 + 80 > ${REVIEW_PER_EXECUTION}); one refund of 90`, [posts.length, refundsOf(budget.id)], [1, [90]]);
 			t.check(`review (budget): the model saw budgetLeft.thisExecution ${REVIEW_PER_EXECUTION - 90} after the first wait, then the refusal naming Maximum Total per Execution with the 90 spent before the second wait`, /"thisExecution":60\b/.test(tools[0]?.content ?? '') && /Maximum Total per Execution/.test(tools[1]?.content ?? '') && /\b90 already spent in this execution\b/.test(tools[1]?.content ?? ''), JSON.stringify(tools));
+		}
+
+		// ------------------------------------------------------------ the example as shipped (examples/agent-refunds-with-review.json)
+		{
+			const examplePath = `vault-store-review-example-${crypto.randomUUID().slice(0, 8)}`;
+			const wf = exampleAsWebhook({ webhookPath: examplePath, openAi: { id: openAi.body.id, name: openAi.body.name }, smtp: { id: smtpCred.body.id, name: smtpCred.body.name } });
+			const made = /** @type {any} */ (await rest.request('POST', '/api/v1/workflows', wf, H));
+			t.must('review (example): the example workflow (its Chat Trigger swapped for a Webhook, the credentials set) created', made.status === 200 && made.body?.id, JSON.stringify(made).slice(0, 600));
+			exampleId = String(made.body.id);
+			workflowIds.push(exampleId);
+			const on = /** @type {any} */ (await rest.request('POST', `/api/v1/workflows/${exampleId}/activate`, undefined, H));
+			t.must('review (example): activated', on.status === 200, JSON.stringify(on).slice(0, 400));
+			const exampleUrl = `${inst.url}/webhook/${examplePath}`;
+			await wait.waitUntil(async () => {
+				const r = await fetch(exampleUrl, { method: 'GET', signal: AbortSignal.timeout(10_000) });
+				const text = await r.text();
+				return !/is not registered\./.test(text) || /registered for POST/i.test(text);
+			}, 30_000, 250);
+			const from = sb.requests.length;
+			const mails0 = smtp.messages.length;
+			const id = await start('example', `Refund 25 of order ${example.id}, it arrived late.`, exampleUrl, exampleId);
+			const r = await review('example', id, mails0, example.id, from, 'the 25 (above 20)');
+			t.equal('review (example): "Refund up to 20" refused the 25 without sending it; the 25 through "Refund above 20" waits for the person, nothing sent', [r.waiting, r.postsBefore, /above the maximum of 20/.test(model.toolMessages('example')[0]?.content ?? '')], ['waiting', 0, true]);
+			t.check('review (example): the example\'s email names the order, 25, the currency and the reason', r.msg.text.includes(example.id) && /\b25\b/.test(r.msg.text) && r.msg.text.includes(currencyOf(example)) && r.msg.text.includes('Late delivery') && r.msg.to.includes('refunds-lead@example.com'), JSON.stringify({ to: r.msg.to, text: r.msg.text.trim().slice(0, 400) }));
+			await click(/** @type {string} */ (r.links.approve));
+			const done = await until(id, ['success', 'error', 'crashed']);
+			const requests = describe('example', from);
+			const posts = refundPosts(requests, example.id);
+			const tools = model.toolMessages('example');
+			t.equal('review (example): after Approve, ONE refund of 25 (201); the conversation ended with the model\'s answer', [done?.status, agentOutput(done), posts.map((q) => q.status), refundsOf(example.id)], ['success', 'Refunded 25 after approval.', [201], [25]]);
+			t.check('review (example): the model received the refusal of "Refund up to 20" (Maximum Amount 20), then the refund', /above the maximum of 20/.test(tools[0]?.content ?? '') && /"amount":25\b/.test(tools[1]?.content ?? ''), JSON.stringify(tools));
 		}
 	} finally {
 		for (const id of workflowIds) await rest.request('POST', `/api/v1/workflows/${id}/deactivate`, undefined, H);
