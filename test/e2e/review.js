@@ -22,12 +22,16 @@
  *   - above the cap, approved: still refused by the node after the wait, nothing sent; the control
  *     (within the cap, approved, same conversation) is sent;
  *   - the per-execution budget across two waits: 90 approved and sent, then 80 approved and refused
- *     (90 already spent in this execution: what was spent before the wait is still known after it).
+ *     (90 already spent in this execution: what was spent before the wait is still known after it);
+ *   - examples/agent-refunds-with-review.json as shipped (its Chat Trigger swapped for a Webhook,
+ *     credentials set): 25 refused by "Refund up to 20", then approved through "Refund above 20": one refund.
+ * test/e2e/queue/run.js runs reviewWorkflow in queue mode (each approval resumed in one run on a worker).
  * Each case counts the requests the sandbox saw.
  */
 'use strict';
 
 const crypto = require('node:crypto');
+const http = require('node:http');
 
 const lib = require('./runner/lib');
 
@@ -156,11 +160,29 @@ const reviewed = (/** @type {string} */ orderId, /** @type {number} */ amount, /
 });
 const own = (/** @type {string} */ orderId, /** @type {number} */ amount, /** @type {string} */ reason) => ({ tool: 'refund_order', args: { orderId, amount, reason } });
 
-/** Clicks a link of the email as a person's browser would (GET). */
-async function click(/** @type {string} */ url) {
-	const res = await fetch(url, { headers: { 'user-agent': BROWSER_UA, accept: 'text/html' }, redirect: 'manual', signal: AbortSignal.timeout(30_000) });
-	const text = await res.text();
-	return { status: res.status, text: text.replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').trim().slice(0, 200) };
+/**
+ * Clicks a link of the email as a person's browser would (GET). `via`: another process to send it
+ * to (as a load balancer would), the Host header kept (n8n signs the link's host with its path).
+ * @param {string} link @param {string} [via] a base URL (http://127.0.0.1:<port>)
+ * @returns {Promise<{ status: number, text: string }>}
+ */
+function click(link, via) {
+	const url = new URL(link);
+	const to = new URL(via ?? link);
+	return new Promise((resolve, reject) => {
+		const req = http.request({ host: to.hostname, port: to.port, method: 'GET', path: `${url.pathname}${url.search}`, headers: { host: url.host, 'user-agent': BROWSER_UA, accept: 'text/html' }, timeout: 30_000 }, (res) => {
+			/** @type {Buffer[]} */
+			const chunks = [];
+			res.on('data', (c) => chunks.push(c));
+			res.on('end', () => {
+				const text = Buffer.concat(chunks).toString('utf8');
+				resolve({ status: res.statusCode ?? 0, text: text.replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').trim().slice(0, 200) });
+			});
+		});
+		req.on('timeout', () => req.destroy(new Error(`GET ${link}: no answer in 30 s`)));
+		req.on('error', reject);
+		req.end();
+	});
 }
 
 /** The Approve and Decline links of a review email (n8n's signed resume URLs). */
