@@ -10,8 +10,9 @@
  * Ports: main and each webhook process have their own N8N_PORT; main and each worker their own task-broker
  * port (N8N_RUNNERS_BROKER_PORT: 2.8 always runs the internal task runner, N8N_RUNNERS_ENABLED is
  * deprecated there and not set); each worker its own health server (QUEUE_HEALTH_CHECK_PORT).
- * Webhook processes run no task runner. Every webhook process gets WEBHOOK_URL = the first one's
- * URL (`webhook`), as processes behind one load balancer share its public address.
+ * Webhook processes run no task runner. Every webhook process and every worker gets WEBHOOK_URL = the
+ * first webhook process's URL (`webhook`), as processes behind one load balancer share its public
+ * address (workers build the resume links of Send-and-Wait nodes from it).
  */
 'use strict';
 
@@ -169,6 +170,9 @@ function makeQueueCluster({ userFolder, logDir, home, pg, redis, env: extraEnv =
 					QUEUE_HEALTH_CHECK_ACTIVE: 'true',
 					QUEUE_HEALTH_CHECK_PORT: String(healthPort),
 					N8N_WORKER_SERVER_ADDRESS: '127.0.0.1',
+					// A Send-and-Wait node (a Human Review tool) builds its Approve and Decline links where it
+					// runs: without it a worker's links point at http://localhost:<its own N8N_PORT>.
+					WEBHOOK_URL: `${cluster.webhook.url}/`,
 					...eventLog(name),
 				}),
 				logFile: path.join(logDir, `n8n-${name}.log`),

@@ -58,6 +58,11 @@
  *      VS_E2E_QUEUE_BUDGET_BOUND writes over it). Three rounds, a fresh workflow (node, day count)
  *      each; refunds, refusals, the overshoot (worst of the rounds) and the units the store holds
  *      are logged (docs/queue-mode.md quotes them)
+ *   5e. an agent's refund tool behind n8n's email Human Review (test/e2e/review.js's workflow, a local
+ *      SMTP sink): the execution waits after a run on a worker, which is then stopped (and started
+ *      again after the check); each Approve (at the webhook process) resumes it in one run on the other
+ *      worker: the approved 90 refunded once, the approved 80 refused by Maximum Total per Execution
+ *      (the 90 counted across the wait); the first Approve again at webhook-2 runs nothing
  *   6. main restart re-checks the endpoint and registers nothing; history intact; deactivation
  *      deletes the endpoint once and the webhook process answers 404
  *   7. every process stops on SIGTERM (exit 0; the webhook process: see the stop phase), nothing is
@@ -928,6 +933,90 @@ async function main() {
 		const worst = Math.max(0, ...rounds.map((x) => x.overshoot));
 		log(`day budget across workers: ${rounds.length} rounds of ${N} events at once, refunds per round ${JSON.stringify(rounds.map((x) => x.refunded))} for ${allowed} allowed; worst overshoot ${worst} write(s) of ${BUDGET.amount} (${(worst * BUDGET.amount).toFixed(2)} over ${BUDGET.perDay}; bound checked ${bound})`);
 		eventCases.dayBudgetAcrossWorkers = { budget: BUDGET.perDay, amountPerRefund: BUDGET.amount, allowed, boundWritesOver: bound, worstOvershoot: worst, rounds };
+	});
+
+	// ------------------------------------------------------------------ 5e. an approved refund resumed on a worker
+	await t.runPhase('review: an approved refund resumed on a worker', async () => {
+		const { reviewWorkflow, reviewed, click, linksOf } = require('../review');
+		const { startModelServer } = require('../runner/model-server');
+		const { startSmtpSink } = require('../runner/smtp-sink');
+		const order = sb.state.orders.find((/** @type {any} */ o) => o.payment?.status === 'COMPLETED' && o.payment.totalAmount >= 100 && !sb.state.refunds.some((/** @type {any} */ r) => r.orderId === o.id));
+		t.must('review: a refundable order of 100 or more in the sandbox', order, 'none left');
+		// The agent asks 90 (approved: sent), then 80 (approved: refused, 90 + 80 > Maximum Total per Execution 150).
+		const model = await startModelServer({ scripts: { queue: [{ calls: [reviewed(order.id, 90, 'Two items missing')] }, { calls: [reviewed(order.id, 80, 'A third item missing')] }, { say: 'Refunded 90; the 80 passed the budget.' }] } });
+		const smtp = await startSmtpSink();
+		let workflowId = '';
+		let stoppedWorker = '';
+		try {
+			const openAi = await api.request('POST', '/api/v1/credentials', { name: 'Scripted model (queue review)', type: 'openAiApi', data: { apiKey: 'sk-e2e-scripted', url: model.baseUrl, header: false } }, H());
+			const smtpCred = await api.request('POST', '/api/v1/credentials', { name: 'Local SMTP sink (queue review)', type: 'smtp', data: { user: '', password: '', host: smtp.host, port: smtp.port, secure: false, disableStartTls: true } }, H());
+			t.must('review: the openAiApi and smtp credentials created over main\'s public API', openAi.status === 200 && smtpCred.status === 200, JSON.stringify([openAi, smtpCred]).slice(0, 400));
+			const webhookPath = `vs-queue-review-${crypto.randomUUID().slice(0, 8)}`;
+			const created = await api.request('POST', '/api/v1/workflows', reviewWorkflow({ webhookPath, openAi: { id: openAi.body.id, name: openAi.body.name }, smtp: { id: smtpCred.body.id, name: smtpCred.body.name }, name: 'Queue e2e: refunds above 20 approved by email' }), H());
+			t.must('review: the workflow (refund_with_review behind the email Human Review tool) created', created.status === 200 && created.body?.id, JSON.stringify(created).slice(0, 400));
+			workflowId = String(created.body.id);
+			const act = await api.request('POST', `/api/v1/workflows/${workflowId}/activate`, undefined, H());
+			t.must('review: the workflow activated', act.status === 200, JSON.stringify(act).slice(0, 400));
+			const hook = `${c.webhook.url}/webhook/${webhookPath}`;
+			const taken = await waitUntil(async () => {
+				const r = await post(hook, { 'content-type': 'application/json' }, JSON.stringify({ prompt: `[case:queue] Refund 90, then 80 of order ${order.id}.` }));
+				return r.status === 200 ? r : undefined;
+			}, 30_000, 1000);
+			t.must('review: the webhook process took the conversation', taken, 'not 200 within 30 s');
+			// n8n's public API does not list waiting executions: main's internal list does.
+			const listed = async () => {
+				const r = await api.request('GET', `/rest/executions?filter=${encodeURIComponent(JSON.stringify({ workflowId }))}&limit=10`);
+				return /** @type {any[]} */ (r.body?.data?.results ?? []);
+			};
+			const statusOf = async () => (await listed())[0];
+			const startsOf = (/** @type {string} */ id) => workerNames().flatMap((w) => loggedIds(w, STARTED).filter((x) => x === id).map(() => w));
+			/** The n-th review email; the execution waiting for it. */
+			const reviewOf = async (/** @type {number} */ n) => {
+				const m = await waitUntil(() => smtp.messages[n], 60_000, 200);
+				t.must(`review: review email ${n + 1} sent (by a worker) to the local SMTP sink`, m, `no email; execution ${JSON.stringify(await statusOf())}`);
+				const e = await waitUntil(async () => {
+					const x = await statusOf();
+					return x?.status === 'waiting' ? x : undefined;
+				}, 30_000, 300);
+				return { links: linksOf(m), id: String(e?.id), status: e?.status };
+			};
+			const first = await reviewOf(0);
+			const id = first.id;
+			const startsBefore = startsOf(id);
+			t.equal('review: the execution waits for the person, after one run on a worker; nothing sent', [first.status, startsBefore.length, refundPosts(order.id).length], ['waiting', 1, 0]);
+			t.check(`review: the Approve link points at the webhook process (WEBHOOK_URL ${c.webhook.url})`, first.links.approve?.startsWith(`${c.webhook.url}/webhook-waiting/${id}/`), String(first.links.approve));
+			// The worker that ran it stops while it waits (SIGTERM): the approval must resume it on the other one.
+			stoppedWorker = startsBefore[0];
+			const stopped = await c.stop(stoppedWorker, 30_000);
+			t.check(`review: ${stoppedWorker}, which ran it, stopped cleanly while the execution waits`, stopped.clean, JSON.stringify(stopped));
+			const approved1 = await click(/** @type {string} */ (first.links.approve));
+			const second = await reviewOf(1);
+			const startsAfterFirst = startsOf(id);
+			// The worker of the resumed run: what was added since the wait (startsOf lists by worker, not by time).
+			const resumedOn = startsAfterFirst.filter((w, i) => startsAfterFirst.indexOf(w) !== i || w !== startsBefore[0]);
+			t.equal('review: after Approve the execution resumed in ONE more run, on the OTHER worker, which made ONE refund (201) and waits again for the 80', [approved1.status, second.id, startsAfterFirst.length, resumedOn.length === 1 && resumedOn[0] !== stoppedWorker, refundPosts(order.id).map((/** @type {any} */ r) => r.status), refundsOf(order.id).map((/** @type {any} */ r) => Number(r.amount))], [200, id, 2, true, [201], [90]]);
+			const approved2 = await click(/** @type {string} */ (second.links.approve));
+			const done = await waitUntil(async () => {
+				const x = await statusOf();
+				return ['success', 'error', 'crashed'].includes(x?.status) ? x : undefined;
+			}, 60_000, 500);
+			// The first Approve again, late, at the other webhook process (the same address behind a load balancer).
+			const late = await click(String(first.links.approve), c.webhooks['webhook-2'].url);
+			await sleep(2000);
+			const starts = startsOf(id);
+			const tools = model.toolMessages('queue');
+			log(`review (queue): execution ${id} ran first on ${stoppedWorker} (stopped while it waited), after the first approval on ${resumedOn.join(', ')}; runs per worker ${JSON.stringify(starts)}; Approve answered ${approved1.status}, ${approved2.status}; late Approve at webhook-2 ${late.status} ${JSON.stringify(late.text.slice(0, 80))}; refund requests ${refundPosts(order.id).length}; the model heard ${tools.map((m) => m.content.slice(0, 120)).join(' | ')}`);
+			t.equal('review: the second approval resumed it in ONE more run on a worker; the execution ended successfully', [approved2.status, done?.status, starts.length], [200, 'success', 3]);
+			t.check('review: the 80, approved, was refused by the node after the wait on a worker: the 90 spent before the wait is counted (Maximum Total per Execution 150), nothing sent', /Maximum Total per Execution/.test(tools[1]?.content ?? '') && /\b90 already spent in this execution\b/.test(tools[1]?.content ?? ''), JSON.stringify(tools));
+			t.equal('review: the first Approve clicked again at webhook-2 (the same public address) is answered "No action required" and runs nothing; exactly ONE refund request and ONE refund in the ledger', [late.status, /No action required/.test(late.text), starts.length, refundPosts(order.id).length, refundsOf(order.id).length], [200, true, 3, 1, 1]);
+			report.review = { execution: id, workerRuns: starts, refundRequests: refundPosts(order.id).length, ledgerRefunds: refundsOf(order.id).length, lateApproveStatus: late.status };
+		} finally {
+			if (workflowId) await api.request('POST', `/api/v1/workflows/${workflowId}/deactivate`, undefined, H());
+			// The stopped worker back in place, as a restarted container (the next phases count on two).
+			if (stoppedWorker) await c.startWorker(stoppedWorker);
+			await model.close();
+			await smtp.close();
+		}
 	});
 
 	// ------------------------------------------------------------------ 6. main restart, history, deactivation

@@ -139,6 +139,14 @@ async function main() {
 			'      Connect your chat model (OpenAI credential), then Open chat: the agent refunds within 20 a call,',
 			'      50 a conversation and 200 a day (the tool\'s Options); ask for more and it is refused.',
 		);
+	if (byName['agent-refunds-with-review.json'])
+		lines.push(
+			`  - "${byName['agent-refunds-with-review.json'].title}"`,
+			`      ${wfUrl(byName['agent-refunds-with-review.json'])}`,
+			'      Connect your chat model and an SMTP credential on "Ask a person by email", then Open chat:',
+			'      up to 20 the agent refunds at once; above that the execution waits until a person clicks',
+			'      Approve or Decline in the email (the node still holds its caps and budgets after the wait).',
+		);
 	if (byName['trigger-events.json'])
 		lines.push(
 			`  - "${byName['trigger-events.json'].title}" (published, listening)`,

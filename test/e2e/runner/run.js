@@ -20,6 +20,9 @@
  *   5c. the credential tests through n8n's REST API: each wrong field named (test/e2e/credential-test.js)
  *   5d. n8n's AI Agent with Vault Store tools and a scripted OpenAI-compatible model on 127.0.0.1: cap,
  *       budget, the same refund twice, Reveal, a read holding card data (test/e2e/agent.js)
+ *   5e. the same agent with a refund tool behind n8n's Human Review tool for email (a local SMTP
+ *       sink; the approval links clicked): approve, decline, twice, the cap and the budget across
+ *       the wait (test/e2e/review.js)
  *   6. the trigger under load: 500 valid and 500 forged/stale deliveries (test/e2e/trigger-load.js)
  *   7. the dispute-evidence example published and driven by a sandbox dispute (test/e2e/dispute.js)
  *   8. the editor in Debian's chromium with playwright-core           (test/e2e/editor.js)
@@ -37,7 +40,7 @@
  *
  * Options: --n8n <version> | --latest (or VS_N8N_VERSION); environment: VS_N8N_HOME, VS_E2E_SKIP_BUILD=1 (reuse dist/ and out/),
  * VS_E2E_SKIP_BROWSER=1, VS_E2E_KEEP=1 (keep the run folder under .e2e/),
- * VS_E2E_ONLY=actions,trigger,money,output,credential,agent,load,dispute,editor (any subset), VS_E2E_INSTALL=unpack
+ * VS_E2E_ONLY=actions,trigger,money,output,credential,agent,review,load,dispute,editor (any subset), VS_E2E_INSTALL=unpack
  */
 'use strict';
 
@@ -173,7 +176,7 @@ async function main() {
 
 	// ------------------------------------------------------------------ n8n start: trigger, editor
 	const trigger = examples.find((e) => e.example.name === 'trigger-events.json');
-	const needServer = setupOk && ['trigger', 'money', 'output', 'credential', 'agent', 'load', 'dispute', 'editor'].some(wants);
+	const needServer = setupOk && ['trigger', 'money', 'output', 'credential', 'agent', 'review', 'load', 'dispute', 'editor'].some(wants);
 	/** @type {ReturnType<typeof lib.restClient> | undefined} */
 	let rest;
 	if (needServer) {
@@ -240,6 +243,14 @@ async function main() {
 		else {
 			const { agentChecks } = require('../agent');
 			await t.runPhase('AI agent (n8n start)', () => agentChecks({ inst, sb, t, rest }));
+		}
+	}
+
+	if (wants('review')) {
+		if (!serverOk) t.skipPhase('AI agent behind Human Review (n8n start)', 'n8n did not start');
+		else {
+			const { reviewChecks } = require('../review');
+			await t.runPhase('AI agent behind Human Review (n8n start)', () => reviewChecks({ inst, sb, t, rest }));
 		}
 	}
 
