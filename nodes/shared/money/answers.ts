@@ -1,5 +1,4 @@
-import type { IDataObject } from 'n8n-workflow';
-import type { NodeOperationError } from 'n8n-workflow';
+import type { IDataObject, NodeOperationError } from 'n8n-workflow';
 
 import type { ApiResponse } from '../transport/request';
 import type { MadeWrite } from './executionWrites';
