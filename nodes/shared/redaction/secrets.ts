@@ -412,6 +412,8 @@ const MAX_CREDENTIAL_REDACTORS = 64;
 /** The shared redactor of these credential secrets (their order does not matter). */
 export function credentialRedactor(secrets: Iterable<string>): Redactor {
 	const list = [...new Set(secrets)].sort();
+	// The same secrets as the last call (every delivery of one trigger): its redactor, without hashing them again.
+	if (lastList !== undefined && lastRedactor !== undefined && list.length === lastList.length && list.every((secret, i) => secret === lastList?.[i])) return lastRedactor;
 	const hash = createHash('sha256');
 	for (const secret of list) hash.update(secret).update('\u0000');
 	const key = hash.digest('base64');
@@ -426,5 +428,11 @@ export function credentialRedactor(secrets: Iterable<string>): Redactor {
 		}
 	}
 	credentialRedactors.set(key, redactor);
+	lastList = list;
+	lastRedactor = redactor;
 	return redactor;
 }
+
+/** The secrets of the last credentialRedactor call and its redactor (one entry). */
+let lastList: string[] | undefined;
+let lastRedactor: Redactor | undefined;
