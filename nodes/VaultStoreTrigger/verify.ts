@@ -157,5 +157,20 @@ export function createVerifier(options: VerifierOptions): (delivery: Delivery) =
  * path, n8n calls it once per request.
  */
 export function verifyDelivery(input: VerifyInput): Verdict {
-	return verdictFor(input, input, (scheme) => keysOf(scheme, input));
+	return verdictFor(input, input, (scheme) => lastKeysOf(scheme, input));
+}
+
+/**
+ * The keys of the last secrets each scheme verified with (one entry per scheme: bounded), so that
+ * deliveries to an endpoint whose credential has not changed do not derive them again. Keys are
+ * derived from the secrets alone; a changed secret makes them again.
+ */
+const lastKeys = new Map<Scheme, { secret: string; previous: string | undefined; keys: Key[] | string }>();
+
+function lastKeysOf(scheme: Scheme, options: VerifierOptions): Key[] | string {
+	const last = lastKeys.get(scheme);
+	if (last !== undefined && last.secret === options.secret && last.previous === options.previousSecret) return last.keys;
+	const keys = keysOf(scheme, options);
+	lastKeys.set(scheme, { secret: options.secret, previous: options.previousSecret, keys });
+	return keys;
 }

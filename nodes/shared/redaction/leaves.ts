@@ -27,39 +27,51 @@ function leavesOf(value: unknown, out: Leaf[] = [], depth = 0, seen = new Set<ob
 }
 
 /** The texts of a value's string and number leaves, in order (as leavesOf, without where they sit: the quick test). */
-export function leafTexts(value: unknown, out: string[] = [], depth = 0, seen = new Set<object>()): string[] {
-	if (value === null || typeof value !== 'object' || depth >= MAX_DEPTH || seen.has(value)) return out;
-	seen.add(value);
-	if (Array.isArray(value)) {
-		for (const inner of value) {
-			if (typeof inner === 'string') out.push(inner);
-			else if (typeof inner === 'number') out.push(String(inner));
-			else if (inner !== null && typeof inner === 'object') leafTexts(inner, out, depth + 1, seen);
-		}
-		return out;
-	}
-	for (const key in value) {
-		const inner = (value as Record<string, unknown>)[key];
-		if (typeof inner === 'string') out.push(inner);
-		else if (typeof inner === 'number') out.push(String(inner));
-		else if (inner !== null && typeof inner === 'object') leafTexts(inner, out, depth + 1, seen);
-	}
+export function leafTexts(value: unknown): string[] {
+	const out: string[] = [];
+	eachLeafText(value, (text) => out.push(text));
 	return out;
 }
 
 /** Every object key of a value (every key: no size limit). */
-export function keysOf(value: unknown, out: string[] = [], depth = 0, seen = new Set<object>()): string[] {
-	if (value === null || typeof value !== 'object' || depth >= MAX_DEPTH || seen.has(value)) return out;
+export function keysOf(value: unknown): string[] {
+	const out: string[] = [];
+	eachKey(value, (key) => out.push(key));
+	return out;
+}
+
+/** Calls `visit` with the text of each string and number leaf, in leafTexts' order, making no copy of the value. */
+export function eachLeafText(value: unknown, visit: (text: string) => void, depth = 0, seen = new Set<object>()): void {
+	if (value === null || typeof value !== 'object' || depth >= MAX_DEPTH || seen.has(value)) return;
 	seen.add(value);
 	if (Array.isArray(value)) {
-		for (const inner of value) if (inner !== null && typeof inner === 'object') keysOf(inner, out, depth + 1, seen);
-		return out;
+		for (const inner of value) {
+			if (typeof inner === 'string') visit(inner);
+			else if (typeof inner === 'number') visit(String(inner));
+			else if (inner !== null && typeof inner === 'object') eachLeafText(inner, visit, depth + 1, seen);
+		}
+		return;
+	}
+	for (const key in value) {
+		const inner = (value as Record<string, unknown>)[key];
+		if (typeof inner === 'string') visit(inner);
+		else if (typeof inner === 'number') visit(String(inner));
+		else if (inner !== null && typeof inner === 'object') eachLeafText(inner, visit, depth + 1, seen);
+	}
+}
+
+/** Calls `visit` with every object key of a value, in keysOf's order. */
+export function eachKey(value: unknown, visit: (key: string) => void, depth = 0, seen = new Set<object>()): void {
+	if (value === null || typeof value !== 'object' || depth >= MAX_DEPTH || seen.has(value)) return;
+	seen.add(value);
+	if (Array.isArray(value)) {
+		for (const inner of value) if (inner !== null && typeof inner === 'object') eachKey(inner, visit, depth + 1, seen);
+		return;
 	}
 	for (const [key, inner] of Object.entries(value)) {
-		out.push(key);
-		keysOf(inner, out, depth + 1, seen);
+		visit(key);
+		eachKey(inner, visit, depth + 1, seen);
 	}
-	return out;
 }
 
 /**

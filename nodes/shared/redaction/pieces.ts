@@ -6,6 +6,7 @@
  */
 
 import { REDACTED } from './cardData';
+import { QuickScan, QuickTables } from './quick';
 import { HashBits, mark, PIECE, pieceHash, roll, SEPARATOR, SEPARATOR_BYTE } from './rolling';
 
 export { PIECE, SEPARATOR } from './rolling';
@@ -133,6 +134,8 @@ export class Pieces {
 	/** `skip`: pieces starting in the first `skip` characters (a readable prefix such as sk_live_) are not pieces. */
 	add(secret: string, skip = 0): void {
 		if (secret.length < PIECE) return;
+		this.pieceBytes = undefined;
+		this.quickScan = undefined;
 		this.addDirect(secret, false, skip);
 		const bare = compact(secret).text;
 		for (let i = skip; i + PIECE <= bare.length; i++) {
@@ -251,6 +254,19 @@ export class Pieces {
 	/** `holds` of decoded bytes (as their latin1 text), without making the text. */
 	private holdsBytes(bytes: Uint8Array): boolean {
 		return roll(bytes, this.direct, this.directHashes, this.spread, this.spreadHashes);
+	}
+
+	/** The quick test of these pieces (quick.ts), made at its first use, reset for each text. */
+	private quickScan?: QuickScan;
+
+	/**
+	 * A scan of texts fed in order (read as one text): when its `end()` is false, `mentioned` of
+	 * those texts joined is false. Undefined when there are no pieces (nothing is mentioned).
+	 */
+	quick(): QuickScan | undefined {
+		if (this.direct.size === 0) return undefined;
+		this.quickScan ??= new QuickScan(new QuickTables(this.direct, this.spread, this.bytesOfPieces()));
+		return this.quickScan.reset();
 	}
 
 	/** True when the text or one of its encoded words holds a piece. */

@@ -20,8 +20,9 @@ import { createHash } from 'node:crypto';
 
 import { CUT_TOO_DEEP, isSecurityCodeName, MAX_DEPTH, REDACTED } from './cardData';
 import { DECLARED_SECRET_FIELDS } from './hidden';
-import { blankSpreadLeaves, keysOf, leafTexts } from './leaves';
+import { blankSpreadLeaves, eachKey, eachLeafText, keysOf, leafTexts } from './leaves';
 import { decodings, ENCODED_WORD, markEncodedWords, PIECE, Pieces } from './pieces';
+import type { QuickScan } from './quick';
 import { cardNumberSpans, redactCardNumberSpans, redactSensitiveText } from './scan';
 
 export { REDACTED };
@@ -225,20 +226,52 @@ export class Redactor {
 	/**
 	 * A copy of a success answer with every certain secret redacted, wherever the service echoed
 	 * it: in a value, an object key, spread over a list's entries or an object's values, or
-	 * encoded. Nothing else changes. A quick test on the serialised value and on its leaves
-	 * joined comes first, so a clean answer costs two linear passes.
+	 * encoded. Nothing else changes. The quick test (quick.ts) reads the leaves as one text and the
+	 * keys as another, each character once, making no copy: a clean answer is returned as it is
+	 * after that one pass. Where it cannot rule a piece out, the exact test decides, on the leaves
+	 * joined and the keys joined.
 	 */
 	secrets<T>(value: T, only: 'all' | 'credentials' = 'all'): T {
 		if (only === 'credentials') return this.credentialsOnly.secrets(value);
 		if (this.certain.size === 0 && this.userKeys.size === 0) return value;
-		if (typeof value === 'string') return (this.mentionsCertain(value) ? this.replaceCertain(value) : value) as T;
+		if (typeof value === 'string') return (this.mayMention(value) && this.mentionsCertain(value) ? this.replaceCertain(value) : value) as T;
 		if (value === null || typeof value !== 'object') return value;
+		if (!this.mayMention(value)) return value;
 		// Every leaf joined (an echo within one leaf, or spread over several), and every key.
 		const joined = leafTexts(value).join('');
 		if (!this.mentionsCertain(joined) && !this.mentionsCertain(keysOf(value).join(' '))) return value;
 		const out = this.walkSecrets(value, 0);
 		blankSpreadLeaves(out, (all) => union(this.certain.marks(all), this.userKeys.marks(all)));
 		return out as T;
+	}
+
+	/**
+	 * False when neither the value's leaves read as one text nor its keys joined by spaces (a text:
+	 * the text) can mention a certain piece (quick.ts): then mentionsCertain is false for both.
+	 */
+	private mayMention(value: unknown): boolean {
+		for (const pieces of [this.certain, this.userKeys]) {
+			let scan = pieces.quick();
+			if (scan === undefined) continue;
+			if (typeof value === 'string') {
+				scan.feed(value);
+				if (scan.end()) return true;
+				continue;
+			}
+			const leaves = scan;
+			eachLeafText(value, (text) => leaves.feed(text));
+			if (leaves.end()) return true;
+			scan = pieces.quick() as QuickScan;
+			const keys = scan;
+			let first = true;
+			eachKey(value, (key) => {
+				if (!first) keys.feed(' ');
+				first = false;
+				keys.feed(key);
+			});
+			if (keys.end()) return true;
+		}
+		return false;
 	}
 
 	/** True when the text holds a piece of a credential's secret or of a key-shaped secret value, as it is or encoded. */
@@ -379,6 +412,8 @@ const MAX_CREDENTIAL_REDACTORS = 64;
 /** The shared redactor of these credential secrets (their order does not matter). */
 export function credentialRedactor(secrets: Iterable<string>): Redactor {
 	const list = [...new Set(secrets)].sort();
+	// The same secrets as the last call (every delivery of one trigger): its redactor, without hashing them again.
+	if (lastList !== undefined && lastRedactor !== undefined && list.length === lastList.length && list.every((secret, i) => secret === lastList?.[i])) return lastRedactor;
 	const hash = createHash('sha256');
 	for (const secret of list) hash.update(secret).update('\u0000');
 	const key = hash.digest('base64');
@@ -393,5 +428,11 @@ export function credentialRedactor(secrets: Iterable<string>): Redactor {
 		}
 	}
 	credentialRedactors.set(key, redactor);
+	lastList = list;
+	lastRedactor = redactor;
 	return redactor;
 }
+
+/** The secrets of the last credentialRedactor call and its redactor (one entry). */
+let lastList: string[] | undefined;
+let lastRedactor: Redactor | undefined;
