@@ -301,7 +301,7 @@ export class QuickScan {
 		if (ha !== 0 && hb !== 0 && hc !== 0 && hd !== 0) {
 			const hp = t.hexPair;
 			const hq = prev < 128 ? HEX[prev] : 0;
-			let even = run(run(this.hexEven, hp[((ha - 1) << 4) | (hb - 1)]), hp[((hc - 1) << 4) | (hd - 1)]);
+			const even = run(run(this.hexEven, hp[((ha - 1) << 4) | (hb - 1)]), hp[((hc - 1) << 4) | (hd - 1)]);
 			let odd = hq !== 0 ? run(this.hexOdd, hp[((hq - 1) << 4) | (ha - 1)]) : this.hexOdd;
 			odd = run(odd, hp[((hb - 1) << 4) | (hc - 1)]);
 			if (even >= PIECE || odd >= PIECE) return this.fail();
