@@ -47,8 +47,9 @@ test('with the store there: the claim is in the store before the refund goes out
 	f.sb.clearRequests();
 	const first = await wf.run([delivery('msg_store_1', order.id)]);
 	expect(first.error('Refund')).toBeUndefined();
-	// count once per run, claim (with its time mark), confirm's add with the time mark taken back, and again after the pause (a concurrent write may have put it back)
-	expect(store.calls).toEqual(['count', 'check', 'check', 'remove', 'check', 'remove']);
+	// count once per run; the claim (with its time and in-flight marks and a token), its token checked
+	// after a pause; the done mark, checked after a pause twice; the claim's other marks taken back
+	expect(store.calls).toEqual(['count', 'check', 'check', 'check', 'check', 'check', 'remove']);
 	expect(store.has(wf.id, storedKey(order.id))).toBe(true);
 	expect(Object.keys(wf.details())).toHaveLength(1);
 	const late = await redeliverLater(wf, 'msg_store_1', order.id);
@@ -107,11 +108,11 @@ test('a claim that a concurrent write to the same row dropped is put back by the
 	expect(refundsOf(order.id).length - before).toBe(1);
 });
 
-test('a time mark that concurrent writes put back after the confirm took it out (every round) is outranked by the done mark: the re-delivery on a process without the details sends nothing', async () => {
+test('a time mark that a concurrent write put back after the confirm took it out is outranked by the done mark: the re-delivery on a process without the details sends nothing', async () => {
 	const wf = workflow();
 	const order = completed()[20];
 	const before = refundsOf(order.id).length;
-	store.undoRemoves = 2; // both of the confirm's removals of the claim's marks
+	store.undoRemoves = 1; // the confirm's removal of the claim's marks
 	f.sb.clearRequests();
 	const first = await wf.run([delivery('msg_store_mark_back', order.id)]);
 	expect(first.error('Refund')).toBeUndefined();
@@ -180,16 +181,19 @@ function storeContext(workflowId: string, nodeId: string, details: IDataObject):
 	} as unknown as IExecuteFunctions;
 }
 
-test('two processes reading the marks of a write that was never answered at the same moment: neither takes the other\'s reading for a confirmed write, and the time mark stays', async () => {
+test('two processes reading the marks of a write that was never answered at the same moment: neither takes it for a confirmed write nor sends it while it may be in flight; in the next period exactly one of two sends it again', async () => {
 	const key = 'n8n_evt_probe_race';
-	// An execution claimed the write and stopped before the answer (its claim and time mark in the store, no details anywhere).
-	expect(await onceRecord(storeContext('wf_store_probe', 'node-probe', {})).claim(key)).toEqual({ status: 'new' });
+	const at = Date.now();
+	const record = (now: number) => onceRecord(storeContext('wf_store_probe', 'node-probe', {}), () => now);
+	// An execution claimed the write and stopped before the answer (its claim and marks in the store, no details anywhere).
+	expect(await record(at).claim(key)).toEqual({ status: 'new' });
 	// Two re-deliveries on two processes that cannot read details: their reads of the marks interleave.
-	const [a, b] = await Promise.all([onceRecord(storeContext('wf_store_probe', 'node-probe', {})).claim(key), onceRecord(storeContext('wf_store_probe', 'node-probe', {})).claim(key)]);
-	expect([a.status, b.status]).toEqual(['unclear', 'unclear']);
-	expect([a, b].map((c) => c.status === 'unclear' && c.resend)).toEqual([true, true]);
-	// Still there for the next reader: not a write reported made.
-	expect(await onceRecord(storeContext('wf_store_probe', 'node-probe', {})).claim(key)).toMatchObject({ status: 'unclear', kind: 'unanswered', resend: true });
+	const [a, b] = await Promise.all([record(at).claim(key), record(at).claim(key)]);
+	expect([a, b]).toEqual([0, 1].map(() => ({ status: 'unclear', kind: 'unanswered', resend: false, inflight: true })));
+	// 12 hours on (its in-flight mark long gone, its claim from the period before): two at once, one sends it again.
+	const later = await Promise.all([record(at + 12 * HOUR).claim(key), record(at + 12 * HOUR).claim(key)]);
+	expect(later.map((c) => c.status === 'unclear' && c.resend).sort()).toEqual([false, true]);
+	expect(later.find((c) => c.status === 'unclear' && !c.resend)).toMatchObject({ inflight: true });
 });
 
 test(`store full: ${RECORD_CAPACITY.toLocaleString('en')} claims within 84 h are all new; past that a claim is untracked (n8n would drop a live entry), never refused`, async () => {
@@ -220,7 +224,7 @@ test(`store full: ${RECORD_CAPACITY.toLocaleString('en')} claims within 84 h are
 	// 84 h later the old entries are removed from the store too, oldest first, and there is room again.
 	const later = onceRecord(ctx, () => at + 85 * HOUR);
 	expect(await later.claim('n8n_evt_full_more')).toEqual({ status: 'new' });
-	expect(store.count('wf_store_full')).toBe(2); // the claim and its time mark (taken back when the write is confirmed)
+	expect(store.count('wf_store_full')).toBe(4); // the claim, its time and in-flight marks and its token (taken back when the write is confirmed)
 	await later.confirm({ key: 'n8n_evt_full_more', recordId: gatedValue('rfd_more'), at: at + 85 * HOUR });
 	expect(store.count('wf_store_full')).toBe(2); // the claim and its done mark
 }, 60_000);

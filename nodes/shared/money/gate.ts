@@ -272,7 +272,7 @@ export class RequestGate {
 		}
 		if (claim.status === 'unclear') {
 			if (claim.entry?.fields !== undefined && claim.entry.fields !== ticket.fields) this.skipped(money, ticket, claim.entry);
-			if (!claim.resend) throw this.unresolved(money, ticket, claim.kind, claim.at);
+			if (!claim.resend) throw this.unresolved(money, ticket, claim.kind, claim.at, claim.inflight);
 			ticket.claimed = key;
 			ticket.resend = { kind: claim.kind, at: claim.at };
 			this.setup.hint(
@@ -385,11 +385,12 @@ export class RequestGate {
 	}
 
 	/** An earlier execution sent the write and its outcome cannot be learnt by sending it again. */
-	private unresolved(money: MoneyRoute, ticket: Ticket, kind: Unclear, at: number | undefined): NodeOperationError {
+	private unresolved(money: MoneyRoute, ticket: Ticket, kind: Unclear, at: number | undefined, inflight?: true): NodeOperationError {
 		const when = at !== undefined ? ` at ${new Date(at).toISOString()}` : '';
 		const earlier = ticket.inExecution !== undefined || ticket.keyOf === 'this execution' ? 'an earlier call sent it' : 'an earlier execution sent it';
-		const why =
-			kind === 'failed'
+		const why = inflight
+			? 'another execution is sending it now (or stopped while sending it, less than 11 hours ago) and its answer may still come'
+			: kind === 'failed'
 				? 'the service answered with an error it does not remember, so sending it again could apply it twice'
 				: `the service keeps a key's result for 24 hours and it was sent more than ${RESEND_WINDOW_MS / 3_600_000} hours ago`;
 		return this.refuse(
