@@ -12,7 +12,8 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { onceRecord, RECORD_CAPACITY, recordDigest } from '../nodes/shared/money/record';
 import { useSandbox } from './support/fixtures';
-import { delivery, hintsOf, HOUR, gatedValue, MemoryDeduplicator, staticDataContext, Workflow } from './support/once-record-support';
+import { runNodes } from './support/harness';
+import { delivery, hintsOf, HOUR, gatedValue, MemoryDeduplicator, REFUND, staticDataContext, TRIGGER, Workflow } from './support/once-record-support';
 
 const f = useSandbox({ orders: 80 });
 const store = new MemoryDeduplicator();
@@ -228,3 +229,88 @@ test(`store full: ${RECORD_CAPACITY.toLocaleString('en')} claims within 84 h are
 	await later.confirm({ key: 'n8n_evt_full_more', recordId: gatedValue('rfd_more'), at: at + 85 * HOUR });
 	expect(store.count('wf_store_full')).toBe(2); // the claim and its done mark
 }, 60_000);
+
+// Issue 53, point 1: the three races the explorer finds on the protocol before the state machine
+// (test/once-protocol.test.ts), each run here in n8n-core against the sandbox, which does not store
+// a 500 under the key (a repeat after a 500 that committed is applied again), each with a control.
+const refundOnly = (options: IDataObject = {}) => ({ ...REFUND, parameters: { ...REFUND.parameters, options } });
+
+test('race (a): the failed mark of a 500 after commit, its first write lost to a concurrent read-modify-write, is written again: the re-delivery on a process without the details sends nothing (control: after a 503 it refunds)', async () => {
+	const wf = workflow();
+	const order = completed()[30];
+	const before = refundsOf(order.id).length;
+	f.sb.faults.add({ match: { method: 'POST', path: /\/refund$/ }, kind: 'commit-then-500' });
+	store.loseAdd = (items) => items.some((v) => v.endsWith('!'));
+	const first = await wf.run([delivery('msg_race_a', order.id)]);
+	f.sb.faults.clear();
+	expect(first.error('Refund')?.message).toMatch(/is unknown: the service may have applied it/);
+	expect(store.lost).toBe(1); // the failed mark's first write was lost...
+	wf.staticData = {};
+	f.sb.clearRequests();
+	const again = await wf.run([delivery('msg_race_a', order.id)]);
+	expect(refundRequests()).toHaveLength(0); // ...and the mark was there all the same
+	expect(again.error('Refund')?.description).toMatch(/answered with an error it does not remember/);
+	expect(refundsOf(order.id).length - before).toBe(1);
+	// Control: a refund the service provably did not make (503) is made by the re-delivery, once.
+	const other = completed()[31];
+	const was = refundsOf(other.id).length;
+	f.sb.faults.add({ match: { method: 'POST', path: /\/refund$/ }, kind: 'reply', status: 503, count: 10, reply: { body: { ok: false, error: { code: 'unavailable', message: 'down (injected)' } } } });
+	await wf.run([delivery('msg_race_a_control', other.id)]);
+	f.sb.faults.clear();
+	wf.staticData = {};
+	const control = await wf.run([delivery('msg_race_a_control', other.id)]);
+	expect(control.error('Refund')).toBeUndefined();
+	expect(refundsOf(other.id).length - was).toBe(1);
+});
+
+test('race (b): an execution that overlaps another execution of the same event, while that one\'s refund is in flight, sends nothing and says so (control: an overlapping execution of another event refunds)', async () => {
+	const wf = workflow();
+	const [order, other] = completed().slice(32, 34);
+	const before = [order, other].map((o) => refundsOf(o.id).length);
+	// The service commits and holds its answer 1.5 s: the first execution is in flight meanwhile.
+	f.sb.faults.add({ match: { method: 'POST', path: new RegExp(`/orders/${order.id}/refund$`) }, kind: 'slow', delayMs: 1500 });
+	f.sb.clearRequests();
+	const start = wf.staticData;
+	const firstRun = runNodes([TRIGGER, REFUND], f.credentials, [delivery('msg_race_b', order.id)], { workflowId: wf.id, staticData: start });
+	await new Promise((resolve) => setTimeout(resolve, 700));
+	const [overlap, control] = await Promise.all([
+		runNodes([TRIGGER, REFUND], f.credentials, [delivery('msg_race_b', order.id)], { workflowId: wf.id, staticData: start }),
+		runNodes([TRIGGER, REFUND], f.credentials, [delivery('msg_race_b_control', other.id)], { workflowId: wf.id, staticData: start }),
+	]);
+	const first = await firstRun;
+	f.sb.faults.clear();
+	expect(first.error('Refund')).toBeUndefined();
+	expect(overlap.error('Refund')?.description).toMatch(/another execution is sending it now/);
+	expect(control.error('Refund')).toBeUndefined();
+	expect(refundRequests().filter((q) => q.path.includes(order.id))).toHaveLength(1);
+	expect([order, other].map((o, i) => refundsOf(o.id).length - before[i])).toEqual([1, 1]);
+});
+
+test('race (c): static data saved by an execution that read the write as unanswered does not outrank the failed mark a later resend left in the store: nothing sent (control: after a resend that succeeded, the same static data gives a skip)', async () => {
+	const order = completed()[34];
+	const other = completed()[35];
+	const node = refundOnly({ maxRetries: 0 });
+	for (const [o, resend, id] of [[order, 'commit-then-500', 'msg_race_c'], [other, undefined, 'msg_race_c_control']] as const) {
+		const wf = workflow();
+		const before = refundsOf(o.id).length;
+		// First execution: the connection drops before the service handles it (unanswered, nothing made).
+		f.sb.faults.add({ match: { method: 'POST', path: /\/refund$/ }, kind: 'drop' });
+		const first = await wf.run([delivery(id, o.id)], [TRIGGER, node]);
+		f.sb.faults.clear();
+		expect(first.error('Refund')?.message).toMatch(/is unknown/);
+		const unanswered = wf.staticData; // what an overlapping execution that ends last saves again
+		// Second: sent again under the same key; answered 500 after commit (race) or made (control).
+		if (resend) f.sb.faults.add({ match: { method: 'POST', path: /\/refund$/ }, kind: resend });
+		await wf.run([delivery(id, o.id)], [TRIGGER, node]);
+		f.sb.faults.clear();
+		expect(refundsOf(o.id).length - before).toBe(1);
+		// Third, on the first one's static data: the store's mark decides.
+		wf.staticData = unanswered;
+		f.sb.clearRequests();
+		const third = await wf.run([delivery(id, o.id)], [TRIGGER, node]);
+		expect(refundRequests()).toHaveLength(0);
+		expect(refundsOf(o.id).length - before).toBe(1);
+		if (resend) expect(third.error('Refund')?.description).toMatch(/answered with an error it does not remember/);
+		else expect(third.output('Refund')[0].json).toMatchObject({ writeSkipped: true });
+	}
+});

@@ -94,6 +94,10 @@ export class MemoryDeduplicator implements IDataDeduplicator {
 	loseNextClaim = false;
 	/** The next this many removals are undone: another writer that read the row before each wrote it back after. */
 	undoRemoves = 0;
+	/** The next add whose values this matches is lost (another writer's read-modify-write of the row overwrote it); then cleared. */
+	loseAdd?: (items: string[]) => boolean;
+	/** Writes lost by `loseAdd`. */
+	lost = 0;
 
 	private static hash(value: DeduplicationItemTypes): string {
 		return createHash('md5').update(value.toString()).digest('base64');
@@ -134,6 +138,11 @@ export class MemoryDeduplicator implements IDataDeduplicator {
 		if (options.maxEntries) for (const hash of row) {
 			if (row.size <= options.maxEntries) break;
 			row.delete(hash);
+		}
+		if (this.loseAdd?.(items.map(String))) {
+			this.loseAdd = undefined;
+			this.lost++;
+			return out;
 		}
 		if (this.loseNextClaim && out.new.length > 0) {
 			// Recorded, then overwritten by another writer's read-modify-write of the row.
