@@ -282,16 +282,26 @@ class Record_ implements OnceRecord {
 		const digest = recordDigest(key);
 		if (this.readOnly && !this.helpers) return { status: 'unavailable', reason: 'not there' };
 		if (this.helpers) {
+			let claim: Claim | undefined;
 			try {
-				return await this.claimInStore(key, digest);
+				claim = await this.claimInStore(key, digest);
 			} catch (error) {
-				// n8n-core alone, or a store that failed before the claim went in: static data for the rest of the run (never untracked).
-				if (!notInitialised(error)) this.storeFailure = describe(error);
-				if (this.readOnly) return { status: 'unavailable', reason: this.storeFailure ?? 'not there' };
-				this.helpers = false;
+				claim = this.failed(error);
 			}
+			if (claim !== undefined) return claim;
 		}
 		return this.claimInStaticData(key, digest);
+	}
+
+	/**
+	 * n8n-core alone, or a store that failed before the claim went in: static data for the rest of
+	 * the run (never untracked); in n8n's Retry the record cannot be read.
+	 */
+	private failed(error: unknown): Claim | undefined {
+		if (!notInitialised(error)) this.storeFailure = describe(error);
+		if (this.readOnly) return { status: 'unavailable', reason: this.storeFailure ?? 'not there' };
+		this.helpers = false;
+		return undefined;
 	}
 
 	private claimInStaticData(key: string, digest: string): Claim {
@@ -314,7 +324,7 @@ class Record_ implements OnceRecord {
 		return { status: 'new' };
 	}
 
-	private async claimInStore(key: string, digest: string): Promise<Claim> {
+	private async claimInStore(key: string, digest: string): Promise<Claim | undefined> {
 		if (this.storeCount === undefined) {
 			// First use in the run: also tells whether the store is there at all (throws when not).
 			this.storeCount = await this.row.count();
@@ -352,8 +362,8 @@ class Record_ implements OnceRecord {
 				return out;
 			});
 		} catch (error) {
-			// Before the claim went in: static data for the rest of the run. After: nothing may be sent.
-			if (first) throw error;
+			// Before the claim went in: static data for the rest of the run (claim()). After: nothing may be sent.
+			if (first) return this.failed(error);
 			return { status: 'unclear', kind: 'unanswered', resend: false };
 		}
 		return this.claimOf(decision, digest, known);
