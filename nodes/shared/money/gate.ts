@@ -272,7 +272,7 @@ export class RequestGate {
 		}
 		if (claim.status === 'unclear') {
 			if (claim.entry?.fields !== undefined && claim.entry.fields !== ticket.fields) this.skipped(money, ticket, claim.entry);
-			if (!claim.resend) throw this.unresolved(money, ticket, claim.kind, claim.at, claim.inflight);
+			if (!claim.resend) throw this.unresolved(money, ticket, claim.kind, claim.at, claim.inflight ? 'inflight' : claim.again ? 'again' : undefined);
 			ticket.claimed = key;
 			ticket.resend = { kind: claim.kind, at: claim.at };
 			this.setup.hint(
@@ -385,14 +385,16 @@ export class RequestGate {
 	}
 
 	/** An earlier execution sent the write and its outcome cannot be learnt by sending it again. */
-	private unresolved(money: MoneyRoute, ticket: Ticket, kind: Unclear, at: number | undefined, inflight?: true): NodeOperationError {
+	private unresolved(money: MoneyRoute, ticket: Ticket, kind: Unclear, at: number | undefined, state?: 'inflight' | 'again'): NodeOperationError {
 		const when = at !== undefined ? ` at ${new Date(at).toISOString()}` : '';
 		const earlier = ticket.inExecution !== undefined || ticket.keyOf === 'this execution' ? 'an earlier call sent it' : 'an earlier execution sent it';
-		const why = inflight
+		const why = state === 'inflight'
 			? 'another execution is sending it now (or stopped while sending it, less than 11 hours ago) and its answer may still come'
-			: kind === 'failed'
-				? 'the service answered with an error it does not remember, so sending it again could apply it twice'
-				: `the service keeps a key's result for 24 hours and it was sent more than ${RESEND_WINDOW_MS / 3_600_000} hours ago`;
+			: state === 'again'
+				? 'it was already sent again once under the same Idempotency-Key and that went unanswered too'
+				: kind === 'failed'
+					? 'the service answered with an error it does not remember, so sending it again could apply it twice'
+					: `the service keeps a key's result for 24 hours and it was sent more than ${RESEND_WINDOW_MS / 3_600_000} hours ago`;
 		return this.refuse(
 			ticket.itemIndex,
 			`The outcome of "${money.name}" for ${ticket.keyOf} is unknown: ${earlier}${when} and the service may have applied it; nothing was sent`,

@@ -105,7 +105,7 @@ export type Claim =
 	 * RESEND_WINDOW_MS, so the same key gets the service's stored result (claimed for this execution:
 	 * confirm(), release() or unclear() after); else nothing may be sent.
 	 */
-	| { status: 'unclear'; kind: Unclear; at?: number; resend: boolean; entry?: RecordEntry; inflight?: true }
+	| { status: 'unclear'; kind: Unclear; at?: number; resend: boolean; entry?: RecordEntry; inflight?: true; again?: true }
 	| { status: 'untracked'; reason: string } // cannot be recorded: the write goes out under the event's Idempotency-Key
 	| { status: 'unavailable'; reason: string }; // n8n's Retry without n8n's store: the record cannot be read
 export interface OnceRecord {
@@ -385,7 +385,8 @@ class Record_ implements OnceRecord {
 			case 'failed':
 				return { status: 'unclear', kind: 'failed', at: at(), resend: false, ...(known ? { entry: known } : {}) };
 			case 'unanswered':
-				return { status: 'unclear', kind: 'unanswered', at: at(decision.newest), resend: false, ...(known ? { entry: known } : {}) };
+				// Within the window: its one resend went unanswered too.
+				return { status: 'unclear', kind: 'unanswered', at: at(decision.newest), resend: false, ...(decision.newest !== undefined && decision.newest <= 1 ? { again: true } : {}), ...(known ? { entry: known } : {}) };
 			case 'inflight':
 				return { status: 'unclear', kind: 'unanswered', resend: false, inflight: true, ...(known ? { entry: known } : {}) };
 			default:
