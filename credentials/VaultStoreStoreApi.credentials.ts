@@ -1,6 +1,6 @@
 import type { ICredentialTestRequest, ICredentialType, Icon, INodeProperties } from 'n8n-workflow';
 
-import { BASE_URL_REFUSAL, credentialTest, field, rule } from './testRequest';
+import { credentialTest, field, rule } from './testRequest';
 
 /**
  * Expression text: true when the signing secret field `name` is set but holds no secret (blank,
@@ -19,7 +19,6 @@ const STORE_ID = field('storeId');
 /** The store credential's test: fields refused locally, then GET of the store, naming the field. */
 const STORE_TEST: ICredentialTestRequest = credentialTest(
 	[
-		BASE_URL_REFUSAL,
 		{
 			when: `!(${STORE_ID}.startsWith("shp_") && ${STORE_ID}.length >= 12 && ${STORE_ID}.length <= 48)`,
 			code: 'S',

@@ -1,6 +1,6 @@
 import type { ICredentialTestRequest, ICredentialType, Icon, INodeProperties } from 'n8n-workflow';
 
-import { BASE_URL_REFUSAL, credentialTest, field } from './testRequest';
+import { credentialTest, field } from './testRequest';
 
 const WORKSPACE_ID = field('workspaceId');
 const VAULT_ID = field('vaultId');
@@ -13,7 +13,6 @@ const SECRET_KEY = field('secretKey');
  */
 const VAULT_TEST: ICredentialTestRequest = credentialTest(
 	[
-		BASE_URL_REFUSAL,
 		{
 			when: `!(${WORKSPACE_ID}.startsWith("wks_") && ${WORKSPACE_ID}.length > 4)`,
 			code: 'A',

@@ -1,5 +1,7 @@
 import type { IAuthenticateRuleResponseSuccessBody, ICredentialTestRequest, IHttpRequestOptions } from 'n8n-workflow';
 
+import { BASE_URL_REASONS, readBaseUrl } from '../nodes/shared/transport/baseUrl';
+
 /**
  * What the credential tests share: the request n8n sends when the user clicks Test (or saves),
  * and how its outcome becomes a message that names the field to fix.
@@ -29,13 +31,12 @@ export function field(name: string): string {
 }
 
 /**
- * Expression text: true when the Base URL is https (or plain http on loopback), with an optional
- * path prefix, without query, fragment, user or encoded character (the node refuses the same).
+ * Expression text: the Base URL read by the node's own rule. readBaseUrl's code itself runs in the
+ * expression (n8n's expressions have no URL parser; the function needs nothing outside its body):
+ * the root the node sends to, or "!" and the code of the reason the node refuses it.
  */
-const BASE_URL_OK = `/^(https:\\/\\/[^\\s\\/?#@]+|http:\\/\\/(localhost|127\\.\\d+\\.\\d+\\.\\d+|\\[::1\\])(:\\d+)?)(\\/[^\\s?#@%\\\\]*)?$/.test(${field('baseUrl')}.trim())`;
-
-/** Expression text: the Base URL without spaces around it or a trailing slash. */
-export const BASE_URL = `${field('baseUrl')}.trim().replace(/\\/+$/, "")`;
+export const READ_BASE_URL = `(${readBaseUrl.toString()})`;
+export const BASE_URL_ROOT = `${READ_BASE_URL}(${field('baseUrl')})`;
 
 /** A field check: expression text true when the field is refused, the byte naming it, the message. */
 export interface Refusal {
@@ -44,13 +45,10 @@ export interface Refusal {
 	message: string;
 }
 
-/** Both credentials' first check: the Base URL's form (the node refuses the same). */
-export const BASE_URL_REFUSAL: Refusal = {
-	when: `!${BASE_URL_OK}`,
-	code: 'B',
-	message:
-		'Base URL: use the service address starting with https:// (plain http:// only for localhost, 127.x.x.x or [::1]), with the path of a gateway in front of the service if there is one, and without a user, query or fragment. Nothing was sent.',
-};
+/** The answer rules of the Base URL refusals: one per reason, in the node's words (codes are digits). */
+const BASE_URL_RULES = Object.entries(BASE_URL_REASONS).map(([code, reason]) =>
+	rule('0', code.charCodeAt(0), `Base URL: the address ${reason}. Nothing was sent.`),
+);
 
 /** A rule failing the test with `message` when the answer body's value at `key` is `value`. */
 export function rule(key: string, value: unknown, message: string): IAuthenticateRuleResponseSuccessBody {
@@ -58,17 +56,18 @@ export function rule(key: string, value: unknown, message: string): IAuthenticat
 }
 
 /**
- * The test: `refusals` checked in order (the first that holds is answered locally, nothing is
- * sent), else GET `path` (expression text) below the Base URL with the key; `answerRules` judge
- * the service's answer.
+ * The test: the Base URL read as the node reads it, then `refusals` checked in order (the first
+ * that holds is answered locally, nothing is sent), else GET `path` (expression text) below the
+ * Base URL with the key; `answerRules` judge the service's answer.
  */
 export function credentialTest(
 	refusals: Refusal[],
 	path: string,
 	answerRules: IAuthenticateRuleResponseSuccessBody[] = [],
 ): ICredentialTestRequest {
-	let url = `${BASE_URL} + ${path}`;
+	let url = `root + ${path}`;
 	for (const refusal of [...refusals].reverse()) url = `(${refusal.when}) ? "data:,${refusal.code}" : ${url}`;
+	url = `((root) => root.charAt(0) === "!" ? "data:," + root.slice(1) : ${url})(${BASE_URL_ROOT})`;
 	const request: IHttpRequestOptions = {
 		url: `={{ ${url} }}`,
 		method: 'GET',
@@ -83,6 +82,7 @@ export function credentialTest(
 	return {
 		request,
 		rules: [
+			...BASE_URL_RULES,
 			...refusals.map((r) => rule('0', r.code.charCodeAt(0), r.message)),
 			...answerRules,
 		],

@@ -54,7 +54,7 @@ const input = (key: string, where: string, field: string, rule: string): Check =
 
 export const CHECKS_BEFORE_SENDING: Check[] = [
 	// Every operation
-	spec('pathId', 'every operation with an ID', 'store path IDs', 'prefix where given; 12 to 48 characters', 'Path parameters: ... productId prefix `prd_`; orderId prefix `ord_` ... Every path id has length 12 to 48.'),
+	spec('pathId', 'every operation with an ID', 'store path IDs', 'prefix where given (License ID: lic_, from the license record); 12 to 48 characters', 'Path parameters: ... productId prefix `prd_`; orderId prefix `ord_` ... Every path id has length 12 to 48. License: id (prefix `lic_`)'),
 	ours('pathIdChars', 'every operation with an ID', 'path IDs', 'letters, digits, _ and - only (the ID is sent encoded as one path segment; "." and ".." never pass the prefix and length rule)'),
 	kept('pathIdRoute', 'every operation with an ID (every request)', 'path IDs', 'no slash, backslash, space, ";", "?", "#" or "%" (checked on the path as sent, decoded)', 'the route gate of every request (docs/money-safety.md): an ID must not change which route is called'),
 	spec('vaultId', 'Token (all)', 'Token ID', 'starts with tok_', 'id | string | prefix `tok_`'),
@@ -119,7 +119,7 @@ export const CHECKS_BEFORE_SENDING: Check[] = [
 	input('searchList', 'Search Resolve', 'Inputs', 'no empty entry'),
 	ours('searchMany', 'Search Resolve', 'Inputs', 'at most 100 per item (more are sent too, 10 per request)'),
 	ours('searchLength', 'Search Resolve', 'Inputs', 'each entry 1 to 256 characters'),
-	ours('currency', 'Payout Create', 'Currency', 'three letters, upper case (sent as typed)'),
+	ours('currency', 'Payout Create', 'Currency', 'three letters, upper case (sent as typed; a code in lower case is named as such: an ISO 4217 code the service shows in upper case)'),
 	kept('amounts', 'Order Refund, Payout Create', 'Amount', 'more than 0', 'money safety (docs/money-safety.md): a refund or payout of 0 moves nothing and a negative one could move money the other way, and what the service does with either is not documented; the Maximum Amount and the budgets count only amounts more than 0'),
 	kept('capAmounts', 'Order Refund, Payout Create, Checkout Pay and Custom API Call under a Maximum Amount or a budget', 'every amount-like field the body or query sends, Additional Body Fields and Query Parameters included', 'not below 0, and the write\'s own amount not 0 (checked on the request as sent)', 'money safety (docs/money-safety.md): a limit holds only amounts the node can count; a negative amount could move money the other way'),
 	ours('refundMin', 'Order Refund', 'Amount', 'at least 0.01 (the field\'s two decimals)'),
@@ -148,6 +148,10 @@ export const CHECKS_BEFORE_SENDING: Check[] = [
 	},
 	{
 		...spec('signingSecretV2', 'Vault Store Trigger (activation, deliveries) with Signature Version V2', 'Webhook Signing Secret, Previous Signing Secret', 'base64 after an optional whsec_ (the V2 key)', 'Algorithm | Standard Webhooks v1 scheme'),
+		node: 'trigger',
+	},
+	{
+		...spec('endpointUrl', 'Vault Store Trigger (activation, with Manage Endpoint on)', "n8n's webhook URL (WEBHOOK_URL)", 'starts with https://, at most 512 characters (plain http:// only from a loopback n8n to a local stand-in of the service on a loopback Base URL)', '`url` (string, required, max 512, must start with `https://`)'),
 		node: 'trigger',
 	},
 	input('customPath', 'Custom API Call', 'Path, Query Parameters, Body', 'below /v2/ (store) or the vault URL (vault), no traversal, no query in the path; JSON body'),

@@ -2,11 +2,12 @@
  * Spending budgets as a matrix: rule (Maximum Total per Execution, Maximum Total per Day) × path
  * (the operation's Amount field, an expression per item, Custom API Call with the store credential,
  * Checkout → Pay through its `run` hatch (the total read first), both of n8n's agent routes).
- * Every cell makes three writes of 2 against a budget of 5: the first two go out (the control:
+ * Every cell makes three writes of 2 (to three orders) against a budget of 5: the first two go out (the control:
  * spending within the budget is never refused), the third would pass it and is refused naming the
  * budget, with nothing sent. Per execution: three items of one run, or three tool calls of one agent
  * run. Per day: three executions, the day's total kept in n8n's deduplication store (an in-memory
- * one that behaves as n8n 2.8.4's). Then the outcome rules: an unknown outcome counts as spent, a
+ * one that behaves as n8n 2.8.4's). The same write asked twice by an agent in one execution is
+ * one write: made once, counted once (issue 55). Then the outcome rules: an unknown outcome counts as spent, a
  * write that provably did not happen gives its amount back; and units another worker's call dropped
  * from the store are not handed out twice by one process.
  */
@@ -59,18 +60,18 @@ interface Path {
 	agent?: AgentRoute;
 	/** The node's parameters; each write's order, session and amount come from its item (or the agent's arguments). */
 	parameters: (options: IDataObject) => IDataObject;
-	/** One item (or one set of agent arguments) per write. */
-	write: () => IDataObject;
+	/** One item (or one set of agent arguments) per write: the `i`th of an execution (another order, or session, for each). */
+	write: (i: number) => IDataObject;
 }
 
 const refundOf = (amount: unknown, order: string, options: IDataObject) => ({ resource: 'order', operation: 'refund', orderId: rl(order), additionalFields: { amount }, options });
 
 const PATHS: Path[] = [
-	{ name: 'Amount field (an expression per item)', parameters: (o) => refundOf('={{ $json.amount }}', '={{ $json.order }}', o), write: () => ({ order: orders(1)[0], amount: EACH }) },
+	{ name: 'Amount field (an expression per item)', parameters: (o) => refundOf('={{ $json.amount }}', '={{ $json.order }}', o), write: (i) => ({ order: orders(3)[i], amount: EACH }) },
 	{
 		name: 'Custom API Call (store)',
 		parameters: (options) => ({ resource: 'custom', operation: 'request', method: 'POST', path: '=/v2/stores/{storeId}/orders/{{ $json.order }}/refund', body: '={{ JSON.stringify({ amount: $json.amount }) }}', options }),
-		write: () => ({ order: orders(1)[0], amount: EACH }),
+		write: (i) => ({ order: orders(3)[i], amount: EACH }),
 	},
 	{ name: 'Checkout → Pay (run hatch, the total read first)', parameters: (options) => ({ resource: 'checkout', operation: 'pay', sessionId: rl('={{ $json.session }}'), options }), write: () => ({ session: session() }) },
 	...AGENT_ROUTES.map(
@@ -78,7 +79,7 @@ const PATHS: Path[] = [
 			name: `agent (${agent})`,
 			agent,
 			parameters: (o) => refundOf("={{ $fromAI('amount', 'amount', 'number') }}", "={{ $fromAI('order', 'the order', 'string') }}", { ...o, maxAmount: 10 }),
-			write: () => ({ order: orders(1)[0], amount: EACH }),
+			write: (i) => ({ order: orders(3)[i], amount: EACH }),
 		}),
 	),
 ];
@@ -111,7 +112,8 @@ describe('a budget lets the writes within it go out and refuses the one that wou
 		serial++;
 		f.sb.clearRequests();
 		const workflow = { id: `wf_budget_${serial}`, staticData: {} as IDataObject };
-		const writes = [path.write(), path.write(), path.write()];
+		// Three different writes (another order each): the same write asked twice by an agent is one (below).
+		const writes = [path.write(0), path.write(1), path.write(2)];
 		const options = budgetOption(rule);
 		const runs: Run[] = [];
 		if (rule === 'per execution') runs.push(await oneExecution(path, options, writes, workflow));
@@ -132,9 +134,105 @@ describe('a budget lets the writes within it go out and refuses the one that wou
 		}
 		// A new execution (per execution) or another node (per day) starts afresh: its write goes out.
 		f.sb.clearRequests();
-		const fresh = await oneExecution(path, options, [path.write()], rule === 'per execution' ? workflow : { id: `wf_budget_other_${serial}`, staticData: {} });
+		const fresh = await oneExecution(path, options, [path.write(0)], rule === 'per execution' ? workflow : { id: `wf_budget_other_${serial}`, staticData: {} });
 		expect(fresh.errors).toEqual([undefined]);
 		expect(moneyWrites()).toHaveLength(1);
+	});
+});
+
+// Issue 55: the model asks twice for the same refund in one conversation (one execution). Each tool
+// call is its own run of the node; for an agent the key is the execution's for that write (route
+// with its ids, amount, currency), and the execution remembers the write once made: the second call
+// is answered with the first's refund, nothing sent, nothing counted against the budget. Controls:
+// another order, another amount (two writes each); two identical items of a normal run (two writes,
+// as before: items are separate writes).
+describe('the same money write asked twice by an AI agent in one execution is made once', () => {
+	const refundsTo = (order: string) => moneyWrites().filter((q) => q.path.endsWith(`/orders/${order}/refund`));
+	const agentPath = (route: AgentRoute) => PATHS.find((p) => p.agent === route)!;
+	const ledgerOf = (order: string) => f.sb.ledger.filter((e) => e.kind === 'refund' && (e as IDataObject).orderId === order).length;
+
+	test.each(AGENT_ROUTES)('%s: the same refund twice, then another order: one refund of the first, the repeat answered with it, counted once', async (route) => {
+		serial++;
+		f.sb.clearRequests();
+		const [a, b] = orders(2);
+		const before = ledgerOf(a);
+		const workflow = { id: `wf_budget_twice_${serial}`, staticData: {} as IDataObject };
+		const r = await oneExecution(agentPath(route), { maxTotalPerExecution: BUDGET }, [{ order: a, amount: EACH }, { order: a, amount: EACH }, { order: b, amount: EACH }], workflow);
+		expect(r.errors).toEqual([undefined, undefined, undefined]);
+		// One request for the first order, one refund in the service's ledger.
+		expect(refundsTo(a)).toHaveLength(1);
+		expect(ledgerOf(a) - before).toBe(1);
+		// What the model reads for the repeat: the first call's refund (its id), made earlier in this execution.
+		const id = /"id":"(rfd_[^"]+)"/.exec(String(r.outputs[0].text))?.[1];
+		expect(id).toBeDefined();
+		expect(r.outputs[1].text).toContain(`"id":"${id}"`);
+		expect(r.outputs[1].text).toMatch(/"alreadyMadeInThisExecution":true/);
+		expect(r.outputs[0].text).not.toMatch(/alreadyMadeInThisExecution/);
+		// Control: another order in the same conversation goes out, and the repeat was not counted (5 - 2 - 2).
+		expect(refundsTo(b)).toHaveLength(1);
+		expect(r.outputs[2].text).toMatch(/"thisExecution":1\b/);
+	});
+
+	// Two calls of the same refund in one turn, at once: neither is made when the other is admitted, so
+	// the execution's memory cannot answer; they go out under one Idempotency-Key (the execution's for
+	// that write), and the service makes one refund (the second waits out the first's 409, then gets
+	// its answer replayed). The first call's answer is held 300 ms so the two overlap.
+	test('tool call: the same refund twice at once (one turn): two requests under ONE key, one refund; control: another amount at once, two keys, two refunds', async () => {
+		serial++;
+		const [a, b] = orders(2);
+		const parameters = agentPath('tool call').parameters({ maxRetries: 5 });
+		const atOnce = async (args: IDataObject[]) => {
+			f.sb.clearRequests();
+			f.sb.faults.add({ kind: 'slow', delayMs: 300, count: 1, match: { method: 'POST', path: MONEY } });
+			const r = await runAsAgentTool('tool call', parameters, args, f.credentials, { continueOnFail: true, atOnce: true });
+			f.sb.faults.clear();
+			expect(r.texts).toHaveLength(2);
+			expect(r.texts.join('\n')).not.toMatch(/Refused|error|unknown/);
+			return { requests: moneyWrites().length, keys: new Set(moneyWrites().map((q) => q.headers['idempotency-key'])).size };
+		};
+		const same = ledgerOf(a);
+		// Both calls reached the service (they overlapped: the memory could not answer), under one key.
+		const twice = await atOnce([{ order: a, amount: EACH }, { order: a, amount: EACH }]);
+		expect(twice.requests).toBeGreaterThanOrEqual(2);
+		expect(twice.keys).toBe(1);
+		expect(ledgerOf(a) - same).toBe(1);
+		// Control: another amount at once is another write.
+		const other = ledgerOf(b);
+		expect(await atOnce([{ order: b, amount: EACH }, { order: b, amount: EACH + 1 }])).toEqual({ requests: 2, keys: 2 });
+		expect(ledgerOf(b) - other).toBe(2);
+	});
+
+	test.each(AGENT_ROUTES)('%s: control: the same order with another amount is another refund (two sent, under two keys)', async (route) => {
+		serial++;
+		f.sb.clearRequests();
+		const [a] = orders(1);
+		const workflow = { id: `wf_budget_twice_other_${serial}`, staticData: {} as IDataObject };
+		const r = await oneExecution(agentPath(route), {}, [{ order: a, amount: EACH }, { order: a, amount: EACH + 1 }], workflow);
+		expect(r.errors).toEqual([undefined, undefined]);
+		expect(refundsTo(a)).toHaveLength(2);
+		expect(new Set(refundsTo(a).map((q) => q.headers['idempotency-key'])).size).toBe(2);
+		expect(JSON.stringify(r.outputs)).not.toMatch(/alreadyMadeInThisExecution/);
+	});
+
+	test.each(AGENT_ROUTES)('%s: a new execution (another conversation) makes the same refund again', async (route) => {
+		serial++;
+		f.sb.clearRequests();
+		const [a] = orders(1);
+		const workflow = { id: `wf_budget_twice_new_${serial}`, staticData: {} as IDataObject };
+		for (let i = 0; i < 2; i++) expect((await oneExecution(agentPath(route), {}, [{ order: a, amount: EACH }], workflow)).errors).toEqual([undefined]);
+		expect(refundsTo(a)).toHaveLength(2);
+	});
+
+	test('control: two identical items of a normal run are two writes, as before (no agent)', async () => {
+		serial++;
+		f.sb.clearRequests();
+		const [a] = orders(1);
+		const workflow = { id: `wf_budget_twice_items_${serial}`, staticData: {} as IDataObject };
+		const r = await oneExecution(PATHS[0], {}, [{ order: a, amount: EACH }, { order: a, amount: EACH }], workflow);
+		expect(r.errors).toEqual([undefined, undefined]);
+		expect(refundsTo(a)).toHaveLength(2);
+		expect(new Set(refundsTo(a).map((q) => q.headers['idempotency-key'])).size).toBe(2);
+		expect(r.outputs.map((o) => o.alreadyMadeInThisExecution)).toEqual([undefined, undefined]);
 	});
 });
 
@@ -148,8 +246,8 @@ describe('both budgets: a write one budget refuses holds nothing of the other', 
 		serial++;
 		f.sb.clearRequests();
 		const workflow = { id: `wf_budget_both_${serial}`, staticData: {} as IDataObject };
-		const write = (amount: number) => ({ ...path.write(), amount });
-		const r = await oneExecution(path, { maxTotalPerExecution: 6, maxTotalPerDay: 5, concurrency: 1 }, [write(3), write(3), write(2)], workflow);
+		const write = (i: number, amount: number) => ({ ...path.write(i), amount });
+		const r = await oneExecution(path, { maxTotalPerExecution: 6, maxTotalPerDay: 5, concurrency: 1 }, [write(0, 3), write(1, 3), write(2, 2)], workflow);
 		expect(r.errors[0]).toBeUndefined();
 		expect(r.errors[1]).toMatch(/would pass the \\?"Maximum Total per Day\\?" of 5: 3 already spent/);
 		expect(r.errors[2]).toBeUndefined();
@@ -230,7 +328,7 @@ describe('per day across workers: units another worker\'s call dropped from n8n\
 		// row read it before they were added and wrote it back after.
 		store.loseNextClaim = true;
 		const runs: Run[] = [];
-		for (let i = 0; i < 3; i++) runs.push(await oneExecution(path, { maxTotalPerDay: BUDGET }, [path.write()], startedTogether()));
+		for (let i = 0; i < 3; i++) runs.push(await oneExecution(path, { maxTotalPerDay: BUDGET }, [path.write(i)], startedTogether()));
 		expect(store.loseNextClaim).toBe(false);
 		// The second write skips the dropped units (this process handed them out) and puts them back.
 		expect(runs.map((r) => r.errors[0])).toEqual([undefined, undefined, expect.stringMatching(/would pass the "Maximum Total per Day" of 5: 4 already spent today/)]);
@@ -313,4 +411,135 @@ describe('a budget is the user\'s', () => {
 		expect(ok.error()).toBeUndefined();
 		expect(moneyWrites()).toHaveLength(1);
 	});
+});
+
+// Issue 53.2: a budget counts what the service can move. Rows by data: each rule × each path.
+describe('what a budget counts: the currency the write moves, the largest amount the cap reads, what the service recorded', () => {
+	const PAYOUT = /\/payouts$/;
+	const payoutWrites = () => f.requests().filter((q) => q.method === 'POST' && PAYOUT.test(q.path));
+	const payoutOf = (amount: string, currency: string, options: IDataObject): IDataObject => ({ resource: 'payout', operation: 'create', amount, additionalFields: { currency }, options });
+	// Payout → Create whose Currency is left empty ("the store currency") or stated, on every path.
+	const CURRENCY_PATHS: Array<{ name: string; agent?: AgentRoute; parameters: (o: IDataObject) => IDataObject }> = [
+		{ name: 'Payout → Create (Currency per item)', parameters: (o) => payoutOf('={{ $json.amount }}', '={{ $json.currency }}', o) },
+		{
+			name: 'Custom API Call (store)',
+			parameters: (options) => ({ resource: 'custom', operation: 'request', method: 'POST', path: '/v2/stores/{storeId}/payouts', body: '={{ JSON.stringify($json.currency ? { amount: $json.amount, currency: $json.currency } : { amount: $json.amount }) }}', options }),
+		},
+		...AGENT_ROUTES.map((agent) => ({
+			name: `agent (${agent})`,
+			agent,
+			parameters: (o: IDataObject) => payoutOf("={{ $fromAI('amount', 'amount', 'number') }}", "={{ $fromAI('currency', 'currency, empty for the store currency', 'string') }}", { ...o, maxAmount: 10 }),
+		})),
+	];
+	const run = async (path: { name: string; agent?: AgentRoute; parameters: (o: IDataObject) => IDataObject }, options: IDataObject, writes: IDataObject[]) => {
+		serial++;
+		return await oneExecution({ ...path, write: () => ({}) }, { ...options, concurrency: 1 }, writes, { id: `wf_budget_counts_${serial}`, staticData: {} });
+	};
+	const cells = <T extends { name: string }>(paths: T[]) => RULES.flatMap((rule) => paths.map((path) => ({ rule, path, label: `${rule} × ${path.name}` })));
+
+	test.each(cells(CURRENCY_PATHS))('currency left empty counts as the store currency beside it stated: $label', async ({ rule, path }) => {
+		const store = f.sb.state.store.currency;
+		f.sb.clearRequests();
+		const over = await run(path, budgetOption(rule), [{ amount: 3, currency: '' }, { amount: 3, currency: store }]);
+		expect(over.errors[0]).toBeUndefined();
+		expect(over.errors[1]).toMatch(new RegExp(`Refused: this write of 3 ${store} would pass the .*of 5: 3 already spent`));
+		expect(payoutWrites()).toHaveLength(1);
+		// The store is read once for its currency (GET of the store itself).
+		expect(f.requests().filter((q) => q.method === 'GET' && /\/v2\/core\/stores\/[^/]+\/?$/.test(q.path))).toHaveLength(1);
+		// Control: what fits the budget goes out, counted in the store currency.
+		f.sb.clearRequests();
+		const within = await run(path, budgetOption(rule), [{ amount: 3, currency: '' }, { amount: 2, currency: store }]);
+		expect(within.errors).toEqual([undefined, undefined]);
+		expect(payoutWrites()).toHaveLength(2);
+		if (!path.agent) expect(within.outputs.map((o) => (o.budgetLeft as IDataObject).currency)).toEqual([store, store]);
+	});
+
+	test('a refund is counted in its order\'s currency: read from the order, once per order', async () => {
+		const [a] = orders(1);
+		const order = f.sb.state.orders.find((o) => o.id === a)!;
+		f.sb.clearRequests();
+		const r = await run(PATHS[0], { maxTotalPerExecution: 5 }, [{ order: a, amount: 2 }, { order: a, amount: 2 }]);
+		expect(r.errors).toEqual([undefined, undefined]);
+		expect(r.outputs.map((o) => (o.budgetLeft as IDataObject).currency)).toEqual([order.currency, order.currency]);
+		expect(f.requests().filter((q) => q.method === 'GET' && q.path.endsWith(`/orders/${a}`))).toHaveLength(1);
+	});
+
+	test('the currency cannot be read: refused under a budget, naming why; nothing sent (control: without a budget it goes out)', async () => {
+		const [a] = orders(1);
+		f.sb.faults.add({ kind: 'reply', status: 500, count: 10, match: { method: 'GET', path: new RegExp(`/orders/${a}$`) }, reply: { body: { ok: false, error: { code: 'down', message: 'down (injected)' } } } });
+		f.sb.clearRequests();
+		const r = await run(PATHS[0], { maxTotalPerExecution: 5, maxRetries: 0 }, [{ order: a, amount: 2 }]);
+		expect(r.errors[0]).toMatch(/Refused: the currency of "Refund an order" is not known before it is sent, so it cannot be counted against "Maximum Total per Execution"/);
+		expect(moneyWrites()).toHaveLength(0);
+		const control = await run(PATHS[0], { maxRetries: 0 }, [{ order: a, amount: 2 }]);
+		f.sb.faults.clear();
+		expect(control.errors).toEqual([undefined]);
+		expect(moneyWrites()).toHaveLength(1);
+	});
+
+	// The largest amount the cap reads: another amount-like name in the query string counts, on every path.
+	const QUERY_PATHS: Path[] = [
+		{ name: 'Amount field + Additional Query Parameters', parameters: (o) => ({ ...refundOf('={{ $json.amount }}', '={{ $json.order }}', o), additionalQueryParameters: { pair: [{ name: 'total', value: '={{ $json.total }}' }] } }), write: () => ({}) },
+		{ name: 'Custom API Call (store)', parameters: (options) => ({ resource: 'custom', operation: 'request', method: 'POST', path: '=/v2/stores/{storeId}/orders/{{ $json.order }}/refund', queryParameters: { parameters: [{ name: 'total', value: '={{ $json.total }}' }] }, body: '={{ JSON.stringify({ amount: $json.amount }) }}', options }), write: () => ({}) },
+		...AGENT_ROUTES.map((agent): Path => ({
+			name: `agent (${agent})`,
+			agent,
+			parameters: (o) => ({ ...refundOf("={{ $fromAI('amount', 'amount', 'number') }}", "={{ $fromAI('order', 'the order', 'string') }}", { ...o, maxAmount: 10 }), additionalQueryParameters: { pair: [{ name: 'total', value: "={{ $fromAI('total', 'total', 'number') }}" }] } }),
+			write: () => ({}),
+		})),
+	];
+	test.each(cells(QUERY_PATHS))('the largest amount the cap reads is counted: $label', async ({ rule, path }) => {
+		const [a, b] = orders(2);
+		f.sb.clearRequests();
+		const over = await run(path, budgetOption(rule), [{ order: a, amount: 1, total: 4 }, { order: b, amount: 1, total: 4 }]);
+		expect(over.errors[0]).toBeUndefined();
+		expect(over.errors[1]).toMatch(/Refused: this write of 4 .* would pass the .*of 5: 4 already spent/);
+		expect(moneyWrites()).toHaveLength(1);
+		// Control: amounts within the budget go out.
+		f.sb.clearRequests();
+		const within = await run(path, budgetOption(rule), [{ order: a, amount: 1, total: 2 }, { order: b, amount: 1, total: 2 }]);
+		expect(within.errors).toEqual([undefined, undefined]);
+		expect(moneyWrites()).toHaveLength(2);
+	});
+
+	// What the service recorded: a service that records more than asked (the disagreeing sandbox answers
+	// a refund with the order's total) has the budget count that, so the next write is refused.
+	test.each(cells(PATHS.filter((path) => !path.name.startsWith('Checkout'))))('what the service recorded replaces what was asked: $label', async ({ rule, path }) => {
+		const [a, b] = orders(2);
+		const total = f.sb.state.orders.find((o) => o.id === a)!.payment.totalAmount;
+		const budget = total + 0.5;
+		const options = rule === 'per execution' ? { maxTotalPerExecution: budget } : { maxTotalPerDay: budget };
+		for (const disagree of [true, false]) {
+			f.sb.disagree.on = disagree;
+			f.sb.clearRequests();
+			const r = await run(path, options, [{ order: a, amount: 1 }, { order: b, amount: 1 }]);
+			if (disagree) {
+				// (An agent's Maximum Amount is below the order's total: the message says that instead.)
+				expect(r.errors[0]).toMatch(new RegExp(`The service recorded amount ${total}( where 1 was asked|, above the maximum)`));
+				expect(r.errors[1]).toMatch(/Refused: this write of 1 .* would pass the/);
+				expect(moneyWrites()).toHaveLength(1);
+			} else {
+				// Control: the service records what was asked; both go out.
+				expect(r.errors).toEqual([undefined, undefined]);
+				expect(moneyWrites()).toHaveLength(2);
+			}
+		}
+		f.sb.disagree.on = false;
+	});
+});
+
+describe('a read the gate makes before a write never waits for the slot its own item holds', () => {
+	// With Concurrency 1 a single-request item holds the only slot of the pool before it is admitted;
+	// a read the gate makes for it (a refund's currency; Pay's total, whose run hatch holds none) must
+	// not wait for that slot (the refund row hangs when the transport keeps it).
+	test.each([
+		['Checkout → Pay under a Maximum Amount (the total read first)', () => ({ resource: 'checkout', operation: 'pay', sessionId: rl(session()), options: { maxAmount: 100, concurrency: 1 } })],
+		['Order → Refund under a budget (its currency read from the order)', () => refundOf(1, orders(1)[0], { maxTotalPerExecution: 100, concurrency: 1 })],
+	])('%s, Concurrency 1: it finishes', async (_name, parameters) => {
+		serial++;
+		f.sb.clearRequests();
+		const r = await f.run(parameters() as IDataObject);
+		expect(r.error()).toBeUndefined();
+		expect(moneyWrites()).toHaveLength(1);
+	}, 20_000);
 });

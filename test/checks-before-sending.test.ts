@@ -125,8 +125,11 @@ const EXAMPLES: Record<string, [IDataObject, RegExp]> = {
 	customPath: [{ resource: 'custom', operation: 'request', method: 'GET', path: '/v1/stores' }, /"Path" must start with \/v2\//],
 };
 
-/** Rows of the trigger and the credential test: their examples are in test/trigger-secrets.test.ts. */
-const TRIGGER_ROWS = ['signingSecretShort', 'signingSecretEmpty', 'signingSecretV2'];
+/**
+ * Rows of the trigger and the credential test: their examples are in test/trigger-secrets.test.ts
+ * (signing secrets) and test/spec-rules-before-sending.test.ts (endpointUrl).
+ */
+const TRIGGER_ROWS = ['signingSecretShort', 'signingSecretEmpty', 'signingSecretV2', 'endpointUrl'];
 
 test('every row of the checks table has an example here, and every example a row', () => {
 	expect(CHECKS.filter((c) => c.node === 'trigger').map((c) => c.key)).toEqual(TRIGGER_ROWS);

@@ -58,7 +58,7 @@ describe('Store API credential', () => {
 	});
 
 	test.each([
-		['Base URL over plain http to another host', { baseUrl: 'http://api.example.com' }, /^Base URL: use the service address starting with https:\/\//],
+		['Base URL over plain http to another host', { baseUrl: 'http://api.example.com' }, /^Base URL: the address must start with https:\/\//],
 		['Base URL with a query', { baseUrl: 'https://api.example.com?x=1' }, /^Base URL:/],
 		['Base URL with a user', { baseUrl: 'https://u:p@api.example.com' }, /^Base URL:/],
 		['Base URL with an encoded slash', { baseUrl: 'https://api.example.com/gw%2Fadmin' }, /^Base URL:/],

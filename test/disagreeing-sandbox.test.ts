@@ -659,7 +659,7 @@ describe('the options the errors name correct the guesses: against the disagreei
 		expect(session(id).status).toBe('OPEN');
 	});
 
-	test('Checkout → Pay under a spending budget: the currency read under Total Currency Fields is the budget\'s; control: without it, a warning names the option', async () => {
+	test('Checkout → Pay under a spending budget: the currency read under Total Currency Fields is the budget\'s; without it, a warning names the option and the store\'s currency counts', async () => {
 		const id = await paylinkSession();
 		const r = await call({ resource: 'checkout', operation: 'pay', sessionId: rl(id), options: { maxTotalPerExecution: 10_000, ...SUMMARY } });
 		expect(r.error).toBeUndefined();
@@ -670,7 +670,8 @@ describe('the options the errors name correct the guesses: against the disagreei
 		const warned = await call({ resource: 'checkout', operation: 'pay', sessionId: rl(other), options: { maxTotalPerExecution: 10_000, ...amountOnly } });
 		expect(warned.error).toBeUndefined();
 		expect(warned.hints.join('\n')).toMatch(/has no currency under currency: .* set Options → "Total Currency Fields" to its name/);
-		expect(warned.items).toEqual([expect.objectContaining({ budgetLeft: expect.objectContaining({ currency: '(currency not stated in the request)' }) })]);
+		// The budget counts it in the store's currency, read from the store.
+		expect(warned.items).toEqual([expect.objectContaining({ budgetLeft: expect.objectContaining({ currency: f.sb.state.store.currency }) })]);
 	});
 
 	test('Order → Refund with Recorded Amount Fields "refundedAmount, amount": the refund\'s own amount is compared (no error, no warning), in both services', async () => {

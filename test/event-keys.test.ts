@@ -221,6 +221,42 @@ test('an item that does not descend from a delivery keeps the per-execution key 
 	expect(f.requests().find((q) => q.path.endsWith('/refund'))?.headers['idempotency-key']).toBe('my-own-key-1');
 });
 
+// A write the record holds under an Idempotency Key of the user's is skipped as one under the
+// event's key is; its output and hints name the key, not an event (a finding of issue 55's round:
+// the skip said idempotencyKeySource "event" and "this event"). Control: the event's own skip.
+describe('a write skipped under an Idempotency Key of the user\'s names the key, not the event', () => {
+	test.each([
+		{ label: 'under the Options key: source "option", the hint names the key', key: 'my-own-key-skip' as string | undefined, source: 'option', hint: /A write already made under the Idempotency Key "my-own-key-skip-\d+" was not sent again/ },
+		{ label: 'control: under the event\'s key: source "event", the hint names the event', key: undefined, source: 'event', hint: /A write this event already made was not sent again/ },
+	])('$label', async ({ key, source, hint }) => {
+		const wf = workflow();
+		const order = completed()[13 + workflows];
+		const before = refundsOf(order.id).length;
+		const node = () => refundNode('Refund', key !== undefined ? { options: { idempotencyKey: `${key}-${workflows}` } } : {});
+		const first = await wf.run([delivery(`msg_evt_skipsrc_${workflows}`, order.id)], [TRIGGER, node()]);
+		const again = await wf.run([delivery(`msg_evt_skipsrc_${workflows}`, order.id)], [TRIGGER, node()]);
+		expect(first.output('Refund')[0].json.idempotencyKeySource).toBe(source);
+		expect(refundRequests()).toHaveLength(0);
+		expect(refundsOf(order.id).length - before).toBe(1);
+		expect(again.output('Refund')[0].json).toMatchObject({ writeSkipped: true, idempotencyKeySource: source, id: first.output('Refund')[0].json.id });
+		const hints = hintsOf(again, 'Refund').join(' ');
+		expect(hints).toMatch(hint);
+		if (key !== undefined) expect(hints).not.toMatch(/this event|of the event/);
+	});
+
+	test('under the Options key, another value of a field: refused naming the key, not an event; nothing sent', async () => {
+		const wf = workflow();
+		const order = completed()[13 + workflows];
+		const node = (reason: string) => refundNode('Refund', { additionalFields: { amount: 0.01, reason }, options: { idempotencyKey: `my-own-key-fields-${workflows}` } });
+		const first = await wf.run([delivery(`msg_evt_skipfields_${workflows}`, order.id)], [TRIGGER, node('first')]);
+		expect(first.error('Refund')).toBeUndefined();
+		const changed = await wf.run([delivery(`msg_evt_skipfields_${workflows}`, order.id)], [TRIGGER, node('second')], undefined);
+		expect(changed.error('Refund')?.message).toMatch(/^A write was already made under the Idempotency Key "my-own-key-fields-\d+" \(Refund an order\) with other values of "reason"; nothing was sent/);
+		expect(changed.error('Refund')?.message).not.toMatch(/event/);
+		expect(refundRequests()).toHaveLength(0);
+	});
+});
+
 test('the record kept with the workflow holds no secret the service echoed in its answer', async () => {
 	const wf = workflow();
 	const order = completed()[13];

@@ -232,8 +232,16 @@ describe('1. no credential is sent to another origin', () => {
 			expect((await testCredential(type, values)).status).toBe('Error');
 			expect(other.hits).toHaveLength(0);
 			f.sb.clearRequests();
-			for (const bad of ['http://api.example.com', 'https://u:p@api.example.com', 'https://api.example.com?x=1', 'https://api.example.com/gw#x', 'https://api.example.com/gw%2Fadmin', `${other.url.replace('http://', 'ftp://')}`]) {
-				expect(await testCredential(type, { ...values, baseUrl: bad })).toEqual({ status: 'Error', message: expect.stringMatching(/^Base URL: use the service address starting with https:\/\//) });
+			for (const [bad, reason] of [
+				['http://api.example.com', /must start with https:\/\//],
+				['https://u:p@api.example.com', /must not contain a user name or password/],
+				['https://api.example.com?x=1', /without a query or fragment/],
+				['https://api.example.com/gw#x', /without a query or fragment/],
+				['https://api.example.com/gw%2Fadmin', /has an encoded character \(%\)/],
+				[`${other.url.replace('http://', 'ftp://')}`, /must start with https:\/\//],
+			] as const) {
+				expect(await testCredential(type, { ...values, baseUrl: bad })).toEqual({ status: 'Error', message: expect.stringMatching(/^Base URL: the address .*Nothing was sent\.$/) });
+				expect((await testCredential(type, { ...values, baseUrl: bad })).message).toMatch(reason);
 			}
 			expect([f.requests().length, other.hits.length]).toEqual([0, 0]);
 		}
@@ -427,8 +435,8 @@ describe('6. the Base URL and keys are checked before anything is sent', () => {
 		['http://api.example.invalid', /"Base URL" must start with https:\/\//],
 		['https://api.example.invalid?x=1', /without a query or fragment/],
 		['https://api.example.invalid#top', /without a query or fragment/],
-		['https://api.example.invalid/gw%2Fadmin', /encoded slash, a backslash or a doubled slash/],
-		['https://api.example.invalid/gw//x', /encoded slash, a backslash or a doubled slash/],
+		['https://api.example.invalid/gw%2Fadmin', /has an encoded character \(%\), a backslash/],
+		['https://api.example.invalid/gw//x', /has a doubled slash in its path/],
 		['https://user:pw@api.example.invalid', /must not contain a user name or password/],
 		['https://api.example.invalid\n', /./],
 		['ftp://api.example.invalid', /must start with https:\/\//],

@@ -86,7 +86,7 @@ describe('license', () => {
 
 	test('get: a license id under 12 characters fails before any request', async () => {
 		const r = await f.run({ resource: 'license', operation: 'get', licenseId: byExpression('lic_short') });
-		expect(r.error()?.message).toMatch(/"License ID" must be 12 to 48 characters long/);
+		expect(r.error()?.message).toMatch(/"License ID" must start with "lic_" and be 12 to 48 characters long/);
 		expect(f.requests()).toHaveLength(0);
 	});
 });

@@ -418,8 +418,8 @@ describe('a replayed answer that neither this execution nor the once record expl
 
 /**
  * An AI agent calls the tool again after a call whose outcome is unknown (the same order and
- * amount, in the same execution): its calls have no event, and each call is its own run of the
- * node, so each would get its own key. The node remembers the unclear write for the execution:
+ * amount, in the same execution): its calls have no event; each call is its own run of the node,
+ * keyed by the execution and what it moves (issue 55). The node remembers the unclear write for the execution:
  * the repeat goes out under the first call's key when that call went unanswered (the service
  * answers with what it did), and is refused when the service failed on it. Both agent routes;
  * the control is a call for another order in the same conversation, which goes out once.

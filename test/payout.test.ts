@@ -81,7 +81,7 @@ describe('payout operations against the sandbox', () => {
 		});
 		expect(r.error()).toBeUndefined();
 		expect(f.requests()[0].body).toEqual({ amount: 1000, bankAccountId: second.id, currency: 'eur' });
-		expect(r.hints().map((h) => h.message)).toEqual([expect.stringMatching(/^"Currency" has lower-case letters; the service shows currency codes in upper case, e\.g\. EUR \(got eur\)/)]);
+		expect(r.hints().map((h) => h.message)).toEqual([expect.stringMatching(/^"Currency" eur is a currency code \(ISO 4217, three letters\) written in lower case: the service shows these codes in upper case \(EUR\).*It was sent as typed \(eur\)/)]);
 		const quote = jsonOf(r)[0].fee_quote as IDataObject;
 		expect(quote.cross_border_payout_fee).toBeGreaterThan(0);
 		expect(quote.foreign_exchange_fee).toBeGreaterThan(0);

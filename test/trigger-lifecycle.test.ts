@@ -672,7 +672,7 @@ describe('trigger lifecycle against the sandbox', () => {
 		expect(logLines.slice(start).filter((l) => l.includes('Previous Signing Secret'))).toHaveLength(0);
 	});
 
-	test('with a sandbox that allows loopback http, an http://127.0.0.1 webhook URL is registered (no check before sending)', async () => {
+	test('with a sandbox that allows loopback http, an http://127.0.0.1 webhook URL is registered (loopback to loopback: sent, the service decides)', async () => {
 		const local = await trigger(PARAMS, { webhookBaseUrl: 'http://127.0.0.1:5678/webhook' });
 		expect(await local.create()).toBe(true);
 		expect(endpointsFor(f, local.webhookUrl())).toHaveLength(1);
@@ -699,7 +699,7 @@ describe('trigger lifecycle against a sandbox that requires https', () => {
 			`n8n's webhook URL is ${t.webhookUrl()}; the service only accepts https:// endpoints. Set WEBHOOK_URL to a public https address (e.g. through a tunnel)`,
 		);
 		expect(error!.description).toContain('https://');
-		// It was sent, and refused by the service (400), not checked beforehand.
+		// Loopback n8n, loopback service: it was sent, and refused by the service (400), not checked beforehand.
 		const posts = strict.requests().filter((r) => r.method === 'POST');
 		expect(posts).toHaveLength(1);
 		expect(posts[0].status).toBe(400);

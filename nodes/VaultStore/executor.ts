@@ -5,7 +5,7 @@ import { RequestGate } from '../shared/money';
 import type { Permit } from '../shared/transport/concurrency';
 import { AdaptiveConcurrency, mapLimit } from '../shared/transport/concurrency';
 import type { Gated } from '../shared/redaction/gate';
-import { gateAnswerText, gateError, gateOutput, gateText, outputPolicy, outputRedactor } from '../shared/redaction/gate';
+import { gateAnswerText, gateError, gateOutput, gateText, outputPolicy } from '../shared/redaction/gate';
 import { secretParameterNames, withRedactedNode } from '../shared/redaction/node';
 import { DEFAULT_TRANSPORT_OPTIONS, Transport } from '../shared/transport/request';
 import { buildRequest } from './buildRequest';
@@ -148,7 +148,8 @@ async function runOperation(ctx: IExecuteFunctions, resources: readonly Resource
 		try {
 			// Success items through the output gate, its policy from the routes the item's requests went to.
 			const out = await runItem(itemIndex, slot);
-			const redactor = await outputRedactor(transport, secretValues(ctx, itemIndex, itemSecretNames));
+			// The credential's redactor (made once per credential), or one that also knows the item's own secret values (card data).
+			const redactor = await transport.redactor(secretValues(ctx, itemIndex, itemSecretNames));
 			return gateOutput(out, outputPolicy(op, transport.familiesSent.get(itemIndex), tool), redactor, hiddenFields);
 		} catch (error) {
 			return gateError(ctx, error, itemIndex, await transport.redactor(secretValues(ctx, itemIndex, itemSecretNames)), hiddenFields);

@@ -267,15 +267,16 @@ export async function receiveDelivery(ctx: IWebhookFunctions): Promise<DeliveryA
 		let verdict = verifyAs(version, { current: secret, previous });
 		// The endpoint's version at the service, read at most once per delivery (undefined: unreadable).
 		let endpointRead: { now: SignatureVersion | undefined } | undefined;
-		const endpointNow = async (): Promise<SignatureVersion | undefined> => {
+		const endpointId = (): string | undefined => {
 			const webhookId = ctx.getWorkflowStaticData('node').webhookId;
-			endpointRead ??= { now: typeof webhookId === 'string' && webhookId !== '' ? await endpointVersionNow(ctx, webhookId) : undefined };
+			return typeof webhookId === 'string' && webhookId !== '' ? webhookId : undefined;
+		};
+		const endpointNow = async (): Promise<SignatureVersion | undefined> => {
+			const webhookId = endpointId();
+			endpointRead ??= { now: webhookId !== undefined ? await endpointVersionNow(ctx, webhookId) : undefined };
 			return endpointRead.now;
 		};
-		const hasEndpoint = (): boolean => {
-			const webhookId = ctx.getWorkflowStaticData('node').webhookId;
-			return typeof webhookId === 'string' && webhookId !== '';
-		};
+		const hasEndpoint = (): boolean => endpointId() !== undefined;
 		if (!verdict.ok) {
 			// Signed in the other version: the endpoint may have been changed at the service since
 			// (a migration, a rollback in the merchant dashboard). The other version is tried first,

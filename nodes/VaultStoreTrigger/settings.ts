@@ -2,6 +2,7 @@ import type { IDataObject, INode } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { ALL_STANDARD_EVENT_TYPES } from '../shared/events';
+import { readBaseUrl } from '../shared/transport/baseUrl';
 import { ALL_EVENTS, DEFAULT_TOLERANCE, MAX_NOTE_LENGTH, MAX_TOLERANCE, TOLERANCE_FIELD } from './properties';
 import type { SignatureVersion } from './verify';
 
@@ -71,4 +72,34 @@ export function checkNote(node: INode, note: string): void {
 			{ description: 'The service stores at most 256 characters with an endpoint. Shorten the note.' },
 		);
 	}
+}
+
+/** The longest endpoint URL the service registers (POST /webhooks: `url`, at most 512 characters). */
+export const MAX_ENDPOINT_URL_LENGTH = 512;
+const LOOPBACK_URL = /^http:\/\/(localhost|127(?:\.\d{1,3}){3}|\[::1\])(:\d+)?(\/|$)/i;
+const SET_WEBHOOK_URL =
+	'Nothing was sent. Set the WEBHOOK_URL environment variable of n8n to its public https address (for example https://n8n.example.com/), restart n8n, then activate the workflow again.';
+
+/**
+ * The endpoint URL the trigger registers, held to the service's rule before anything is sent:
+ * it starts with https:// and has at most 512 characters. Plain http:// goes out only between
+ * loopback addresses (n8n and a local stand-in of the service, the credential's Base URL, on the
+ * same machine, as `npm run sandbox` runs); a service that refuses it still gets its answer
+ * translated (webhookMethods.ts, httpsRefusal).
+ */
+export function checkEndpointUrl(node: INode, url: string, baseUrl: unknown): void {
+	if (url.length > MAX_ENDPOINT_URL_LENGTH) {
+		throw new NodeOperationError(
+			node,
+			`n8n's webhook URL for this trigger is ${url.length} characters long; the service registers endpoint URLs of at most ${MAX_ENDPOINT_URL_LENGTH} characters`,
+			{ description: `${SET_WEBHOOK_URL.replace('its public https address', 'a shorter public https address')} The URL begins ${url.slice(0, 80)}...` },
+		);
+	}
+	if (url.startsWith('https://')) return;
+	if (readBaseUrl(baseUrl).startsWith('http://') && LOOPBACK_URL.test(url)) return;
+	throw new NodeOperationError(
+		node,
+		`n8n's webhook URL is ${url}; the service only accepts https:// endpoints. Set WEBHOOK_URL to a public https address (e.g. through a tunnel)`,
+		{ description: `${SET_WEBHOOK_URL} (Plain http:// is sent only to a local stand-in of the service: a Base URL on localhost, 127.x.x.x or [::1], with n8n on the same machine.)` },
+	);
 }

@@ -5,7 +5,7 @@ import { STORE_CREDENTIAL } from '../shared/credentials';
 import { Transport } from '../shared/transport/request';
 import { WEBHOOK_ROUTES, webhookRequest } from '../shared/webhookRoutes';
 import type { TriggerOptions } from './settings';
-import { checkNote, readEvents, readManageEndpoint, readTriggerOptions, readVersion } from './settings';
+import { checkEndpointUrl, checkNote, readEvents, readManageEndpoint, readTriggerOptions, readVersion } from './settings';
 import { bindingOf, checkPreviousSecret, checkSigningSecret, noteRotation, SIGNING_SECRET_FIELD } from './secrets';
 import { httpCodeOf, logContext } from './hookContext';
 import { readOwnership, sameUrl } from './ownership';
@@ -57,6 +57,18 @@ function readSettings(ctx: IHookFunctions): Settings {
 	};
 }
 
+/** The URL this node registers, held to the service's rule before any request (settings.ts, checkEndpointUrl). */
+async function checkUrl(ctx: IHookFunctions, s: Settings): Promise<void> {
+	if (s.url === '') return;
+	let baseUrl: unknown;
+	try {
+		baseUrl = ((await ctx.getCredentials(STORE_CREDENTIAL)) as IDataObject).baseUrl;
+	} catch {
+		// The transport reports a missing credential when it is first used.
+	}
+	checkEndpointUrl(ctx.getNode(), s.url, baseUrl);
+}
+
 type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
 
 /** Runs a request and hands back its result or error, so errors are rethrown outside a catch clause. */
@@ -106,6 +118,7 @@ function httpsRefusal(ctx: IHookFunctions, s: Settings, error: unknown): NodeOpe
  */
 export async function checkExists(ctx: IHookFunctions): Promise<boolean> {
 	const s = readSettings(ctx);
+	if (s.options.manageEndpoint) await checkUrl(ctx, s);
 	const data = ctx.getWorkflowStaticData('node');
 	const transport = new Transport(ctx, STORE_CREDENTIAL);
 	await noteRotation(ctx, s.version);
@@ -275,6 +288,7 @@ function mayHaveBeenApplied(error: unknown): boolean {
 
 export async function create(ctx: IHookFunctions): Promise<boolean> {
 	const s = readSettings(ctx);
+	if (s.options.manageEndpoint) await checkUrl(ctx, s);
 	const data = ctx.getWorkflowStaticData('node');
 	const transport = new Transport(ctx, STORE_CREDENTIAL);
 	// Endpoints this node could not delete before (also with Manage Endpoint off: they are its own).

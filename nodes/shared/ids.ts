@@ -11,7 +11,7 @@ export const ID = {
 	customerId: { label: 'Customer ID', prefix: 'cus_', anyLength: true },
 	orderId: { label: 'Order ID', prefix: 'ord_' },
 	subscriptionId: { label: 'Subscription ID', prefix: 'sub_' },
-	licenseId: { label: 'License ID' },
+	licenseId: { label: 'License ID', prefix: 'lic_' },
 	caseId: { label: 'Case ID', prefix: 'cs_' },
 	webhookId: { label: 'Webhook ID', prefix: 'whk_' },
 	reportId: { label: 'Report ID' },

@@ -42,8 +42,11 @@ async function credentialTestChecks({ inst, sb, t, rest }) {
 		['store: a wrong Store ID', CREDENTIALS.store, { storeId: 'shp_000000000000' }, /^Store ID or Base URL: .*Check the Store ID/, true],
 		['store: a Base URL with a gateway path the service does not have', CREDENTIALS.store, { baseUrl: `${store.baseUrl}/gateway` }, /the path in the Base URL/, true],
 		['store: a Base URL pointing at another server (n8n itself)', CREDENTIALS.store, { baseUrl: inst.url }, /^Base URL: the answer did not come from the service/, false],
-		['store: a malformed Base URL (plain http to another host)', CREDENTIALS.store, { baseUrl: 'http://api.example.com' }, /^Base URL: use the service address starting with https:\/\//, false],
+		['store: a malformed Base URL (plain http to another host)', CREDENTIALS.store, { baseUrl: 'http://api.example.com' }, /^Base URL: the address must start with https:\/\//, false],
 		['store: a malformed Base URL (a query)', CREDENTIALS.store, { baseUrl: `${store.baseUrl}?x=1` }, /^Base URL:/, false],
+		// One Base URL rule with the node (issue 54): an upper-case scheme passes, a doubled slash in a gateway path is refused, nothing sent.
+		['store: a Base URL with an upper-case scheme', CREDENTIALS.store, { baseUrl: store.baseUrl.replace(/^http:/, 'HTTP:') }, 'OK', true],
+		['store: a Base URL with a doubled slash in its gateway path', CREDENTIALS.store, { baseUrl: `${store.baseUrl}//gateway` }, /^Base URL: the address has a doubled slash in its path/, false],
 		['store: an HMAC key (shk_)', CREDENTIALS.store, { secretKey: 'shk_live_abcdefghijklmnop' }, /^Secret Key: HMAC keys \(shk_\.\.\.\) are not supported, because the service does not publish how requests are signed with them/, false],
 		['store: a Store ID without shp_', CREDENTIALS.store, { storeId: 'abc_aaaaaaaaaaaa' }, /^Store ID: it starts with shp_ and is 12 to 48 characters long/, false],
 		['store: a blank Webhook Signing Secret', CREDENTIALS.store, { signingSecret: ' ' }, /^Webhook Signing Secret: it is blank or only whsec_/, false],

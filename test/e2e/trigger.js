@@ -22,6 +22,9 @@
  *   - rotation on a live trigger: an endpoint whose registration returns a secret, then the README's
  *     rotation steps with the credential changed through n8n's REST API (no re-activation); once
  *     Previous Signing Secret is cleared, the returned secret gets 401
+ *   - a rollback in the dashboard (V1 endpoint migrated to V2 at the service, then back to V1) with
+ *     forged deliveries arriving throughout: every genuine delivery starts its workflow, every forged
+ *     one gets 401, and the endpoint is read only for genuine deliveries, never for a forgery
  * Executions are read through n8n's public API with an API key.
  */
 'use strict';
@@ -248,6 +251,96 @@ async function triggerChecks({ inst, sb, t, rest, example }) {
 	await eventKeyChecks({ inst, sb, t, rest, node, executions });
 	await rotationChecks({ inst, sb, t, rest, node, executions });
 	await foreignEndpointChecks({ inst, sb, t, rest, node });
+	await rollbackChecks({ inst, sb, t, rest, node, executions });
+}
+
+/**
+ * A dashboard rollback with forged requests arriving throughout, in real n8n (issue 54): a V1
+ * trigger whose endpoint the service migrates to V2, then the merchant rolls back to V1, while a
+ * sender without the secret posts forged deliveries (V2 and V1 signed with other secrets, and
+ * none signed at all) several times a second. Every genuine delivery (signed by the sandbox as
+ * the endpoint's version is at that moment) starts its workflow; every forged one gets 401 and
+ * starts nothing; the node reads the endpoint only for the genuine deliveries signed in the other
+ * version, never for a forgery.
+ * @param {{inst: any, sb: any, t: import('./runner/results').Results, rest: any, node: any, executions: (id: string) => Promise<any[]>}} ctx
+ */
+async function rollbackChecks({ inst, sb, t, rest, node, executions }) {
+	const H = { 'X-N8N-API-KEY': rest.apiKey };
+	const deliveriesMod = require(path.join(ROOT, 'out', 'sandbox', 'deliveries.js'));
+	const trigger = { ...JSON.parse(JSON.stringify(node)), id: crypto.randomUUID(), webhookId: crypto.randomUUID(), parameters: { events: ['PAYMENT_COMPLETED'], signatureVersion: 'V1', options: {} } };
+	const created = /** @type {any} */ (await rest.request('POST', '/api/v1/workflows', { name: 'e2e: rollback in the dashboard under forged requests', nodes: [trigger], connections: {}, settings: { executionOrder: 'v1' } }, H));
+	t.must('rollback: V1 trigger workflow created over the public API', created.status === 200 && created.body?.id, JSON.stringify(created).slice(0, 300));
+	const wfId = created.body.id;
+	const act = /** @type {any} */ (await rest.request('POST', `/api/v1/workflows/${wfId}/activate`, undefined, H));
+	t.must('rollback: activated', act.status === 200, JSON.stringify(act).slice(0, 300));
+	const url = webhookUrl(inst.url, trigger);
+	const ep = /** @type {any} */ (await waitUntil(() => sb.state.webhooks.find((/** @type {any} */ w) => w.url === url), 30_000));
+	t.must('rollback: its endpoint is registered as V1', ep?.signatureVersion === 'V1', JSON.stringify(ep && { id: ep.id, v: ep.signatureVersion }));
+	await routedStatus(url, 401);
+	const reads = () => sb.requests.filter((/** @type {any} */ r) => r.method === 'GET' && r.path.endsWith(`/webhooks/${ep.id}`)).length;
+	const readsBefore = reads();
+
+	// The forger: knows the URL, not the secret.
+	const wrongKey = `whsec_${crypto.randomBytes(24).toString('base64')}`;
+	/** @type {number[]} */
+	const forged = [];
+	let forging = true;
+	const forger = (async () => {
+		for (let i = 0; forging; i++) {
+			const id = `msg_forged${crypto.randomBytes(6).toString('hex')}`;
+			const body = JSON.stringify({ id, event: 'PAYMENT_COMPLETED', createdAt: new Date().toISOString(), data: { amount: 1000 } });
+			const sec = String(Math.floor(Date.now() / 1000));
+			const ms = String(Date.now());
+			const headers = [
+				{ 'content-type': 'application/json', 'webhook-id': id, 'webhook-timestamp': sec, 'webhook-signature': deliveriesMod.signV2(wrongKey, id, sec, body) },
+				{ 'content-type': 'application/json', 'webhook-id': id, 'webhook-timestamp': ms, 'webhook-signature': deliveriesMod.hmacHex('not-the-secret', `${ms}.${body}`) },
+				{ 'content-type': 'application/json' },
+			][i % 3];
+			try {
+				const res = await fetch(url, { method: 'POST', headers, body, signal: AbortSignal.timeout(15_000) });
+				await res.text();
+				forged.push(res.status);
+			} catch {
+				forged.push(0);
+			}
+			await sleep(100);
+		}
+	})();
+
+	/** One genuine delivery, signed by the sandbox as the endpoint is now; its first attempt's HTTP status. */
+	const genuine = async () => {
+		const messageId = sb.app.deliver(ep.id, 'PAYMENT_COMPLETED', { orderId: `ord_rb${crypto.randomBytes(5).toString('hex')}`, amount: 1 });
+		const d = /** @type {any} */ (await waitUntil(() => sb.deliveries.find((/** @type {any} */ x) => x.messageId === messageId && x.attempt === 1 && (x.status !== 0 || x.error)), 20_000));
+		return d?.status;
+	};
+	/** @type {Record<string, unknown>} */
+	const seen = {};
+	try {
+		await sleep(1500);
+		seen.v1 = await genuine();
+		ep.signatureVersion = 'V2'; // the service migrates the endpoint
+		await sleep(1500);
+		seen.migrated = await genuine();
+		ep.signatureVersion = 'V1'; // the merchant rolls back in the dashboard
+		await sleep(1500);
+		seen.rolledBack = await genuine();
+		await sleep(1000);
+		seen.again = await genuine();
+		await sleep(1000);
+	} finally {
+		forging = false;
+		await forger;
+	}
+	t.equal('rollback: under forged requests, each genuine delivery (V1, migrated V2, rolled-back V1, V1 again) answered 200', seen, { v1: 200, migrated: 200, rolledBack: 200, again: 200 });
+	await sleep(1500);
+	t.equal('rollback: the genuine deliveries started 4 executions, the forged ones none', (await executions(wfId)).length, 4);
+	t.check(`rollback: every forged delivery (${forged.length}, in V2, V1 and unsigned) answered 401`, forged.length >= 30 && forged.every((status) => status === 401), JSON.stringify({ count: forged.length, other: forged.filter((status) => status !== 401).slice(0, 10) }));
+	const spent = reads() - readsBefore;
+	log(`rollback: ${forged.length} forged deliveries, 4 genuine, ${spent} reads of the endpoint`);
+	t.check('rollback: the endpoint was read only for genuine deliveries signed in the other version (at most 4 reads, not one per forgery)', spent >= 1 && spent <= 4, `${spent} reads for ${forged.length} forged deliveries`);
+
+	const deact = /** @type {any} */ (await rest.request('POST', `/api/v1/workflows/${wfId}/deactivate`, undefined, H));
+	t.check('rollback: deactivated; its endpoint deleted at the sandbox', deact.status === 200 && (await waitUntil(() => !sb.state.webhooks.some((/** @type {any} */ w) => w.url === url), 45_000)), JSON.stringify(deact).slice(0, 200));
 }
 
 /**

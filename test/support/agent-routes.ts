@@ -13,6 +13,7 @@
 import type {
 	EngineRequest,
 	EngineResponse,
+	ExecuteWorkflowOptions,
 	IConnections,
 	IDataObject,
 	IExecuteFunctions,
@@ -20,7 +21,7 @@ import type {
 	INodeType,
 } from 'n8n-workflow';
 
-import type { CredentialSet, RunResult } from './harness';
+import type { CredentialSet, NodeSpec, RunResult } from './harness';
 import { loadPackage, runNodes } from './harness';
 
 export const TOOL_TYPE = 'n8n-nodes-vault-store.vaultStoreTool';
@@ -38,7 +39,10 @@ function agentDescription(name: string): INodeType['description'] {
 		defaults: { name },
 		inputs: ['main', { type: 'ai_tool', displayName: 'Tools' }],
 		outputs: ['main'],
-		properties: [{ displayName: 'Arguments', name: 'args', type: 'json', default: '{}' }],
+		properties: [
+			{ displayName: 'Arguments', name: 'args', type: 'json', default: '{}' },
+			{ displayName: 'At Once', name: 'parallel', type: 'boolean', default: false },
+		],
 	} as unknown as INodeType['description'];
 }
 
@@ -49,11 +53,11 @@ const toolCallAgent: INodeType = {
 		const calls = argumentsOf(this.getNodeParameter('args', 0) as string);
 		const connected = (await this.getInputConnectionData('ai_tool', 0)) as unknown;
 		const tools = (Array.isArray(connected) ? connected : [connected]) as Array<{ invoke: (a: IDataObject) => Promise<unknown> }>;
+		const answer = (response: unknown): INodeExecutionData => ({ json: { response: typeof response === 'string' ? response : JSON.stringify(response) } });
+		// At once: every call in one turn, invoked together (a model may ask for several tool calls in one turn).
+		if (this.getNodeParameter('parallel', 0, false) === true) return [(await Promise.all(calls.map(async (args) => await tools[0].invoke(args)))).map(answer)];
 		const out: INodeExecutionData[] = [];
-		for (const args of calls) {
-			const response = await tools[0].invoke(args);
-			out.push({ json: { response: typeof response === 'string' ? response : JSON.stringify(response) } });
-		}
+		for (const args of calls) out.push(answer(await tools[0].invoke(args)));
 		return [out];
 	},
 };
@@ -116,9 +120,10 @@ export interface AgentRun {
 /**
  * Runs the package node as an agent's tool with `parameters` (which may use
  * $fromAI()) and the agent's `args`, through the chosen route: one tool call, or
- * one per set of arguments when `args` is a list (all in one execution).
+ * one per set of arguments when `args` is a list (all in one execution). `atOnce` (tool call
+ * route): the calls are invoked together, as a model's several tool calls of one turn.
  */
-export async function runAsAgentTool(route: AgentRoute, parameters: IDataObject, args: IDataObject | IDataObject[], credentials: CredentialSet, options: { continueOnFail?: boolean; workflowId?: string; staticData?: IDataObject; toolId?: string } = {}): Promise<AgentRun> {
+export async function runAsAgentTool(route: AgentRoute, parameters: IDataObject, args: IDataObject | IDataObject[], credentials: CredentialSet, options: { continueOnFail?: boolean; workflowId?: string; staticData?: IDataObject; toolId?: string; atOnce?: boolean } = {}): Promise<AgentRun> {
 	const loader = await loadPackage();
 	const base = loader.nodeTypes.vaultStore.type as INodeType;
 	const toolType: INodeType = Object.assign(Object.create(base) as INodeType, {
@@ -132,7 +137,7 @@ export async function runAsAgentTool(route: AgentRoute, parameters: IDataObject,
 	const run = await runNodes(
 		[
 			{ name: 'Start', type: 'test.start', parameters: {} },
-			{ name: 'Agent', type: agentType, parameters: { args: JSON.stringify(args) } },
+			{ name: 'Agent', type: agentType, parameters: { args: JSON.stringify(args), ...(options.atOnce === true ? { parallel: true } : {}) } },
 			{ name: TOOL_NAME, type: TOOL_TYPE, parameters, continueOnFail: options.continueOnFail, ...(options.toolId !== undefined ? { id: options.toolId } : {}) },
 		],
 		credentials,
@@ -144,4 +149,75 @@ export async function runAsAgentTool(route: AgentRoute, parameters: IDataObject,
 	const texts = run.output('Agent').map((item) => (typeof item.json.response === 'string' ? item.json.response : String(item.json.raw)));
 	const text = failed?.message ?? texts[texts.length - 1] ?? 'undefined';
 	return { run, text, texts: failed !== undefined ? [...texts, failed.message] : texts };
+}
+
+const WORKFLOW_TOOL = 'test.workflowTool';
+
+/**
+ * A stand-in for n8n's Call n8n Workflow Tool: the agent's arguments (`order`, `amount`, through
+ * $fromAI) become the sub-workflow's one input item, and the sub-workflow runs as its own execution
+ * with the agent's execution as its parent (n8n passes it: `parentExecution`). Its answer is the
+ * sub-workflow's output, or its error.
+ */
+const workflowTool: INodeType = {
+	description: {
+		...agentDescription(WORKFLOW_TOOL),
+		inputs: [],
+		outputs: ['ai_tool'],
+		properties: [
+			{ displayName: 'Order', name: 'order', type: 'string', default: '' },
+			{ displayName: 'Amount', name: 'amount', type: 'number', default: 0 },
+		],
+	} as unknown as INodeType['description'],
+	async execute(this: IExecuteFunctions) {
+		const input: INodeExecutionData[] = [{ json: { order: this.getNodeParameter('order', 0) as string, amount: this.getNodeParameter('amount', 0) as number } }];
+		const result = await this.executeWorkflow({ code: { nodes: [], connections: {} } as never }, input, undefined, { parentExecution: { executionId: this.getExecutionId(), workflowId: this.getWorkflow().id ?? '' } });
+		return [result.data[0] ?? []];
+	},
+};
+
+export interface SubWorkflowRun extends AgentRun {
+	/** The agent's execution id (the sub-workflows' parent). */
+	executionId: string;
+	/** Each sub-workflow execution, in order: the parent it was given, its result. */
+	calls: Array<{ parent?: string; run: RunResult }>;
+}
+
+/**
+ * Runs the package node in a sub-workflow that an agent calls as its tool (the Call n8n Workflow
+ * Tool's way): one sub-workflow execution per tool call, each item `{ order, amount }` from the
+ * agent's arguments, through the chosen agent route. `node`: the Vault Store node of the sub-workflow.
+ */
+export async function runSubWorkflowAsAgentTool(route: AgentRoute, node: NodeSpec, args: IDataObject[], credentials: CredentialSet): Promise<SubWorkflowRun> {
+	const agentType = route === 'tool call' ? AGENT_CALL : AGENT_ENGINE;
+	const connections: IConnections = {
+		Start: { main: [[{ node: 'Agent', type: 'main', index: 0 }]] },
+		[TOOL_NAME]: { ai_tool: [[{ node: 'Agent', type: 'ai_tool', index: 0 }]] },
+	};
+	const calls: SubWorkflowRun['calls'] = [];
+	const executionId = `agent-${Math.random().toString(36).slice(2, 10)}`;
+	const run = await runNodes(
+		[
+			{ name: 'Start', type: 'test.start', parameters: {} },
+			{ name: 'Agent', type: agentType, parameters: { args: JSON.stringify(args) } },
+			{ name: TOOL_NAME, type: WORKFLOW_TOOL, parameters: { order: "={{ $fromAI('order', 'the order', 'string') }}", amount: "={{ $fromAI('amount', 'the amount', 'number') }}" }, continueOnFail: true },
+		],
+		credentials,
+		[{ json: {} }],
+		{
+			executionId,
+			connections,
+			settings: { executionOrder: 'v1' },
+			extraNodeTypes: { [WORKFLOW_TOOL]: workflowTool, [AGENT_CALL]: toolCallAgent, [AGENT_ENGINE]: engineAgent, 'test.start': START },
+			executeWorkflow: async (options: ExecuteWorkflowOptions) => {
+				const sub = await runNodes([{ ...node, continueOnFail: true }], credentials, options.inputData, { parentExecution: options.parentExecution, workflowId: 'wf_sub_refund' });
+				calls.push({ parent: options.parentExecution?.executionId, run: sub });
+				return sub.output().map((item) => ({ json: item.json }));
+			},
+		},
+	);
+	const failed = run.error('Agent') ?? run.error(TOOL_NAME) ?? run.run.data.resultData.error;
+	const texts = run.output('Agent').map((item) => (typeof item.json.response === 'string' ? item.json.response : String(item.json.raw)));
+	const text = failed?.message ?? texts[texts.length - 1] ?? 'undefined';
+	return { run, text, texts: failed !== undefined ? [...texts, failed.message] : texts, executionId, calls };
 }

@@ -35,6 +35,8 @@ import type {
 	IWorkflowExecuteAdditionalData,
 	WorkflowExecuteMode,
 	IConnections,
+	ExecuteWorkflowOptions,
+	RelatedExecution,
 } from 'n8n-workflow';
 import { ICredentialsHelper, NodeHelpers, Workflow } from 'n8n-workflow';
 import { Logger } from '@n8n/backend-common';
@@ -327,6 +329,10 @@ export async function runNodes(
 		settings?: IDataObject;
 		/** The execution mode n8n runs the workflow in (default 'manual'; n8n's Retry runs as 'retry'). */
 		mode?: WorkflowExecuteMode;
+		/** The execution that started this one (n8n passes it to a sub-workflow). */
+		parentExecution?: RelatedExecution;
+		/** Runs a sub-workflow a node of this execution calls (this.executeWorkflow): its output items. */
+		executeWorkflow?: (options: ExecuteWorkflowOptions) => Promise<INodeExecutionData[]>;
 	} = {},
 ): Promise<RunResult> {
 	await ensureBinaryData();
@@ -376,6 +382,10 @@ export async function runNodes(
 		hooks.addHandler('workflowExecuteAfter', (run) => resolve(run));
 	});
 	const additionalData = makeAdditionalData(new TestCredentialsHelper(loader, credentials), hooks, executionId);
+	const subWorkflow = options.executeWorkflow;
+	if (subWorkflow !== undefined) {
+		additionalData.executeWorkflow = async (_info, _data, called) => ({ executionId: randomUUID(), data: [await subWorkflow(called)] });
+	}
 	const startNode = nodes[0];
 	const runExecutionData: IRunExecutionData = {
 		resultData: { runData: {} },
@@ -386,6 +396,7 @@ export async function runNodes(
 			waitingExecutionSource: null,
 			nodeExecutionStack: [{ node: startNode, data: { main: [input] }, source: null } as IExecuteData],
 		},
+		...(options.parentExecution !== undefined ? { parentExecution: options.parentExecution } : {}),
 	} as IRunExecutionData;
 	const execute = new WorkflowExecute(additionalData, mode, runExecutionData);
 	await execute.processRunExecutionData(workflow);

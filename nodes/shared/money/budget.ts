@@ -50,6 +50,8 @@ export interface BudgetRules {
 export interface Reservation {
 	currency: string;
 	amount: number;
+	/** The budgets it was held under. */
+	rules: BudgetRules;
 	execution: boolean;
 	/** The day's units this write claimed (store), or the day's key (static data). */
 	day?: { key: string; units?: string[] };
@@ -133,7 +135,7 @@ export class Budgets {
 	async reserve(rules: BudgetRules, amount: number, currencyIn: string | undefined): Promise<Reservation> {
 		const currency = (currencyIn ?? '').toUpperCase();
 		const label = currencyLabel(currency);
-		const res: Reservation = { currency, amount, execution: false, left: {} };
+		const res: Reservation = { currency, amount, rules, execution: false, left: {} };
 		if (rules.perExecution !== undefined) {
 			const spent = this.spentInExecution();
 			const before = spent[currency] ?? 0;
@@ -179,10 +181,12 @@ export class Budgets {
 	}
 
 	/** The day's units this write needs, claimed in n8n's store (see above). */
-	private async claimUnits(budget: number, amount: number, day: string, key: string, label: string, res: Reservation): Promise<void> {
+	private async claimUnits(budget: number, amount: number, day: string, key: string, label: string, res: Reservation, force = false): Promise<void> {
 		const hints = this.staticDay();
 		const unit = budget / UNITS;
-		const need = Math.max(1, Math.ceil(round(amount / unit)));
+		const held = res.day?.units ?? [];
+		const need = Math.max(1, Math.ceil(round(amount / unit))) - held.length;
+		if (need <= 0) return;
 		const hintKey = `next|${key}`;
 		const mine: string[] = [];
 		let next = hints[hintKey] ?? 0;
@@ -202,17 +206,54 @@ export class Budgets {
 				const asked = new Set(batch);
 				mine.push(...out.new.map(String).filter((u) => asked.has(u)));
 			}
-			if (mine.length >= need) for (const u of mine) here.add(unitIndex(u));
+			if (mine.length >= need || force) for (const u of mine) here.add(unitIndex(u));
 		});
-		if (mine.length < need) {
+		if (mine.length < need && !force) {
 			if (mine.length > 0) await oneAtATime(rowOf(this.ctx), async () => await this.ctx.helpers.removeProcessed(mine, 'node', DEDUP));
 			const spent = round((UNITS - mine.length) * unit);
 			throw new BudgetExceeded(exceeded('Maximum Total per Day', budget, amount, spent, label, `today (${day}, counted in units of ${round(unit)})`));
 		}
 		this.pruneDays(hints, day);
-		hints[hintKey] = Math.max(hints[hintKey] ?? 0, unitIndex(mine[mine.length - 1]) + 1);
-		res.day = { key, units: mine };
-		res.left.today = Math.max(0, round(budget - (unitIndex(mine[mine.length - 1]) + 1) * unit));
+		const last = mine.length > 0 ? unitIndex(mine[mine.length - 1]) + 1 : next;
+		hints[hintKey] = Math.max(hints[hintKey] ?? 0, last);
+		res.day = { key, units: [...held, ...mine] };
+		res.left.today = Math.max(0, round(budget - (mine.length < need ? UNITS : last) * unit));
+	}
+
+	/**
+	 * The service recorded more than the write held (or in another currency): that moved, so it is
+	 * counted whatever the budgets say (past a budget, the next write is refused). A recorded
+	 * currency other than the one held is counted in that currency too; what was held stays held.
+	 */
+	async recorded(res: Reservation, amount: number, currencyIn: string | undefined): Promise<void> {
+		const currency = currencyIn === undefined || currencyIn === '' ? res.currency : currencyIn.toUpperCase();
+		const target: Reservation = currency === res.currency ? res : { currency, amount: 0, rules: res.rules, execution: false, left: {} };
+		const extra = round(amount - target.amount);
+		if (!(extra > 0)) return;
+		if (target.rules.perExecution !== undefined) {
+			const spent = this.spentInExecution();
+			spent[currency] = round((spent[currency] ?? 0) + extra);
+			target.execution = true;
+			target.left.execution = Math.max(0, round(target.rules.perExecution - spent[currency]));
+		}
+		target.amount = round(target.amount + extra);
+		const budget = target.rules.perDay;
+		if (budget === undefined) return;
+		const day = dayIn(this.ctx.getTimezone(), this.now());
+		const key = target.day?.key ?? `${day}|${currency}|${budget}`;
+		if (target.day?.units !== undefined || (target.day === undefined && this.helpers)) {
+			const claimed = await this.claimUnits(budget, target.amount, day, key, currencyLabel(currency), target, true).then(
+				() => true,
+				(error: unknown) => (notInitialised(error) ? false : Promise.reject(error)),
+			);
+			if (claimed) return;
+			this.helpers = false;
+		}
+		const hints = this.staticDay();
+		this.pruneDays(hints, day);
+		hints[key] = round((hints[key] ?? 0) + extra);
+		target.day = { key };
+		target.left.today = Math.max(0, round(budget - hints[key]));
 	}
 
 	/** Entries of other days go (a few a day, at most). */

@@ -24,6 +24,8 @@ export interface CapVerdict {
 	refusal?: string;
 	/** The amount the request moves (own amount, the amount read first, or the highest found). */
 	amount?: number;
+	/** The largest amount the cap read (every amount-like value of body and query, the amount read first): what a budget counts. */
+	largest?: number;
 }
 
 function aboveMax(n: number, max: number): string {
@@ -65,9 +67,10 @@ export function checkAmounts({ route, body, query, max, known }: CapInput): CapV
 	// A read-first amount of 0 or less is not a payment the node can hold to a cap: what would it charge?
 	if (known !== undefined && max !== undefined && known <= 0) return { refusal: `Refused: "${name}" states an amount of ${known}, so what it will charge is not known; it must be more than 0 and at most ${max} ("Maximum Amount")` };
 	const amount = ownAmount ?? known ?? (own === undefined && spec.readFirst === undefined ? highest : undefined);
+	const largest = highest === undefined ? known : known === undefined ? highest : Math.max(highest, known);
 	if (max !== undefined) {
 		const needsOwn = own !== undefined ? !ownGiven : spec.readFirst !== undefined ? known === undefined : highest === undefined;
 		if (needsOwn) return { refusal: unknownAmount(name, max, spec.withoutAmount) };
 	}
-	return { amount };
+	return { amount, ...(largest !== undefined ? { largest } : {}) };
 }

@@ -1,12 +1,17 @@
 import { createHash } from 'node:crypto';
 import type { IDataObject } from 'n8n-workflow';
 
+import type { Gated } from '../redaction/gate';
 import type { Unclear } from './record';
 
 /** Where the unclear writes live in n8n's per-execution flow context. */
 const FIELD = 'vaultStoreUnclearWrites';
 /** Where the Idempotency Keys of the user's that this execution sent live, beside them. */
 const KEYS_FIELD = 'vaultStoreOptionKeys';
+/** Where the money writes an AI agent made in this execution live, beside them. */
+const MADE_FIELD = 'vaultStoreAgentWrites';
+/** Longest record id kept of a write an agent made. */
+const ID_MAX_CHARS = 100;
 /** Longest description of a write kept with its key (for messages). */
 const WHAT_MAX_CHARS = 160;
 
@@ -25,6 +30,15 @@ export interface KeyUse {
 	what: string;
 }
 
+/** A money write an AI agent made in this execution: what its answer said, kept to answer a repeat. */
+export interface MadeWrite {
+	/** The record the service made (the refund's id), as the output gate lets a value out. */
+	recordId?: string;
+	amount?: number;
+	currency?: string;
+	at: number;
+}
+
 /** 22 characters of SHA-256: what the context keeps of a key or a write. */
 function digestOf(text: string): string {
 	return createHash('sha256').update(text).digest('base64url').slice(0, 22);
@@ -37,7 +51,7 @@ function digestOf(text: string): string {
  * Entries are per place (the credential's Base URL and store or vault): the caller puts the place
  * in front of the identity and the key.
  *
- * - Money writes without an event or a key of the user's (each run of the node gets its own key)
+ * - Money writes without an event or a key of the user's (outside an AI agent each run of the node gets its own key)
  *   whose outcome is unknown, by what they move (method, route with ids, amount, currency). A
  *   repeat of one within the execution is sent under the first's key or refused, never sent as a
  *   new write. Written when the outcome is learnt, as the run may fail.
@@ -45,6 +59,9 @@ function digestOf(text: string): string {
  *   with. The service keeps one result per key and answers a repeat with it, whatever the route
  *   (or refuses another body): the same key for another write is refused before it is sent, the
  *   same write again (a re-send) goes out. Written before the write is sent.
+ * - The money writes an AI agent made (answered with success), by what they move, with what the
+ *   answer said (record id, amount, currency): the same write asked again in the execution is
+ *   answered with them, not sent. Written when the answer arrives.
  */
 export class ExecutionWrites {
 	constructor(private readonly context: IDataObject) {}
@@ -70,6 +87,28 @@ export class ExecutionWrites {
 		const rest = { ...all };
 		delete rest[id];
 		this.context[FIELD] = rest as unknown as IDataObject;
+	}
+
+	private madeWrites(): Record<string, MadeWrite> {
+		const saved = this.context[MADE_FIELD];
+		return saved !== null && typeof saved === 'object' && !Array.isArray(saved) ? (saved as unknown as Record<string, MadeWrite>) : {};
+	}
+
+	/** A money write an AI agent made earlier in this execution (the service answered it with success). */
+	made(identity: string): MadeWrite | undefined {
+		const entry = this.madeWrites()[digestOf(identity)];
+		return entry !== undefined && typeof entry.at === 'number' ? entry : undefined;
+	}
+
+	/** `recordId` and `currency` come from the service's answer: through the output gate first. */
+	rememberMade(identity: string, write: Omit<MadeWrite, 'recordId' | 'currency'> & { recordId?: Gated<string>; currency?: Gated<string> }): void {
+		const kept: MadeWrite = {
+			at: write.at,
+			...(write.recordId !== undefined ? { recordId: write.recordId.slice(0, ID_MAX_CHARS) } : {}),
+			...(write.amount !== undefined ? { amount: write.amount } : {}),
+			...(write.currency !== undefined ? { currency: write.currency.slice(0, 16) } : {}),
+		};
+		this.context[MADE_FIELD] = { ...this.madeWrites(), [digestOf(identity)]: kept } as unknown as IDataObject;
 	}
 
 	private keys(): Record<string, KeyUse> {

@@ -10,6 +10,7 @@ import { BudgetExceeded, Budgets, currencyLabel } from './budget';
 import { checkAmounts } from './cap';
 import type { EventOrigin, KeySource } from './keys';
 import { digest, fieldDigests, IdempotencyKeys, writeFingerprint } from './keys';
+import type { MadeWrite } from './executionWrites';
 import { ExecutionWrites } from './executionWrites';
 import { legacyEntry } from './legacy';
 import { Occurrences } from './occurrences';
@@ -74,12 +75,14 @@ export interface Ticket {
 	keyOf: string;
 	/** The route is the row's own: the row's Options correct its guessed names (messages name them). */
 	own?: boolean;
-	/** A write keyed per run (no event, no key option): what it moves, remembered in the execution when unclear. */
-	inExecution?: { identity: string; key: string };
+	/** A write keyed per run (no event, no key option): what it moves, remembered in the execution when unclear (`agent`: and when made). */
+	inExecution?: { identity: string; key: string; agent?: true };
 	/** The Idempotency Key option it was sent under, and whether this execution sent that key with this write before. */
 	option?: { key: string; sentBefore: boolean };
 	/** What it holds of the spending budgets. */
 	budget?: Reservation;
+	/** The largest amount the cap read in the request (or read first): what the budgets count. */
+	largest?: number;
 }
 
 export interface Admission {
@@ -108,6 +111,8 @@ export class RequestGate {
 	private occurrences?: Occurrences;
 	private executionWrites?: ExecutionWrites;
 	private budgets?: Budgets;
+	/** Currencies read for the budgets (`currencyOf`), per route read. */
+	private readonly currencies = new Map<string, Promise<string | undefined>>();
 	/** What is left of each budget after each item's money write, for its output. */
 	private readonly budgetLeft = new Map<number, IDataObject>();
 	/** Identical whole requests of an event in this run, as the first record counted them (its rule; legacy.ts). */
@@ -212,6 +217,7 @@ export class RequestGate {
 		if (this.setup.tool && rules.maxAmount === undefined) {
 			throw this.refuse(itemIndex, 'Refused: this call moves money and the node has no "Maximum Amount" for AI agents', 'Set "Maximum Amount" in the node\'s Options; the node refuses calls above it.');
 		}
+		if (rules.maxTotalPerExecution !== undefined) this.refuseInCalledExecution(itemIndex);
 		// The row's own route, as the row declares it: the user's corrections of its guessed names apply.
 		const own = this.setup.row.money && declared.undeclared !== true && declared.name === this.setup.row.action;
 		const money: MoneyRoute = own ? { ...declared, spec: correctedSpec(declared.spec, rules.names) } : declared;
@@ -225,9 +231,9 @@ export class RequestGate {
 		const asked: Asked = { amount: this.askedAmount(money, req, known?.amount), currency: this.askedCurrency(money, req) ?? known?.currency, max: rules.maxAmount };
 		// The transport repeats it only where the service says it did nothing, and reports an unknown outcome.
 		req.money = true;
-		const ticket: Ticket = { route: money, asked, itemIndex, keyOf: '', own };
+		const ticket: Ticket = { route: money, asked, itemIndex, keyOf: '', own, ...(verdict.largest !== undefined ? { largest: verdict.largest } : {}) };
 		const admission = await this.keyAndClaim(req, money, ticket, itemIndex, await place());
-		if (admission.ticket !== undefined) await this.holdBudgets(admission.ticket, rules);
+		if (admission.ticket !== undefined) await this.holdBudgets(admission.ticket, rules, async () => await this.currencyOf(money, route, req, send));
 		return admission;
 	}
 
@@ -242,7 +248,7 @@ export class RequestGate {
 		if (source === 'option') ticket.option = { key: req.idempotencyKey as string, sentBefore: chosen.sentBefore === true };
 		if (source === 'execution') {
 			if (this.origins !== undefined && this.origins.triggers.length > 0) this.lostPairing(itemIndex);
-			return { ticket: this.inExecution(money, req, ticket, `${place}\n${identity}`) };
+			return this.inExecution(money, req, ticket, `${place}\n${identity}`);
 		}
 		ticket.keyOf = source === 'event' ? `event ${chosen.event?.origin.eventId ?? ''}` : `Idempotency Key "${req.idempotencyKey ?? ''}"`;
 		const key = source === 'event' ? (req.idempotencyKey as string) : `option|${req.idempotencyKey ?? ''}`;
@@ -289,23 +295,30 @@ export class RequestGate {
 	 * The spending budgets (per execution, per day): the write's amount is held before it is sent,
 	 * or the write is refused naming the budget (its claim given back: nothing was sent).
 	 */
-	private async holdBudgets(ticket: Ticket, rules: ItemRules): Promise<void> {
+	private async holdBudgets(ticket: Ticket, rules: ItemRules, currencyOf: () => Promise<string | undefined>): Promise<void> {
 		if (rules.maxTotalPerExecution === undefined && rules.maxTotalPerDay === undefined) return;
 		// A write sent again under its key was counted when it was first sent (in this execution, or that day).
 		const perExecution = ticket.resend !== undefined && ticket.inExecution !== undefined ? undefined : rules.maxTotalPerExecution;
 		const perDay = ticket.resend !== undefined ? undefined : rules.maxTotalPerDay;
 		if (perExecution === undefined && perDay === undefined) return;
 		let failure: NodeOperationError | undefined;
+		const budgetName = perExecution !== undefined ? 'Maximum Total per Execution' : 'Maximum Total per Day';
+		// What the write can move: the largest amount the cap read, in the currency it moves (read when not stated).
+		const currency = ticket.asked.amount === undefined ? undefined : (ticket.asked.currency ?? (await currencyOf()));
 		if (ticket.asked.amount === undefined) {
+			failure = this.refuse(ticket.itemIndex, `Refused: the amount of "${ticket.route.name}" is not known before it is sent, so it cannot be counted against "${budgetName}"`, 'Nothing was sent. Give the amount in the request.');
+		} else if (currency === undefined) {
+			const read = ticket.route.spec.currencyRead;
 			failure = this.refuse(
 				ticket.itemIndex,
-				`Refused: the amount of "${ticket.route.name}" is not known before it is sent, so it cannot be counted against "${perExecution !== undefined ? 'Maximum Total per Execution' : 'Maximum Total per Day'}"`,
-				'Nothing was sent. Give the amount in the request.',
+				`Refused: the currency of "${ticket.route.name}" is not known before it is sent, so it cannot be counted against "${budgetName}"`,
+				`Nothing was sent. ${ticket.route.spec.currency !== undefined ? 'State the currency in the request. ' : ''}${read !== undefined ? `The node reads it at GET ${read.path} (field ${read.currency.join(', ')}), which did not show one.` : ''}`.trim(),
 			);
 		} else {
 			try {
 				this.budgets ??= new Budgets(this.ctx, this.now);
-				ticket.budget = await this.budgets.reserve({ perExecution, perDay }, ticket.asked.amount, ticket.asked.currency);
+				const amount = Math.max(ticket.asked.amount, ticket.largest ?? ticket.asked.amount);
+				ticket.budget = await this.budgets.reserve({ perExecution, perDay }, amount, currency);
 			} catch (error) {
 				failure =
 					error instanceof BudgetExceeded
@@ -321,10 +334,7 @@ export class RequestGate {
 			}
 			throw failure ?? this.refuse(ticket.itemIndex, 'Refused: the spending budgets could not be read', 'Nothing was sent.');
 		}
-		const left: IDataObject = { currency: currencyLabel(ticket.budget.currency) };
-		if (ticket.budget.left.execution !== undefined) left.thisExecution = ticket.budget.left.execution;
-		if (ticket.budget.left.today !== undefined) left.today = ticket.budget.left.today;
-		this.budgetLeft.set(ticket.itemIndex, left);
+		this.budgetLeft.set(ticket.itemIndex, leftOf(ticket.budget));
 	}
 
 	/**
@@ -354,23 +364,65 @@ export class RequestGate {
 	}
 
 	/**
-	 * A write keyed per run (an agent's tool call, a loop, another Vault Store node): a repeat, in
-	 * the same execution, of one whose outcome is unknown goes out under the first's key when it
-	 * went unanswered, and is refused when the service failed on it (it does not remember a
-	 * failure's result). `identity`: where (place) and what it moves.
+	 * A write keyed per run (a loop, another Vault Store node) or, for an AI agent, per write of the
+	 * execution: a repeat, in the same execution, of one whose outcome is unknown goes out under the
+	 * first's key when it went unanswered, and is refused when the service failed on it (it does not
+	 * remember a failure's result). For an AI agent, the same write asked again after it was made is
+	 * answered with the first call's answer and not sent (a tool call, another tool of the agent:
+	 * the model asked twice for one refund); its key is the execution's for that write, so even two
+	 * calls at once go out under one key. `identity`: where (place) and what it moves.
 	 */
-	private inExecution(money: MoneyRoute, req: ApiRequest, ticket: Ticket, identity: string): Ticket {
+	private inExecution(money: MoneyRoute, req: ApiRequest, ticket: Ticket, identity: string): Admission {
 		this.executionWrites ??= this.newExecutionWrites();
-		const earlier = this.executionWrites.unclear(identity);
 		ticket.keyOf = 'this execution';
+		if (this.setup.tool) {
+			const made = this.executionWrites.made(identity);
+			if (made !== undefined) return { skip: this.madeInExecution(money, ticket, made) };
+			req.idempotencyKey = this.keys.forExecutionWrite(identity);
+		}
+		const earlier = this.executionWrites.unclear(identity);
 		if (earlier !== undefined) {
 			if (earlier.kind === 'failed' || this.now() - earlier.at > RESEND_WINDOW_MS) throw this.unresolved(money, ticket, earlier.kind, earlier.at);
 			req.idempotencyKey = earlier.key;
 			ticket.resend = { kind: earlier.kind, at: earlier.at };
 			this.setup.hint('resend', `An earlier call in this execution sent "${money.name}" without learning its outcome; it was sent again under the same Idempotency-Key, which the service answers with what it did then (or does it now, once).`, 'warning');
 		}
-		ticket.inExecution = { identity, key: req.idempotencyKey as string };
-		return ticket;
+		ticket.inExecution = { identity, key: req.idempotencyKey as string, ...(this.setup.tool ? { agent: true } : {}) };
+		return { ticket };
+	}
+
+	/** An AI agent asked again for a write it made in this execution: the first call's answer, nothing sent. */
+	private madeInExecution(money: MoneyRoute, ticket: Ticket, made: MadeWrite): ApiResponse {
+		this.setup.hint(
+			'madeInExecution',
+			`The AI agent asked again for ${describeWrite(money, ticket.asked)}, which an earlier call made in this execution: it was not sent again, and the agent got the first call's answer (alreadyMadeInThisExecution). For an agent, the same amount to the same record is one write per execution: a second one is made in another execution or by a normal workflow step.`,
+		);
+		const data: IDataObject = {
+			...(made.recordId !== undefined ? { id: made.recordId } : {}),
+			...(made.amount !== undefined ? { amount: made.amount } : {}),
+			...(made.currency !== undefined ? { currency: made.currency } : {}),
+			writeSkipped: true,
+			alreadyMadeInThisExecution: true,
+			writeRecordedAt: new Date(made.at).toISOString(),
+		};
+		return { data, status: 200, headers: {}, replay: false };
+	}
+
+	/**
+	 * "Maximum Total per Execution" in an execution another one started (n8n passes the parent
+	 * execution to a sub-workflow: an AI agent's Call n8n Workflow tool, an Execute Workflow node):
+	 * each call is its own execution, so the budget, and the execution's memory of writes, would
+	 * start empty at every call. Refused, nothing sent, saying why.
+	 */
+	private refuseInCalledExecution(itemIndex: number): void {
+		const context = (this.ctx as unknown as { getExecutionContext?: () => { parentExecutionId?: unknown } | undefined }).getExecutionContext?.();
+		const parent = context?.parentExecutionId;
+		if (typeof parent !== 'string' || parent === '') return;
+		throw this.refuse(
+			itemIndex,
+			`Refused: "Maximum Total per Execution" cannot hold here: this execution was started by another one (execution ${parent}), as an AI agent's Call n8n Workflow tool or an Execute Workflow node starts one for each call, so the budget would count this call alone, not the calling execution; nothing was sent`,
+			'Give the agent the Vault Store node itself as its tool (its calls share the agent\'s execution: its budget and its memory of writes), or leave "Maximum Total per Execution" empty in this sub-workflow and cap the total with "Maximum Total per Day", which counts across executions.',
+		);
 	}
 
 	/** The execution's memory of writes, shared by every Vault Store node of the execution. */
@@ -402,24 +454,43 @@ export class RequestGate {
 		);
 	}
 
-	/** The answer of a write an earlier execution of the event made, or its failure again. */
+	/**
+	 * The answer of a write an earlier execution of the event made (or, under an Idempotency Key of
+	 * the user's, an earlier run with that key), or its failure again.
+	 */
 	private skipped(money: MoneyRoute, ticket: Ticket, entry: RecordEntry | undefined): ApiResponse {
+		const key = ticket.option !== undefined ? `the Idempotency Key "${ticket.option.key}"` : undefined;
 		// The earlier execution failed on it; later ones go on (the write is made, once), saying so.
-		if (entry?.mismatch) this.setup.hint('mismatch', `An earlier execution of this event made this write and failed on what the service recorded: ${entry.mismatch} It is not made again; the output shows the write as skipped.`, 'warning');
+		if (entry?.mismatch) {
+			const earlier = key === undefined ? 'An earlier execution of this event made this write' : `This write was made earlier under ${key}`;
+			this.setup.hint('mismatch', `${earlier} and failed on what the service recorded: ${entry.mismatch} It is not made again; the output shows the write as skipped.`, 'warning');
+		}
 		if (entry?.fields !== undefined && ticket.fields !== undefined && entry.fields !== ticket.fields) {
-			const changed = changedFields(entry.fields, ticket.fields);
-			throw this.refuse(
-				ticket.itemIndex,
-				`An earlier execution of this event already made this write (${money.name}) with other values of ${changed.map((f) => `"${f}"`).join(', ')}; nothing was sent`,
-				'The same event, order and amount is one money movement, made once. A field whose value changes from one execution to the next (e.g. an expression with $execution.id or $now) cannot change it. To make a second, separate write, give it its own Idempotency Key in the Options.',
-			);
+			const changed = changedFields(entry.fields, ticket.fields).map((f) => `"${f}"`).join(', ');
+			throw key === undefined
+				? this.refuse(
+						ticket.itemIndex,
+						`An earlier execution of this event already made this write (${money.name}) with other values of ${changed}; nothing was sent`,
+						'The same event, order and amount is one money movement, made once. A field whose value changes from one execution to the next (e.g. an expression with $execution.id or $now) cannot change it. To make a second, separate write, give it its own Idempotency Key in the Options.',
+					)
+				: this.refuse(
+						ticket.itemIndex,
+						`A write was already made under ${key} (${money.name}) with other values of ${changed}; nothing was sent`,
+						'An Idempotency Key of yours names one money movement, made once: a field whose value changed since (e.g. an expression with $execution.id or $now) cannot change it. To make a second, separate write, give it another Idempotency Key in the Options.',
+					);
 		}
 		if (entry === undefined) {
-			this.setup.hint('claimed', 'A write this event already made (or started) in an earlier execution was not sent again. The answer recorded then is not available here (in queue mode another process may hold it), so the output shows writeSkipped only; if that execution stopped before the service answered, check the write in the Vault Store dashboard.', 'warning');
+			this.setup.hint(
+				'claimed',
+				key === undefined
+					? 'A write this event already made (or started) in an earlier execution was not sent again. The answer recorded then is not available here (in queue mode another process may hold it), so the output shows writeSkipped only; if that execution stopped before the service answered, check the write in the Vault Store dashboard.'
+					: `A write already made (or started) under ${key} was not sent again. The answer recorded then is not available here (in queue mode another process may hold it), so the output shows writeSkipped only; if the run that sent it stopped before the service answered, check the write in the Vault Store dashboard.`,
+				'warning',
+			);
 		} else {
-			this.setup.hint('skipped', 'A write this event already made was not sent again: the output shows the result recorded then (writeSkipped).');
+			this.setup.hint('skipped', `A write ${key === undefined ? 'this event already made' : `already made under ${key}`} was not sent again: the output shows the result recorded then (writeSkipped).`);
 		}
-		this.sources.set(ticket.itemIndex, 'event');
+		this.sources.set(ticket.itemIndex, key === undefined ? 'event' : 'option');
 		const data: IDataObject = {
 			...(entry?.recordId !== undefined ? { id: entry.recordId } : {}),
 			...(entry?.amount !== undefined ? { amount: entry.amount } : {}),
@@ -542,11 +613,35 @@ export class RequestGate {
 		if (typeof currency !== 'string' || currency === '') {
 			this.setup.hint(
 				'readCurrency',
-				`The answer of GET ${path}, read before "${money.name}", has no currency under ${(read.currency ?? []).join(', ') || '(no name)'}: the payment's currency is not compared, and the spending budgets count it as not stated. If your service names the currency differently, set ${optionOf(money, own, 'readCurrency')} to its name.`,
+				`The answer of GET ${path}, read before "${money.name}", has no currency under ${(read.currency ?? []).join(', ') || '(no name)'}: the payment's currency is not compared, and the spending budgets count it in the store's currency. If your service names the currency differently, set ${optionOf(money, own, 'readCurrency')} to its name.`,
 				'warning',
 			);
 		}
 		return { amount, currency: typeof currency === 'string' && currency !== '' ? currency : undefined };
+	}
+
+	/**
+	 * The currency a write moves when its request does not state one, read where its route declares
+	 * (`currencyRead`: a refund's order, the store), once per route and run; undefined when the
+	 * route declares no such read, the read fails or its answer shows none.
+	 */
+	private async currencyOf(money: MoneyRoute, route: Route, req: ApiRequest, send: Send): Promise<string | undefined> {
+		const read = money.spec.currencyRead;
+		if (read === undefined || route.api !== 'store') return undefined;
+		// Below the store API's root, as its record routes are (GET /orders/{orderId}; '' the store itself).
+		const path = read.path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(money.ids[name] ?? ''));
+		let known = this.currencies.get(path);
+		if (known === undefined) {
+			known = send({ family: 'core', method: 'GET', path, itemIndex: req.itemIndex, inferred: true }).then(
+				(res) => {
+					const value = firstAt(res.data, read.currency)?.value;
+					return typeof value === 'string' && /^[A-Za-z]{3}$/.test(value) ? value.toUpperCase() : undefined;
+				},
+				() => undefined,
+			);
+			this.currencies.set(path, known);
+		}
+		return await known;
 	}
 
 	/**
@@ -590,6 +685,11 @@ export class RequestGate {
 		}
 		const answer = res.data;
 		const verdict = readBack(ticket.route.spec, ticket.asked, answer);
+		// What the service says it recorded is what moved: the budgets count it when it is more than was held.
+		if (ticket.budget !== undefined && (verdict.recorded !== undefined || verdict.currency !== undefined) && otherTarget(ticket.route.ids, answer) === undefined) {
+			await this.budgets?.recorded(ticket.budget, verdict.recorded ?? ticket.budget.amount, verdict.currency);
+			this.budgetLeft.set(ticket.itemIndex, leftOf(ticket.budget));
+		}
 		const id = firstAt(answer, ['id'])?.value;
 		// The answer is about another record than the one written to (an id of the path named otherwise).
 		const other = otherTarget(ticket.route.ids, answer);
@@ -610,6 +710,18 @@ export class RequestGate {
 			this.setup.hint('unchecked', `The answer to "${ticket.route.name}" is ${verdict.other}, not the write's own record: its amount was not checked against what was asked.`, 'warning');
 		} else if (verdict.status === 'unchecked') {
 			this.setup.hint('unchecked', `The answer to "${ticket.route.name}" does not show the ${verdict.missing.join(' and ')} the service recorded, so it could not be compared with what was asked.${namesAdvice(ticket, verdict)}`, 'warning');
+		}
+		// An AI agent's write, made: the same write asked again in this execution is answered with this.
+		if (ticket.inExecution?.agent === true && this.executionWrites !== undefined && !(other !== undefined && res.replay)) {
+			const clean = mismatch === undefined && verdict.status !== 'mismatch' ? verdict : undefined;
+			const amount = clean !== undefined ? (clean.recorded ?? ticket.asked.amount) : undefined;
+			const currency = clean !== undefined ? (clean.currency ?? ticket.asked.currency) : undefined;
+			this.executionWrites.rememberMade(ticket.inExecution.identity, {
+				at: this.now(),
+				...(typeof id === 'string' ? { recordId: this.setup.gateText(id, 'value') } : {}),
+				...(amount !== undefined ? { amount } : {}),
+				...(currency !== undefined ? { currency: this.setup.gateText(currency, 'value') } : {}),
+			});
 		}
 		if (ticket.claimed !== undefined && this.record !== undefined) {
 			await this.record.confirm({
@@ -700,6 +812,14 @@ function fieldsOf(answer: unknown): string {
 }
 
 /** For a read-back that differs or could not compare: where the answer was read, and the option naming it otherwise. */
+/** What is left of each budget after a write, for its output. */
+function leftOf(res: Reservation): IDataObject {
+	const left: IDataObject = { currency: currencyLabel(res.currency) };
+	if (res.left.execution !== undefined) left.thisExecution = res.left.execution;
+	if (res.left.today !== undefined) left.today = res.left.today;
+	return left;
+}
+
 function namesAdvice(ticket: Ticket, verdict: ReadBack): string {
 	if (ticket.route.undeclared) return '';
 	const spec = ticket.route.spec;

@@ -67,6 +67,20 @@ export class IdempotencyKeys {
 	}
 
 	/**
+	 * An AI agent's money write without an event or a key of the user's: one key per write of the
+	 * execution, not per run or item. `identity` names where it goes and what it moves (the
+	 * credential's place, method, route with its ids, amount, currency), so the same write asked
+	 * again in the execution (another tool call, another tool of the agent) goes out under the same
+	 * key, and the service makes it once; another order or amount gets another key.
+	 */
+	forExecutionWrite(identity: string): string {
+		const { workflowId, executionId } = this.scope;
+		const origin = executionId ? `${workflowId ?? ''}|${executionId}` : `nonce|${this.nonce}`;
+		const digest = createHash('sha256').update(`agent|${origin}|${identity}`).digest('base64url');
+		return `n8n_agt_${digest.slice(0, 40)}`;
+	}
+
+	/**
 	 * A key that names the write, not its place: the event, the workflow, the
 	 * node and what the request does (method, route, query and body as sent),
 	 * and for identical requests how many identical ones came before in the

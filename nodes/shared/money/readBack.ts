@@ -64,7 +64,7 @@ export type ReadBack =
 	/** The answer carries neither field the request set: nothing could be compared. */
 	| ({ status: 'unchecked'; missing: string[]; recorded?: number; currency?: string; other?: string } & ReadFrom)
 	/** `field`: which of the two differs. */
-	| ({ status: 'mismatch'; message: string; field: 'amount' | 'currency' } & ReadFrom);
+	| ({ status: 'mismatch'; message: string; field: 'amount' | 'currency'; recorded?: number; currency?: string } & ReadFrom);
 
 export interface Asked {
 	amount?: number;
@@ -93,12 +93,12 @@ export function readBack(spec: MoneySpec, asked: Asked, answer: unknown): ReadBa
 		...(currency !== undefined ? { currencyFrom: currencyAt?.path } : {}),
 	};
 	if (recorded !== undefined && asked.max !== undefined && recorded > asked.max) {
-		return { status: 'mismatch', field: 'amount', ...from, message: `The service recorded amount ${recorded}, above the maximum of ${asked.max} set for this node ("Maximum Amount")` };
+		return { status: 'mismatch', field: 'amount', recorded, currency, ...from, message: `The service recorded amount ${recorded}, above the maximum of ${asked.max} set for this node ("Maximum Amount")` };
 	}
 	if (asked.amount !== undefined) {
 		if (recorded === undefined) missing.push('amount');
 		else if (Math.round(recorded * 100) !== Math.round(asked.amount * 100)) {
-			return { status: 'mismatch', field: 'amount', ...from, message: `The service recorded amount ${String(recorded)} where ${asked.amount} was asked` };
+			return { status: 'mismatch', field: 'amount', recorded, currency, ...from, message: `The service recorded amount ${String(recorded)} where ${asked.amount} was asked` };
 		}
 	} else if (asked.max !== undefined && recorded === undefined) {
 		missing.push('amount');
@@ -106,7 +106,7 @@ export function readBack(spec: MoneySpec, asked: Asked, answer: unknown): ReadBa
 	if (asked.currency !== undefined && asked.currency !== '') {
 		if (currency === undefined) missing.push('currency');
 		else if (currency.toUpperCase() !== asked.currency.toUpperCase()) {
-			return { status: 'mismatch', field: 'currency', ...from, message: `The service recorded currency ${currency} where ${asked.currency} was asked` };
+			return { status: 'mismatch', field: 'currency', recorded, currency, ...from, message: `The service recorded currency ${currency} where ${asked.currency} was asked` };
 		}
 	}
 	return missing.length ? { status: 'unchecked', missing, recorded, currency, ...from } : { status: 'match', recorded, currency, ...from };

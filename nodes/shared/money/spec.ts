@@ -22,6 +22,13 @@ export interface MoneySpec {
 	 * session's total): under a Maximum Amount that read comes before the write, and the write is
 	 * refused when it fails or shows no amount.
 	 */
+	/**
+	 * Where the currency the write moves is read when the request does not state one (a refund: its
+	 * order's; a payout left in the store currency: the store's), so a spending budget counts it in
+	 * that currency. Read only under a budget, once per route and run. `path` is below the store
+	 * API's root (the store's record routes: `/orders/{orderId}`; '' the store itself).
+	 */
+	currencyRead?: { path: string; currency: string[] };
 	readFirst?: {
 		/** Path below the same root, with the route's `{ids}`, e.g. `/checkouts/{sessionId}`. */
 		path: string;

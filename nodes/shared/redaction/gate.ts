@@ -4,7 +4,7 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import { isSecurityCodeName, REDACTED, withoutCardData } from './cardData';
 import { withoutHidden } from './hidden';
 import type { Redactor } from './secrets';
-import type { Family, Transport } from '../transport/request';
+import type { Family } from '../transport/request';
 
 /**
  * The one gate of what leaves the node: `gateOutput` for success items, `gateError` for a
@@ -234,14 +234,6 @@ export function gateSearchResults<T extends { name: string; value: string | numb
 		name: redactor.secrets(withoutCardData(result.name, { freeForm: true }) as string),
 		value: typeof result.value === 'string' ? redactor.secrets(result.value) : result.value,
 	}));
-}
-
-/**
- * The redactor for one item: the credential's (made once per credential and shared) unless the
- * item has secret parameter values of its own (e.g. card data), then one that knows them too.
- */
-export async function outputRedactor(transport: Transport, itemSecrets: unknown[]): Promise<Redactor> {
-	return await transport.redactor(itemSecrets);
 }
 
 function errorItem(error: unknown, itemIndex: number, redactor: Redactor): Gated<INodeExecutionData> {

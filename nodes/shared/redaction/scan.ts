@@ -179,6 +179,13 @@ export function redactSensitiveText(text: string, options: SensitiveText): strin
 			longest = max(longest, name.length);
 		}
 	}
+	/** Replaces `span` with `replacement` and goes on after it (no name runs over a cut). */
+	const cut = (span: { from: number; to: number }, replacement: string): void => {
+		out += text.slice(copied, span.from) + replacement;
+		copied = span.to;
+		i = span.to;
+		prevEnd = -2;
+	};
 	while (i < n) {
 		const c = text.charCodeAt(i);
 		if (!isWordChar(c)) {
@@ -193,10 +200,7 @@ export function redactSensitiveText(text: string, options: SensitiveText): strin
 		if (names !== undefined && i - start >= shortest && i - start <= longest && names.has(text.slice(start, i))) {
 			const value = namedValue(text, i, true);
 			if (value !== undefined) {
-				out += text.slice(copied, value.from) + `"${REDACTED}"`;
-				copied = value.to;
-				i = value.to;
-				prevEnd = -2;
+				cut(value, `"${REDACTED}"`);
 				continue;
 			}
 		}
@@ -211,20 +215,12 @@ export function redactSensitiveText(text: string, options: SensitiveText): strin
 		if (!code && !auth) continue;
 		const value = options.values ? namedValue(text, i) : undefined;
 		if (value !== undefined) {
-			out += text.slice(copied, value.from) + `"${REDACTED}"`;
-			copied = value.to;
-			i = value.to;
-			prevEnd = -2;
+			cut(value, `"${REDACTED}"`);
 			continue;
 		}
 		if (!code) continue;
 		const digits = codeDigitsAfter(text, i);
-		if (digits !== undefined) {
-			out += text.slice(copied, digits.from) + REDACTED;
-			copied = digits.to;
-			i = digits.to;
-			prevEnd = -2;
-		}
+		if (digits !== undefined) cut(digits, REDACTED);
 	}
 	return copied === 0 ? text : out + text.slice(copied);
 }

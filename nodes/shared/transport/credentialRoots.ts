@@ -3,6 +3,7 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import type { CredentialName } from '../credentials';
 import { STORE_CREDENTIAL } from '../credentials';
+import { BASE_URL_EXAMPLE, BASE_URL_REASONS, readBaseUrl } from './baseUrl';
 import type { HttpContext } from './http';
 import type { Family } from './request';
 
@@ -44,6 +45,12 @@ export async function loadCredential(ctx: HttpContext, name: CredentialName, sec
 	if (name === STORE_CREDENTIAL) {
 		const storeId = String(c.storeId ?? '');
 		checkCredentialId(ctx, 'Store ID', storeId, 'shp_');
+		if (secretKey.startsWith('shk_')) {
+			throw new NodeOperationError(node, 'Credential field "Secret Key" is an HMAC key (shk_...), which the node does not support', {
+				description:
+					"The service does not publish how requests are signed with HMAC keys, so the node cannot send them. Use the store's secret key (sk_...) or a store token (stk_...) from the merchant dashboard. Nothing was sent.",
+			});
+		}
 		if (!/^(sk|stk)_/.test(secretKey)) {
 			throw new NodeOperationError(
 				node,
@@ -83,45 +90,25 @@ export async function loadCredential(ctx: HttpContext, name: CredentialName, sec
 export const LOOPBACK_HOST = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
 
 /**
- * The credential's Base URL: https://host[:port] (plain http only for loopback hosts), with an
- * optional path prefix (a service behind a gateway, e.g. https://gw.example.com/vault-store),
- * without user, query or fragment. Returns the origin and the prefix, without a trailing slash.
+ * The credential's Base URL, by the rule the credential test runs too (readBaseUrl, baseUrl.ts):
+ * the origin in WHATWG normal form and the path prefix, without a trailing slash; or an error
+ * saying why it is refused, before anything is sent.
  */
 export function checkBaseUrl(node: INode, raw: unknown): string {
-	const field = 'Credential field "Base URL"';
-	const text = typeof raw === 'string' ? raw.trim() : '';
-	const example = 'Example: https://api.example.com, or with the path of a gateway in front of the service, https://gw.example.com/vault-store (for the local sandbox, the URL `npm run sandbox` prints)';
-	if (text === '') throw new NodeOperationError(node, `${field} is empty`, { description: example });
-	if (/\s/.test(text)) {
-		throw new NodeOperationError(node, `${field} contains spaces or line breaks`, { description: example });
+	const root = readBaseUrl(raw);
+	let url: URL | undefined;
+	if (!root.startsWith('!')) {
+		try {
+			url = new URL(root);
+		} catch {
+			// Never reached: readBaseUrl accepts only what the URL parser reads (test/base-url.test.ts).
+		}
 	}
-	let url: URL;
-	try {
-		url = new URL(text);
-	} catch {
-		throw new NodeOperationError(node, `${field} is not a valid address`, { description: example });
+	if (url === undefined) {
+		const reason = BASE_URL_REASONS[root.slice(1)] ?? BASE_URL_REASONS['2'];
+		throw new NodeOperationError(node, `Credential field "Base URL" ${reason}`, { description: BASE_URL_EXAMPLE });
 	}
-	const loopback = LOOPBACK_HOST.test(url.hostname);
-	if (url.protocol !== 'https:' && !(url.protocol === 'http:' && loopback)) {
-		throw new NodeOperationError(node, `${field} must start with https://`, {
-			description: `Plain http:// would send the secret key unencrypted; it is allowed only for localhost, 127.x.x.x and [::1]. ${example}`,
-		});
-	}
-	if (url.username !== '' || url.password !== '') {
-		throw new NodeOperationError(node, `${field} must not contain a user name or password`, { description: example });
-	}
-	if (url.search !== '' || url.hash !== '' || /[?#]/.test(text)) {
-		throw new NodeOperationError(node, `${field} must be the address (scheme, host, port and an optional path), without a query or fragment`, {
-			description: example,
-		});
-	}
-	// A path prefix as the URL parser leaves it (dot segments resolved); an encoded slash or a
-	// backslash in it would be read as another path by the service.
-	const prefix = url.pathname.replace(/\/+$/, '');
-	if (/%2f|%5c|\\|\/\//i.test(prefix)) {
-		throw new NodeOperationError(node, `${field} has an encoded slash, a backslash or a doubled slash in its path`, { description: example });
-	}
-	return `${url.origin}${prefix}`;
+	return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
 }
 
 /** A credential id: its prefix, and with `pathLength` (the store id) 12 to 48 characters. */

@@ -251,26 +251,33 @@ export class Transport {
 	async request(req: ApiRequest, permit?: Permit): Promise<ApiResponse> {
 		if (this.gate === undefined) return await this.send(req, permit);
 		const gate = this.gate;
+		let held = permit;
 		let admission: Awaited<ReturnType<Gate['admit']>> | undefined;
 		try {
-			// The gate may read first (e.g. a session's total) through this transport, without the slot held.
+			// The gate may read first (a session's total, a refund's currency) through this transport: the
+			// caller's slot is given back for it (with one slot, the read would wait for it forever) and
+			// the write then waits for one of its own.
 			admission = await gate.admit(
 				req,
-				async (read) => await this.send(read),
+				async (read) => {
+					if (held) this.pool.release(held, 'neutral');
+					held = undefined;
+					return await this.send(read);
+				},
 				async () => (await this.resolve(this.credentialName)).place,
 			);
 		} finally {
 			// Refused before sending: give back the slot the caller held.
-			if (admission === undefined && permit) this.pool.release(permit, 'neutral');
+			if (admission === undefined && held) this.pool.release(held, 'neutral');
 		}
 		if (admission.skip !== undefined) {
-			if (permit) this.pool.release(permit, 'neutral');
+			if (held) this.pool.release(held, 'neutral');
 			return admission.skip;
 		}
 		const ticket = admission.ticket;
 		let res: ApiResponse;
 		try {
-			res = await this.send(req, permit);
+			res = await this.send(req, held);
 		} catch (error) {
 			throw await gate.abandon(ticket, error);
 		}

@@ -18,6 +18,8 @@
  *   5. `n8n start`: the trigger workflow published and driven by sandbox events (test/e2e/trigger.js)
  *   5b. money once per event: late re-delivery, a timeout a day later (both clocks), outage, migrated endpoint (test/e2e/money.js)
  *   5c. the credential tests through n8n's REST API: each wrong field named (test/e2e/credential-test.js)
+ *   5d. n8n's AI Agent with Vault Store tools and a scripted OpenAI-compatible model on 127.0.0.1: cap,
+ *       budget, the same refund twice, Reveal, a read holding card data (test/e2e/agent.js)
  *   6. the trigger under load: 500 valid and 500 forged/stale deliveries (test/e2e/trigger-load.js)
  *   7. the dispute-evidence example published and driven by a sandbox dispute (test/e2e/dispute.js)
  *   8. the editor in Debian's chromium with playwright-core           (test/e2e/editor.js)
@@ -35,7 +37,7 @@
  *
  * Options: --n8n <version> | --latest (or VS_N8N_VERSION); environment: VS_N8N_HOME, VS_E2E_SKIP_BUILD=1 (reuse dist/ and out/),
  * VS_E2E_SKIP_BROWSER=1, VS_E2E_KEEP=1 (keep the run folder under .e2e/),
- * VS_E2E_ONLY=actions,trigger,money,output,credential,load,dispute,editor (any subset), VS_E2E_INSTALL=unpack
+ * VS_E2E_ONLY=actions,trigger,money,output,credential,agent,load,dispute,editor (any subset), VS_E2E_INSTALL=unpack
  */
 'use strict';
 
@@ -171,7 +173,7 @@ async function main() {
 
 	// ------------------------------------------------------------------ n8n start: trigger, editor
 	const trigger = examples.find((e) => e.example.name === 'trigger-events.json');
-	const needServer = setupOk && ['trigger', 'money', 'output', 'credential', 'load', 'dispute', 'editor'].some(wants);
+	const needServer = setupOk && ['trigger', 'money', 'output', 'credential', 'agent', 'load', 'dispute', 'editor'].some(wants);
 	/** @type {ReturnType<typeof lib.restClient> | undefined} */
 	let rest;
 	if (needServer) {
@@ -230,6 +232,14 @@ async function main() {
 		else {
 			const { credentialTestChecks } = require('../credential-test');
 			await t.runPhase('credential tests (n8n start)', () => credentialTestChecks({ inst, sb, t, rest }));
+		}
+	}
+
+	if (wants('agent')) {
+		if (!serverOk) t.skipPhase('AI agent (n8n start)', 'n8n did not start');
+		else {
+			const { agentChecks } = require('../agent');
+			await t.runPhase('AI agent (n8n start)', () => agentChecks({ inst, sb, t, rest }));
 		}
 	}
 

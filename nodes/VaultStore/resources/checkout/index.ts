@@ -335,6 +335,8 @@ const pay: Operation = {
 		// Under a Maximum Amount or a budget the session's total is read before paying (the read route and
 		// its names are guessed; Options → Total Read Route, Total Amount Fields, Total Currency Fields correct them).
 		readFirst: { path: '/checkouts/{sessionId}', amount: ['amount', 'total', 'totalAmount'], currency: ['currency'] },
+		// A session whose total shows no currency: a spending budget counts it in the store currency.
+		currencyRead: { path: '', currency: ['currency'] },
 	},
 	method: 'POST',
 	family: 'stores',

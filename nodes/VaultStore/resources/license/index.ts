@@ -59,7 +59,7 @@ const get: Operation = {
 	ids: { licenseId: ID.licenseId },
 	fields: [
 		locatorField('licenseId', ID.licenseId, {
-			description: 'The license to get (ID of 12 to 48 characters, e.g. lic_...)',
+			description: 'The license to get (ID starts with lic_, 12 to 48 characters)',
 		}),
 	],
 };

@@ -109,6 +109,8 @@ const refund: Operation = {
 		answerCurrency: ['currency', 'refund.currency'],
 		otherRecords: { ord_: 'the order' },
 		withoutAmount: 'a full refund',
+		// A refund is in its order's currency: a spending budget counts it there.
+		currencyRead: { path: '/orders/{orderId}', currency: ['currency'] },
 	},
 	method: 'POST',
 	family: 'stores',

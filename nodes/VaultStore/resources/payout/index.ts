@@ -33,6 +33,8 @@ const create: Operation = {
 		amountParameter: 'amount',
 		answerAmount: ['amount', 'payout.amount'],
 		answerCurrency: ['currency', 'payout.currency'],
+		// Currency left empty is the store currency: a spending budget counts it there.
+		currencyRead: { path: '', currency: ['currency'] },
 	},
 	method: 'POST',
 	family: 'stores',
@@ -46,7 +48,9 @@ const create: Operation = {
 		if (currency !== undefined && !/^[A-Za-z]{3}$/.test(currency)) {
 			p.v.warn(`"Currency" is not a three-letter currency code such as USD (got ${currency.slice(0, 20)})`);
 		} else if (currency !== undefined && currency !== currency.toUpperCase()) {
-			p.v.warn(`"Currency" has lower-case letters; the service shows currency codes in upper case, e.g. ${currency.toUpperCase()} (got ${currency})`);
+			p.v.warn(
+				`"Currency" ${currency} is a currency code (ISO 4217, three letters) written in lower case: the service shows these codes in upper case (${currency.toUpperCase()}), only the supportedCurrencies of Get Bank Accounts in lower case. It was sent as typed (${currency}); if the service refuses it, type ${currency.toUpperCase()}`,
+			);
 		}
 		const amount = p.v.number('Amount', p.get('amount'), { min: 0 });
 		if (amount <= 0) p.v.fail(`"Amount" must be greater than 0 (got ${amount})`);
