@@ -66,52 +66,29 @@ async function agentChecks({ inst, sb, t, rest }) {
 	// Card data in the order the agent reads, as a free-form note a customer typed.
 	read.customFields = { ...read.customFields, note: `Customer wrote: my card is ${CARD_SHOWN}, security code ${CVC}, please refund` };
 
+	/** One turn per amount, each a call of `tool` for `order` (with its delay, if any), then what the model says. */
+	const turns = (/** @type {string} */ tool, /** @type {any} */ order, /** @type {Array<number | [number, number]>} */ amounts, /** @type {string} */ say) => [
+		...amounts.map((a) => {
+			const [amount, delayMs] = Array.isArray(a) ? a : [a, 0];
+			return { calls: [{ tool, args: { orderId: order.id, amount } }], ...(delayMs ? { delayMs } : {}) };
+		}),
+		{ say },
+	];
 	const script = {
-		within: [{ calls: [{ tool: 'refund_order', args: { orderId: within.id, amount: 5 } }] }, { say: 'Refunded 5.' }],
-		above: [
-			{ calls: [{ tool: 'refund_order', args: { orderId: above.id, amount: 25 } }] },
-			{ calls: [{ tool: 'refund_order', args: { orderId: above.id, amount: 15 } }] },
-			{ say: 'I could refund 15 of the 25 asked.' },
-		],
+		within: turns('refund_order', within, [5], 'Refunded 5.'),
+		above: turns('refund_order', above, [25, 15], 'I could refund 15 of the 25 asked.'),
 		// The same refund twice, then another amount (the control: another refund).
-		twice: [
-			{ calls: [{ tool: 'refund_order', args: { orderId: twice.id, amount: 7 } }] },
-			{ calls: [{ tool: 'refund_order', args: { orderId: twice.id, amount: 7 } }] },
-			{ calls: [{ tool: 'refund_order', args: { orderId: twice.id, amount: 3 } }] },
-			{ say: 'Refunded 7, then 3.' },
-		],
+		twice: turns('refund_order', twice, [7, 7, 3], 'Refunded 7, then 3.'),
 		// The tool whose Idempotency Key is the execution's: one refund per conversation.
-		keyed: [
-			{ calls: [{ tool: 'refund_once', args: { orderId: keyed.id, amount: 7 } }] },
-			{ calls: [{ tool: 'refund_once', args: { orderId: keyed.id, amount: 7 } }] },
-			{ calls: [{ tool: 'refund_once', args: { orderId: keyed.id, amount: 9 } }] },
-			{ say: 'Refunded 7 once.' },
-		],
+		keyed: turns('refund_once', keyed, [7, 7, 9], 'Refunded 7 once.'),
 		// The first call's answer is held past the tool's Timeout; the model asks again 2.5 s later.
-		unanswered: [
-			{ calls: [{ tool: 'refund_timeout', args: { orderId: unanswered.id, amount: 8 } }] },
-			{ calls: [{ tool: 'refund_timeout', args: { orderId: unanswered.id, amount: 8 } }], delayMs: 2500 },
-			{ say: 'Refunded 8.' },
-		],
+		unanswered: turns('refund_timeout', unanswered, [8, [8, 2500]], 'Refunded 8.'),
 		// Three different refunds (12, 11, 10: the same refund twice is one, above).
-		budget: [
-			{ calls: [{ tool: 'refund_order', args: { orderId: budget.id, amount: 12 } }] },
-			{ calls: [{ tool: 'refund_order', args: { orderId: budget.id, amount: 11 } }] },
-			{ calls: [{ tool: 'refund_order', args: { orderId: budget.id, amount: 10 } }] },
-			{ say: 'Two refunds were made; the third passed the budget.' },
-		],
+		budget: turns('refund_order', budget, [12, 11, 10], 'Two refunds were made; the third passed the budget.'),
 		// The tool on n8n's default On Error (Stop Workflow).
-		stopping: [
-			{ calls: [{ tool: 'refund_default', args: { orderId: stopping.id, amount: 25 } }] },
-			{ calls: [{ tool: 'refund_default', args: { orderId: stopping.id, amount: 15 } }] },
-			{ say: 'I could refund 15 of the 25 asked.' },
-		],
+		stopping: turns('refund_default', stopping, [25, 15], 'I could refund 15 of the 25 asked.'),
 		// The same as `above`, through the Webhook that streams.
-		streamed: [
-			{ calls: [{ tool: 'refund_order', args: { orderId: streamed.id, amount: 25 } }] },
-			{ calls: [{ tool: 'refund_order', args: { orderId: streamed.id, amount: 15 } }] },
-			{ say: 'I could refund 15 of the 25 asked.' },
-		],
+		streamed: turns('refund_order', streamed, [25, 15], 'I could refund 15 of the 25 asked.'),
 		// The refund through a sub-workflow (Call n8n Workflow Tool): under Maximum Total per Execution
 		// refused there; the same sub-workflow without it (the control) refunds.
 		subworkflow: [

@@ -685,11 +685,6 @@ export class RequestGate {
 		}
 		const answer = res.data;
 		const verdict = readBack(ticket.route.spec, ticket.asked, answer);
-		// What the service says it recorded is what moved: the budgets count it when it is more than was held.
-		if (ticket.budget !== undefined && (verdict.recorded !== undefined || verdict.currency !== undefined) && otherTarget(ticket.route.ids, answer) === undefined) {
-			await this.budgets?.recorded(ticket.budget, verdict.recorded ?? ticket.budget.amount, verdict.currency);
-			this.budgetLeft.set(ticket.itemIndex, leftOf(ticket.budget));
-		}
 		const id = firstAt(answer, ['id'])?.value;
 		// The answer is about another record than the one written to (an id of the path named otherwise).
 		const other = otherTarget(ticket.route.ids, answer);
@@ -733,6 +728,16 @@ export class RequestGate {
 				...(mismatch !== undefined ? { mismatch: this.setup.gateText(mismatch, 'message') } : {}),
 				...(ticket.fields !== undefined ? { fields: ticket.fields } : {}),
 			});
+		}
+		// What the service says it recorded is what moved: the budgets count it when it is more than was
+		// held. After the record's confirm, so a store failure here never leaves a made write unconfirmed.
+		if (ticket.budget !== undefined && (verdict.recorded !== undefined || verdict.currency !== undefined) && other === undefined) {
+			try {
+				await this.budgets?.recorded(ticket.budget, verdict.recorded ?? ticket.budget.amount, verdict.currency);
+			} catch (error) {
+				this.setup.hint('recordedBudget', `What the service recorded for "${ticket.route.name}" could not be added to the spending budgets (${(error as Error).message}); they count what was asked.`, 'warning');
+			}
+			this.budgetLeft.set(ticket.itemIndex, leftOf(ticket.budget));
 		}
 		if (mismatch !== undefined) throw this.refuse(ticket.itemIndex, mismatch, advice);
 	}
