@@ -10,22 +10,22 @@ import type { Known } from '../nodes/shared/money/onceState';
 import { startAnswer, startClaim, stepClaim } from '../nodes/shared/money/onceState';
 import type { MachineState } from '../nodes/shared/money/onceState';
 import type { Exploration, ProtocolModel, ServiceAnswer } from './support/once-model';
-import { explore, NOW, racesOf } from './support/once-model';
+import { explore, racesOf, TICK } from './support/once-model';
 import { LONG } from './support/run-size';
 import type { OldState } from './support/once-protocol-old';
 import { oldAnswer, oldClaim, oldStep } from './support/once-protocol-old';
 
 const machine: ProtocolModel = {
 	name: 'state machine (onceState.ts)',
-	claim: (d, nonce, known: Known | undefined) => startClaim({ digest: d, nonce, now: NOW, known, knownFresh: known === 'unanswered' }),
+	claim: (d, nonce, known: Known | undefined, now) => startClaim({ digest: d, nonce, now, window: TICK, known, knownFresh: known === 'unanswered' }),
 	next: (state, reply) => stepClaim(state as MachineState, reply),
-	answer: (d, token, attempt, answer) => startAnswer(d, token, NOW, attempt, answer),
+	answer: (d, held, answer, now) => startAnswer(d, held, now, answer),
 };
 const today: ProtocolModel = {
 	name: "today's protocol (record.ts at a575221)",
-	claim: (d, _nonce, known) => oldClaim(d, NOW, known),
+	claim: (d, _nonce, known, now) => oldClaim(d, now, known),
 	next: (state, reply) => oldStep(state as OldState, reply),
-	answer: (d, _nonce, _attempt, answer) => oldAnswer(d, NOW, answer),
+	answer: (d, _held, answer, now) => oldAnswer(d, now, answer),
 };
 
 const RACE_A = 1; // a failed mark dropped by a concurrent read-modify-write
@@ -75,13 +75,27 @@ describe("today's protocol: the explorer finds each race of issue 53", () => {
 });
 
 describe('the state machine (onceState.ts): no interleaving gives two effects or a lost write', () => {
-	test('two executions, every answer kind, every interleaving', () => {
+	test('two executions, every answer kind, every interleaving, a kill and the clock past its deadline', () => {
 		const r = explore(machine, { executions: 2 });
-		sizes.push(report(r));
+		sizes.push(`${report(r)}; ${r.resentAfterKill} sends of attempt 2 after a kill`);
 		expect([...r.byFlags.values()].map((v) => `${v.kind}: ${v.trace.join(' | ')}`)).toEqual([]);
 		expect(r.complete).toBe(true);
-		expect(r.states).toBeGreaterThan(50_000);
+		expect(r.states).toBeGreaterThan(1_000_000);
 		expect(r.longest).toBeGreaterThan(40);
+		// A killed write is sent again (under its key) once its deadline has passed.
+		expect(r.resentAfterKill).toBeGreaterThan(0);
+	});
+
+	test('control: without the deadline (the clock ticks while a write is still running), a claim is sent again while in flight', () => {
+		const r = explore(machine, { executions: 2, clockAnyTime: true, until: (found) => found.size > 0 });
+		sizes.push(report(r));
+		expect([...r.byFlags.values()].map((v) => v.kind)).toContain('two effects');
+	});
+
+	test('control: a kill while sending and no clock: the killed claim stays in flight and is not sent again', () => {
+		const r = explore(machine, { executions: 2, ticks: 0, maxStates: 200_000 });
+		expect(r.violations).toBe(0);
+		expect(r.resentAfterKill).toBe(0);
 	});
 
 	test('two executions and another event\'s write to the same row (a third party to every lost read-modify-write)', () => {

@@ -48,7 +48,7 @@ test('with the store there: the claim is in the store before the refund goes out
 	f.sb.clearRequests();
 	const first = await wf.run([delivery('msg_store_1', order.id)]);
 	expect(first.error('Refund')).toBeUndefined();
-	// count once per run; the claim (with its time and in-flight marks and a token), its token checked
+	// count once per run; the claim (with its time and deadline marks and a token), its token checked
 	// after a pause; the done mark, checked after a pause twice; the claim's other marks taken back
 	expect(store.calls).toEqual(['count', 'check', 'check', 'check', 'check', 'check', 'remove']);
 	expect(store.has(wf.id, storedKey(order.id))).toBe(true);
@@ -225,7 +225,7 @@ test(`store full: ${RECORD_CAPACITY.toLocaleString('en')} claims within 84 h are
 	// 84 h later the old entries are removed from the store too, oldest first, and there is room again.
 	const later = onceRecord(ctx, () => at + 85 * HOUR);
 	expect(await later.claim('n8n_evt_full_more')).toEqual({ status: 'new' });
-	expect(store.count('wf_store_full')).toBe(4); // the claim, its time and in-flight marks and its token (taken back when the write is confirmed)
+	expect(store.count('wf_store_full')).toBe(6); // the claim, its time mark, its three deadline marks and its token (taken back when the write is confirmed)
 	await later.confirm({ key: 'n8n_evt_full_more', recordId: gatedValue('rfd_more'), at: at + 85 * HOUR });
 	expect(store.count('wf_store_full')).toBe(2); // the claim and its done mark
 }, 60_000);
@@ -312,5 +312,95 @@ test('race (c): static data saved by an execution that read the write as unanswe
 		expect(refundsOf(o.id).length - before).toBe(1);
 		if (resend) expect(third.error('Refund')?.description).toMatch(/answered with an error it does not remember/);
 		else expect(third.output('Refund')[0].json).toMatchObject({ writeSkipped: true });
+	}
+});
+
+// Issue 53.1, the deadline: a write whose process was killed mid-refund (queue mode: SIGKILL while
+// the service held its answer) leaves its claim without an outcome. It is in flight until its
+// write's deadline (the Timeout × attempts it was claimed with) has passed: a re-delivery meanwhile
+// sends nothing and says so; after it, the claim counts as unanswered and the re-delivery sends the
+// refund again under the SAME key, which the service answers with the refund it made (one refund).
+test('killed mid-refund: a re-delivery before the write\'s deadline is refused as in flight; after it, sent again under the same key and answered with the one refund (control: within the deadline nothing is sent)', async () => {
+	const wf = workflow();
+	const order = completed()[36];
+	const before = refundsOf(order.id).length;
+	const realNow = Date.now.bind(Date);
+	let shift = 0;
+	const clock = jest.spyOn(Date, 'now').mockImplementation(() => realNow() + shift);
+	try {
+		// The service commits and holds its answer; the worker is killed meanwhile: nothing it writes after reaches the store.
+		f.sb.faults.add({ match: { method: 'POST', path: /\/refund$/ }, kind: 'slow', delayMs: 1500 });
+		f.sb.clearRequests();
+		const killed = wf.run([delivery('msg_killed', order.id)], [TRIGGER, refundOnly({ timeout: 5_000, maxRetries: 1 })]);
+		while (refundRequests().length === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+		store.down = true;
+		await killed;
+		store.down = false;
+		f.sb.faults.clear();
+		wf.staticData = {}; // never saved: the process was killed
+		const key = refundRequests()[0]?.headers['idempotency-key'];
+		expect(refundRequests()).toHaveLength(1);
+		expect(refundsOf(order.id).length - before).toBe(1);
+		// Its window: 20 s for the answer, one attempt's time before the write, two attempts of 5 s
+		// (+2 s each) and a backoff of at most 0.25 s: 41.25 s. Its deadline marks are of one minute: the
+		// minute it was claimed in and the next, in flight until 1 to 2 minutes after the claim.
+		for (const [after, expected] of [[0, 'inflight'], [30_000, 'inflight'], [125_000, 'resent']] as const) {
+			shift = after;
+			f.sb.clearRequests();
+			const again = await wf.run([delivery('msg_killed', order.id)], [TRIGGER, refundOnly({ timeout: 5_000, maxRetries: 1 })]);
+			if (expected === 'inflight') {
+				expect(refundRequests()).toHaveLength(0);
+				expect(again.error('Refund')?.description).toMatch(/another execution is sending it now/);
+				wf.staticData = {};
+			} else {
+				expect(again.error('Refund')).toBeUndefined();
+				expect(refundRequests().map((q) => q.headers['idempotency-key'])).toEqual([key]);
+				expect(again.output('Refund')[0].json).toMatchObject({ idempotentReplay: true, idempotencyKeySource: 'event' });
+			}
+		}
+		expect(refundsOf(order.id).length - before).toBe(1);
+		// And once answered, the next re-delivery (another process) skips it.
+		wf.staticData = {};
+		f.sb.clearRequests();
+		const last = await wf.run([delivery('msg_killed', order.id)], [TRIGGER, refundOnly({ timeout: 5_000, maxRetries: 1 })]);
+		expect(refundRequests()).toHaveLength(0);
+		expect(last.output('Refund')[0].json).toMatchObject({ writeSkipped: true });
+	} finally {
+		clock.mockRestore();
+		store.down = false;
+	}
+});
+
+// The deadline's other half: the transport starts no attempt of a money write that could end after
+// the deadline its claim was made with (ApiRequest.sendBy), so a claim is never past its deadline
+// while an attempt may still reach the service.
+test('a money write is not repeated past its deadline: the attempt is not started and the outcome is unknown (control: within it, repeated under the same key)', async () => {
+	for (const late of [true, false]) {
+		const wf = workflow();
+		const order = completed()[late ? 37 : 38];
+		const before = refundsOf(order.id).length;
+		const realNow = Date.now.bind(Date);
+		// Once the first attempt is out, the clock jumps 10 minutes (past the write's window of about a minute).
+		const clock = jest.spyOn(Date, 'now').mockImplementation(() => realNow() + (late && refundRequests().length > 0 ? 10 * 60_000 : 0));
+		try {
+			f.sb.faults.add({ match: { method: 'POST', path: /\/refund$/ }, kind: 'slow', delayMs: 400, count: 1 });
+			f.sb.clearRequests();
+			const r = await wf.run([delivery(`msg_deadline_${late}`, order.id)], [TRIGGER, refundOnly({ timeout: 200, maxRetries: 2 })]);
+			f.sb.faults.clear();
+			const keys = refundRequests().map((q) => q.headers['idempotency-key']);
+			if (late) {
+				expect(keys).toHaveLength(1);
+				expect(r.error('Refund')?.message).toMatch(/is unknown/);
+				expect(JSON.stringify([r.error('Refund')?.message, r.error('Refund')?.description])).toMatch(/ran out of time before it could be repeated/);
+			} else {
+				expect(keys.length).toBeGreaterThanOrEqual(2);
+				expect(new Set(keys).size).toBe(1);
+				expect(r.error('Refund')).toBeUndefined();
+			}
+			expect(refundsOf(order.id).length - before).toBe(1);
+		} finally {
+			clock.mockRestore();
+			f.sb.faults.clear();
+		}
 	}
 });

@@ -11,20 +11,27 @@
  * saved and saves its own whole when it ends (last wins). The service stores a key's 2xx (a repeat
  * gets it back) and not a 5xx (a repeat after a 500 that committed is applied again).
  *
+ * Time: a clock that ticks (TICK, one minute) and a write's window of one tick. A live process's
+ * claim, send and answer end before the clock's second tick after its claim started (the transport
+ * starts no attempt past the write's deadline: ApiRequest.sendBy); the clock ticks only then. A
+ * process may be killed at any step of a claim, a send (before or after the service applied it) or
+ * an answer, and then does nothing more: its claim stays, and the clock may pass its deadline.
+ *
  * Checked in every state: never two effects; and when every execution has ended, no write reported
  * made (sent and answered, or skipped as made) that was never made. Each step is a move; states
  * already seen are not explored again (their row, static data, service and every execution's place).
  */
 import { createHash } from 'node:crypto';
 
-import type { Answer, Decision, Known, StoreOp } from '../../nodes/shared/money/onceState';
-import { doneMark, failedMark } from '../../nodes/shared/money/onceState';
+import type { Answer, Decision, Held, Known, StoreOp } from '../../nodes/shared/money/onceState';
+import { doneMark, failedMark, FLIGHT_UNIT_MS } from '../../nodes/shared/money/onceState';
 
 export interface ProtocolModel {
 	name: string;
-	claim(d: string, nonce: string, known: Known | undefined): MStep;
+	/** `now`: the clock when the claim starts; the write's window is one TICK (it ends before the clock's second tick). */
+	claim(d: string, nonce: string, known: Known | undefined, now: number): MStep;
 	next(state: unknown, reply: string[]): MStep;
-	answer(d: string, token: string | undefined, attempt: number, answer: Answer): MStep;
+	answer(d: string, held: Held, answer: Answer, now: number): MStep;
 }
 export type MStep = { state: unknown; op?: StoreOp; result?: Decision };
 
@@ -48,12 +55,20 @@ interface Proc {
 	attempt: number;
 	/** The claim was a resend of an earlier unanswered attempt. */
 	resend?: boolean;
-	/** The token of the claim held. */
-	token?: string;
+	/** The claim held (its token, attempt and deadline marks). */
+	held?: Held;
+	/** The clock's reading when the process's claim started. */
+	startClock: number;
+	/** Killed (SIGKILL): it does nothing more, saves nothing. */
+	dead?: boolean;
 	result?: 'ok' | 'skipped' | 'error';
 	why?: string;
 }
 interface World {
+	/** Ticks of the clock so far (each TICK long). */
+	clock: number;
+	/** Processes killed so far. */
+	deaths: number;
 	row: string[];
 	saved?: Known;
 	stored: boolean;
@@ -75,6 +90,12 @@ export interface Options {
 	/** Other calls to the same row (another event's claim): each a read-modify-write of a value of its own. */
 	noise?: number;
 	answers?: ServiceAnswer[];
+	/** Ticks the clock may make (default 3: past the deadline of a claim made after the first tick). */
+	ticks?: number;
+	/** Control: the clock ticks at any time (a live process's write outlasts its window). */
+	clockAnyTime?: boolean;
+	/** Processes that may be killed (default 1). */
+	deaths?: number;
 	/** Stop at this many states (the result says so). */
 	maxStates?: number;
 	/** Stop once this holds of the violations found (the result is then not complete). */
@@ -95,6 +116,8 @@ export interface Exploration {
 	schedules: number;
 	longest: number;
 	violations: number;
+	/** Sends of a second attempt after a process was killed while sending its first (the deadline rule at work). */
+	resentAfterKill: number;
 	/** The first violation found for each combination of race flags. */
 	byFlags: Map<number, Violation>;
 	complete: boolean;
@@ -102,6 +125,9 @@ export interface Exploration {
 
 const D = 'd';
 export const NOW = 1_000 * 3_600_000;
+/** One tick of the model's clock: the shortest period of the deadline marks, and a write's window. */
+export const TICK = FLIGHT_UNIT_MS;
+const nowOf = (w: World) => NOW + w.clock * TICK;
 
 const clone = (w: World): World => ({ ...w, row: [...w.row], procs: w.procs.map((p) => ({ ...p })) });
 
@@ -130,7 +156,7 @@ function decided(w: World, i: number, result: Decision): void {
 			if (w.row.includes(failedMark(D)) || w.row.includes(doneMark(D))) w.flags |= p.known === 'unanswered' ? 4 : 8;
 			p.pc = 'send';
 			p.resend = result.status === 'resend';
-			p.token = result.token;
+			p.held = { token: result.token, attempt: p.attempt, flights: result.flights ?? [] };
 			return;
 		}
 		p.pc = 'save';
@@ -147,9 +173,21 @@ interface Move {
 	apply: (w: World) => void;
 }
 
-function moves(w: World, proto: ProtocolModel, answers: ServiceAnswer[]): Move[] {
+/** A process between its claim's start and its answer in the store (its write's window is running). */
+const working = (p: Proc) => !p.dead && p.why !== 'noise' && (p.pc === 'claim' || p.pc === 'send' || p.pc === 'answer');
+
+function moves(w: World, proto: ProtocolModel, answers: ServiceAnswer[], options: Options): Move[] {
 	const out: Move[] = [];
+	const kills: Move[] = [];
 	w.procs.forEach((p, i) => {
+		// A kill (SIGKILL) at any step of a claim, a send or an answer; not between a 500 the service
+		// did not store and its failed mark (docs/money-safety.md, "Not covered").
+		if (w.deaths < (options.deaths ?? 1) && working(p) && !(p.pc === 'answer' && p.known === 'failed')) {
+			if (p.pc === 'send') {
+				kills.push({ label: `P${i} killed before its request reached the service`, apply: (x) => kill(x, i) });
+				kills.push({ label: `P${i} killed after the service applied its request (and stored its 2xx)`, apply: (x) => (x.stored || ((x.effects += 1), (x.stored = true)), kill(x, i)) });
+			} else kills.push({ label: `P${i} killed`, apply: (x) => kill(x, i) });
+		}
 		if (p.pc === 'end') return;
 		if (p.pc === 'idle') {
 			out.push({ label: `P${i} starts`, apply: (x) => start(x, i, proto) });
@@ -174,14 +212,26 @@ function moves(w: World, proto: ProtocolModel, answers: ServiceAnswer[]): Move[]
 		if (p.phase === 'read') out.push({ label: `P${i} ${o.op} [${o.values.join(' ')}]: reads the row`, apply: (x) => readRow(x, i) });
 		else out.push({ label: `P${i} ${o.op}: writes the row`, apply: (x) => writeRow(x, i, proto) });
 	});
-	return out;
+	// The clock ticks while every live process is in the window of its claim after the tick: a live
+	// process's claim, send and answer end before the second tick after its claim started.
+	if (w.clock < (options.ticks ?? 3) && (options.clockAnyTime || w.procs.every((p) => !working(p) || p.startClock === w.clock))) {
+		out.push({ label: `the clock ticks (${w.clock + 1} min)`, apply: (x) => (x.clock += 1) });
+	}
+	return [...out, ...kills];
+}
+
+function kill(w: World, i: number): void {
+	const p = w.procs[i];
+	w.deaths++;
+	Object.assign(p, { pc: 'end', dead: true, op: undefined, phase: undefined, snap: undefined, open: false, wait: undefined, result: undefined, why: p.pc === 'send' ? 'killed sending' : 'killed' });
 }
 
 function start(w: World, i: number, proto: ProtocolModel): void {
 	const p = w.procs[i];
 	p.known = w.saved;
 	p.pc = 'claim';
-	issue(w, i, proto.claim(D, `p${i}`, p.known), proto);
+	p.startClock = w.clock;
+	issue(w, i, proto.claim(D, `p${i}`, p.known, nowOf(w)), proto);
 }
 
 function readRow(w: World, i: number): void {
@@ -245,7 +295,7 @@ function answered(w: World, i: number, answer: Answer, proto: ProtocolModel): vo
 	if (answer === 'done') p.known = 'done';
 	else if (answer === 'failed') p.known = 'failed';
 	else if (answer === 'unanswered') p.known = p.known === 'failed' ? 'failed' : 'unanswered';
-	issue(w, i, proto.answer(D, p.token, p.attempt, answer), proto);
+	issue(w, i, proto.answer(D, p.held ?? { attempt: p.attempt, flights: [] }, answer, nowOf(w)), proto);
 }
 
 function violation(w: World): Violation['kind'] | undefined {
@@ -255,7 +305,7 @@ function violation(w: World): Violation['kind'] | undefined {
 }
 
 function key(w: World): string {
-	const text = JSON.stringify([w.row, w.saved, w.stored, w.effects, w.flags, w.failedIn, w.procs]);
+	const text = JSON.stringify([w.clock, w.deaths, w.row, w.saved, w.stored, w.effects, w.flags, w.failedIn, w.procs]);
 	// A digest of the state's text (its text would not fit in memory for millions of states).
 	return createHash('sha1').update(text).digest('base64');
 }
@@ -263,17 +313,19 @@ function key(w: World): string {
 export function explore(proto: ProtocolModel, options: Options): Exploration {
 	const answers = options.answers ?? SERVICE_ANSWERS;
 	const init: World = {
+		clock: 0,
+		deaths: 0,
 		row: [],
 		stored: false,
 		effects: 0,
 		flags: 0,
 		failedIn: false,
 		procs: [
-			...Array.from({ length: options.executions }, (): Proc => ({ pc: 'idle', sections: 0, open: false, attempt: 1 })),
-			...Array.from({ length: options.noise ?? 0 }, (_, n): Proc => ({ pc: 'claim', sections: 0, open: false, attempt: 1, why: 'noise', op: { op: 'add', values: [`other${n}`] }, phase: 'read' })),
+			...Array.from({ length: options.executions }, (): Proc => ({ pc: 'idle', sections: 0, open: false, attempt: 1, startClock: 0 })),
+			...Array.from({ length: options.noise ?? 0 }, (_, n): Proc => ({ pc: 'claim', sections: 0, open: false, attempt: 1, startClock: 0, why: 'noise', op: { op: 'add', values: [`other${n}`] }, phase: 'read' })),
 		],
 	};
-	const res: Exploration = { protocol: proto.name, executions: options.executions, noise: options.noise ?? 0, states: 0, transitions: 0, schedules: 0, longest: 0, violations: 0, byFlags: new Map(), complete: true };
+	const res: Exploration = { protocol: proto.name, executions: options.executions, noise: options.noise ?? 0, states: 0, transitions: 0, schedules: 0, longest: 0, violations: 0, resentAfterKill: 0, byFlags: new Map(), complete: true };
 	const paths = new Map<string, number>();
 	const trace: string[] = [];
 	const max = options.maxStates ?? 2_000_000;
@@ -297,7 +349,7 @@ export function explore(proto: ProtocolModel, options: Options): Exploration {
 			paths.set(k, 1);
 			return 1;
 		}
-		const next = moves(w, proto, answers);
+		const next = moves(w, proto, answers, options);
 		if (next.length === 0) {
 			paths.set(k, 1);
 			return 1;
@@ -307,6 +359,7 @@ export function explore(proto: ProtocolModel, options: Options): Exploration {
 			const x = clone(w);
 			m.apply(x);
 			res.transitions++;
+			if (m.label.includes('sends attempt 2') && x.procs.some((p) => p.why === 'killed sending')) res.resentAfterKill++;
 			trace.push(m.label);
 			total += visit(x);
 			trace.pop();

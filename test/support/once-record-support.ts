@@ -98,6 +98,12 @@ export class MemoryDeduplicator implements IDataDeduplicator {
 	loseAdd?: (items: string[]) => boolean;
 	/** Writes lost by `loseAdd`. */
 	lost = 0;
+	/** Every call fails: the process that makes them was killed (its writes never reach the row). */
+	down = false;
+
+	private up(): void {
+		if (this.down) throw new Error('the process was killed (test)');
+	}
 
 	private static hash(value: DeduplicationItemTypes): string {
 		return createHash('md5').update(value.toString()).digest('base64');
@@ -122,6 +128,7 @@ export class MemoryDeduplicator implements IDataDeduplicator {
 	}
 
 	async checkProcessedAndRecord(items: DeduplicationItemTypes[], scope: DeduplicationScope, data: ICheckProcessedContextData, options: ICheckProcessedOptions): Promise<IDeduplicationOutput> {
+		this.up();
 		this.calls.push('check');
 		const key = this.rowKey(scope, data);
 		const row = new Set(this.rows.get(key) ?? []);
@@ -154,6 +161,7 @@ export class MemoryDeduplicator implements IDataDeduplicator {
 	}
 
 	async removeProcessed(items: DeduplicationItemTypes[], scope: DeduplicationScope, data: ICheckProcessedContextData): Promise<void> {
+		this.up();
 		this.calls.push('remove');
 		const key = this.rowKey(scope, data);
 		const row = new Set(this.rows.get(key) ?? []);

@@ -3,7 +3,7 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import type { Gated } from '../redaction/gate';
 import type { ApiRequest, ApiResponse } from '../transport/request';
-import { isUnansweredStatus, isUnknownOutcome } from '../transport/request';
+import { ATTEMPT_SLACK_MS, DEFAULT_TRANSPORT_OPTIONS, isUnansweredStatus, isUnknownOutcome } from '../transport/request';
 import { numberOf } from './amounts';
 import type { Reservation } from './budget';
 import { BudgetExceeded, Budgets, currencyLabel } from './budget';
@@ -20,6 +20,7 @@ import type { Asked, ReadBack } from './readBack';
 import { firstAt, largestAt, otherTarget, readBack, sameTarget } from './readBack';
 import type { OnceRecord, RecordEntry, Unclear } from './record';
 import { onceRecord, RESEND_WINDOW_MS } from './record';
+import { MAX_WINDOW_MS } from './onceState';
 import type { MoneyRoute, MoneyRoutes, Route } from './routes';
 import { isRevealRoute, routeOf } from './routes';
 import type { MoneyNames } from './spec';
@@ -56,7 +57,25 @@ export interface GateSetup {
 	hint: (kind: string, message: string, type?: 'info' | 'warning') => void;
 	/** The output gate for what the once-per-event record keeps: 'message' a text that quotes the service, 'value' one of its values. */
 	gateText: (text: string, kind: 'message' | 'value') => Gated<string>;
+	/** The transport's Timeout and Max Retries: a money write's deadline (writeWindow) comes from them. */
+	timing?: { timeoutMs: number; maxRetries: number };
 	now?: () => number;
+}
+
+/** After a write's last attempt, time for its answer to reach the once record (and for the clocks of n8n's processes to differ). */
+export const ANSWER_MS = 20_000;
+
+/**
+ * A money write's window, from its claim: what the gate does before sending (the claim, a read
+ * first: one attempt's time), every attempt (Timeout and its slack) and the backoff between them,
+ * and its answer's way into the record; at most MAX_WINDOW_MS. The transport starts no attempt that
+ * could end after it (ApiRequest.sendBy); other executions find the claim in flight until then,
+ * and unanswered after.
+ */
+export function writeWindow(timing: { timeoutMs: number; maxRetries: number }): number {
+	let ms = ANSWER_MS + timing.timeoutMs + ATTEMPT_SLACK_MS;
+	for (let attempt = 0; attempt <= timing.maxRetries; attempt++) ms += timing.timeoutMs + ATTEMPT_SLACK_MS + (attempt > 0 ? Math.min(8_000, 250 * 2 ** (attempt - 1)) : 0);
+	return Math.min(ms, MAX_WINDOW_MS);
 }
 
 export type Send = (req: ApiRequest) => Promise<ApiResponse>;
@@ -260,7 +279,10 @@ export class RequestGate {
 		// A write the first record (unreleased builds, legacy.ts) holds for this event is not made again either.
 		const before = !this.retryMode && chosen.event && legacyEntry(this.ctx, this.keys, chosen.event.origin, req, (fp) => this.legacyOccurrence(fp), this.now());
 		if (before) return { skip: this.skipped(money, ticket, before) };
-		const claim = await this.record.claim(key);
+		const window = writeWindow(this.setup.timing ?? DEFAULT_TRANSPORT_OPTIONS);
+		// The claim is made after this moment: its deadline is no earlier than the one the transport keeps.
+		req.sendBy = this.now() + window - ANSWER_MS;
+		const claim = await this.record.claim(key, window);
 		if (claim.status === 'unavailable') {
 			this.setup.hint('retry', ONCE_HINT, 'warning');
 			return { ticket };
@@ -441,16 +463,20 @@ export class RequestGate {
 		const when = at !== undefined ? ` at ${new Date(at).toISOString()}` : '';
 		const earlier = ticket.inExecution !== undefined || ticket.keyOf === 'this execution' ? 'an earlier call sent it' : 'an earlier execution sent it';
 		const why = state === 'inflight'
-			? 'another execution is sending it now (or stopped while sending it, less than 11 hours ago) and its answer may still come'
+			? "another execution is sending it now (or stopped while sending it, and the write's deadline, its Timeout × attempts of at most 32 minutes, has not passed) and its answer may still come"
 			: state === 'again'
 				? 'it was already sent again once under the same Idempotency-Key and that went unanswered too'
 				: kind === 'failed'
 					? 'the service answered with an error it does not remember, so sending it again could apply it twice'
 					: `the service keeps a key's result for 24 hours and it was sent more than ${RESEND_WINDOW_MS / 3_600_000} hours ago`;
+		const way =
+			state === 'inflight'
+				? 'Run it again once that deadline has passed: a write still unanswered then is sent again under the same Idempotency-Key, which the service answers with what it did.'
+				: 'Check in the Vault Store dashboard whether it was made. If it was not, set Options → Idempotency Key to a new value for this item (for example {{ $json.id }}-2) and run again: the node then makes it once under that key.';
 		return this.refuse(
 			ticket.itemIndex,
 			`The outcome of "${money.name}" for ${ticket.keyOf} is unknown: ${earlier}${when} and the service may have applied it; nothing was sent`,
-			`Not sent again because ${why}. Check in the Vault Store dashboard whether it was made. If it was not, set Options → Idempotency Key to a new value for this item (for example {{ $json.id }}-2) and run again: the node then makes it once under that key.`,
+			`Not sent again because ${why}. ${way}`,
 		);
 	}
 

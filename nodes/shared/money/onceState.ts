@@ -4,12 +4,12 @@
  * A write's record is in one of these states, and its marks only move forward:
  *
  *   (none) ──claim──▶ in flight (attempt k) ──answer──▶ done | failed | unanswered (attempt k)
- *                         │                                          │
+ *                         │      └──its deadline passed, no answer──────────────▶ │
  *                         └──not applied (attempt 1 only)──▶ (none)  └──resend──▶ in flight (attempt k+1)
  *
  * done outranks failed, failed outranks every attempt, a later attempt outranks an earlier one, and
  * within an attempt its outcome outranks its being in flight. An in-flight attempt is never sent again
- * while its outcome may still come (its in-flight mark is live); a failed one never. The static data's
+ * while its outcome may still come (before its deadline); a failed one never. The static data's
  * detail (one process's, saved whole) joins by the same ranks, so it never moves a record backwards.
  *
  * n8n's store (one row per node, every call a read then a write of the whole row, no lock) is driven
@@ -21,22 +21,34 @@
  *
  * Values in the row for a key's digest d:
  *   d           the claim of attempt 1 (as before)        d@<p>        when it was claimed (11-hour periods)
- *   d^2         the claim of attempt 2 (the one resend)   d^1@<f>      the same, in FLIGHT_MS periods (in flight)
+ *   d^2         the claim of attempt 2 (the one resend)   d^k@<l>.<q>  attempt k's deadline marks (below)
  *   d~<k>       attempt k went unanswered                 d!  failed   d=  done
  *   d#<nonce>   one claimant's token, to tell which of two claimants that both found the claim new won
  *
  * A read adds the marks and takes back the ones that were absent. Claims are never read that way (a
- * read's claim would be taken for a real one): a claim is learnt by making it. An attempt without an
- * outcome is in flight while it is from this 11-hour period or the last FLIGHT_MS; a process that
- * stopped while sending is found so in the next period, and its write sent again once.
+ * read's claim would be taken for a real one): a claim is learnt by making it.
+ *
+ * Deadline: an attempt's claim carries its write's window (the transport's Timeout × attempts and
+ * the pauses between them, capped at MAX_WINDOW_MS, with ANSWER_MS for its answer to reach the
+ * store: the gate's writeWindow()); the transport starts no attempt that could end after it. The
+ * window is rounded up to a level l (its periods are FLIGHT_UNIT_MS × 2^l long) and the claim marks
+ * the period it is made in and the next one, q and q+1, so it is in flight at least until its
+ * deadline and at most two periods after its claim; and q-1, for a process whose clock reading is
+ * from just before the period began. A read looks at the current period of every level. An attempt without an outcome is in flight while one of its marks is there; once they are
+ * past (its process stopped, or its answer was lost), it counts as unanswered: sent again once under
+ * the same key (the service answers it with what it did), never while its outcome may still come.
  */
 
 /** Width of a claim's time marks (two of them span at most the 22-hour resend window). */
 export const MARK_MS = 11 * 3_600_000;
 /** Time marks a read looks at: they cover the record's 84-hour horizon. */
 export const TIME_MARKS = 9;
-/** Width of a claim's fine time marks: a claim marked in this period or the one before is in flight (a request ends well within it). */
-export const FLIGHT_MS = 30 * 60_000;
+/** The shortest period of the deadline marks; level l's are FLIGHT_UNIT_MS × 2^l long. */
+export const FLIGHT_UNIT_MS = 60_000;
+/** Levels of the deadline marks: 1, 2, 4, 8, 16 and 32 minutes. */
+export const FLIGHT_LEVELS = 6;
+/** The longest window a write may claim (its transport starts no attempt past it). */
+export const MAX_WINDOW_MS = FLIGHT_UNIT_MS * 2 ** (FLIGHT_LEVELS - 1);
 /** Attempts of one write: the first, and one resend by a later execution after it went unanswered. */
 export const MAX_ATTEMPTS = 2;
 /** Reads of the marks while other processes may be reading them too. */
@@ -54,13 +66,21 @@ export type Known = 'done' | 'failed' | 'unanswered';
 /** How an attempt ended, as the gate learnt it. */
 export type Answer = 'done' | 'failed' | 'unanswered' | 'released';
 
+/** A claim this process holds: what its answer needs (startAnswer). */
+export interface Held {
+	token?: string;
+	attempt: number;
+	/** The claim's deadline marks, taken out once its outcome is in. */
+	flights: string[];
+}
+
 export type Decision =
-	| { status: 'new'; token?: string } // attempt 1 claimed for this process: send, then record the answer
-	| { status: 'resend'; attempt: number; newest?: number; token?: string } // attempt `attempt` claimed: send again under the same key
+	| ({ status: 'new' } & Partial<Held>) // attempt 1 claimed for this process: send, then record the answer
+	| ({ status: 'resend'; attempt: number; newest?: number } & Partial<Held>) // attempt `attempt` claimed: send again under the same key
 	| { status: 'done' }
 	| { status: 'failed' }
 	| { status: 'unanswered'; newest?: number } // not sent again: too old, or already sent again once
-	| { status: 'inflight' } // another execution is sending it now (or stopped less than FLIGHT_MS ago)
+	| { status: 'inflight' } // another execution is sending it now (or stopped, and its write's deadline has not passed)
 	| { status: 'unreadable' }; // the marks could not be read (other processes reading them all along)
 
 export interface ClaimInput {
@@ -68,6 +88,8 @@ export interface ClaimInput {
 	/** Unique to this claim (an execution and item). */
 	nonce: string;
 	now: number;
+	/** The write's window (ms from now): its deadline, its answer in the store included (at most MAX_WINDOW_MS). */
+	window: number;
 	/** This process's static data detail of the write. */
 	known?: Known;
 	/** The detail says unanswered within the resend window. */
@@ -78,7 +100,9 @@ export interface MachineState {
 	d: string;
 	nonce: string;
 	period: number;
-	flight: number;
+	now: number;
+	/** The level of this claim's deadline marks. */
+	level: number;
 	known?: Known;
 	knownFresh?: boolean;
 	/** What the last operation was, so its reply can be read. */
@@ -102,6 +126,8 @@ export interface MachineState {
 	added?: string[];
 	/** The token of the claim this process holds. */
 	token?: string;
+	/** The deadline marks of the claim this process holds. */
+	flights?: string[];
 }
 
 export type Step = { state: MachineState; op: StoreOp; result?: undefined } | { state: MachineState; op?: undefined; result: Decision };
@@ -110,44 +136,64 @@ export const doneMark = (d: string) => `${d}=`;
 export const failedMark = (d: string) => `${d}!`;
 export const timeMark = (d: string, period: number) => `${d}@${period}`;
 export const claimOf = (d: string, k: number) => (k === 1 ? d : `${d}^${k}`);
-export const flightMark = (d: string, k: number, flight: number) => `${d}^${k}@${flight}`;
+export const flightMark = (d: string, k: number, level: number, q: number) => `${d}^${k}@${level}.${q}`;
+/** The period of level `level` that `now` is in. */
+const periodOf = (now: number, level: number) => Math.floor(now / (FLIGHT_UNIT_MS * 2 ** level));
+/** The level whose periods are at least `window` long. */
+export function levelOf(window: number): number {
+	let level = 0;
+	while (level < FLIGHT_LEVELS - 1 && FLIGHT_UNIT_MS * 2 ** level < window) level++;
+	return level;
+}
+/**
+ * The deadline marks of attempt k claimed at `now`: its period and the next, and the one before (a
+ * process that read the clock just before it turned reads that one).
+ */
+function ownFlights(d: string, k: number, level: number, now: number): string[] {
+	const q = periodOf(now, level);
+	return [flightMark(d, k, level, q - 1), flightMark(d, k, level, q), flightMark(d, k, level, q + 1)];
+}
+/** The deadline marks a read at `now` looks at: attempt k's current period of every level. */
+function liveFlights(d: string, k: number, now: number): string[] {
+	return Array.from({ length: FLIGHT_LEVELS }, (_, level) => flightMark(d, k, level, periodOf(now, level)));
+}
 export const unansweredMark = (d: string, k: number) => `${d}~${k}`;
 /** A claim's token: new at every claim (a token of an earlier one that a stale write puts back wins nothing). */
 const tokenOf = (s: MachineState) => `${s.d}#${s.nonce}.${s.tries}`;
 
 /** Every mark a read adds (and takes back when absent): outcomes, time marks, never a claim. */
-export function readValues(d: string, period: number, flight: number): string[] {
-	const v = [doneMark(d), failedMark(d), unansweredMark(d, 1), unansweredMark(d, 2), flightMark(d, 1, flight), flightMark(d, 1, flight - 1)];
+export function readValues(d: string, period: number, now: number): string[] {
+	const v = [doneMark(d), failedMark(d), unansweredMark(d, 1), unansweredMark(d, 2), ...liveFlights(d, 1, now), ...liveFlights(d, 2, now)];
 	for (let i = 0; i < TIME_MARKS; i++) v.push(timeMark(d, period - i));
 	return v;
 }
 
 /**
  * Marks taken out once an outcome is in (it outranks them; one a concurrent write puts back is
- * harmless): in-flight marks and the claim's token, and after done or a release the time marks.
+ * harmless): the claim's deadline marks and token, and after done or a release the time marks.
  */
 function staleValues(s: MachineState): string[] {
-	const { d, period, flight } = s;
+	const { d, period } = s;
 	const v: string[] = s.token !== undefined ? [s.token] : [];
-	v.push(flightMark(d, 1, flight), flightMark(d, 1, flight - 1));
+	v.push(...(s.flights ?? []));
 	if (s.mark === undefined || s.mark === doneMark(d)) for (let i = 0; i < TIME_MARKS; i++) v.push(timeMark(d, period - i));
 	return v;
 }
 
-function base(d: string, nonce: string, now: number): MachineState {
-	return { d, nonce, period: Math.floor(now / MARK_MS), flight: Math.floor(now / FLIGHT_MS), at: '', attempt: 1, held: false, reads: 0, rounds: 0, present: 0, tries: 0 };
+function base(d: string, nonce: string, now: number, window = 0): MachineState {
+	return { d, nonce, period: Math.floor(now / MARK_MS), now, level: levelOf(window), at: '', attempt: 1, held: false, reads: 0, rounds: 0, present: 0, tries: 0 };
 }
 
 const op = (state: MachineState, at: string, o: StoreOp): Step => ({ state: { ...state, at }, op: o });
 const end = (state: MachineState, result: Decision): Step => ({ state: { ...state, at: 'end' }, result });
 
-/** What a claim of attempt k adds: the claim, (attempt 1) its time marks, the token. */
+/** What a claim of attempt k adds: the claim, (attempt 1) its time mark, its deadline marks, the token. */
 function claimValues(s: MachineState, k: number): string[] {
-	return [claimOf(s.d, k), ...(k === 1 ? [timeMark(s.d, s.period), flightMark(s.d, 1, s.flight)] : []), tokenOf(s)];
+	return [claimOf(s.d, k), ...(k === 1 ? [timeMark(s.d, s.period)] : []), ...ownFlights(s.d, k, s.level, s.now), tokenOf(s)];
 }
 
 export function startClaim(input: ClaimInput): Step {
-	const s = { ...base(input.digest, input.nonce, input.now), known: input.known, knownFresh: input.knownFresh };
+	const s = { ...base(input.digest, input.nonce, input.now, input.window), known: input.known, knownFresh: input.knownFresh };
 	// Static data that says done or failed outranks anything the store could say: nothing to race.
 	if (input.known === 'done' || input.known === 'failed') return end(s, { status: input.known });
 	return claim(s, 1);
@@ -159,11 +205,12 @@ function claim(s: MachineState, k: number): Step {
 }
 
 /**
- * The outcome of attempt `attempt` (held by this process, `token` its claim's) written; 'released'
- * gives the first attempt's claim back.
+ * The outcome of the attempt this process holds (`held`, from its claim's decision) written;
+ * 'released' gives the first attempt's claim back.
  */
-export function startAnswer(digest: string, token: string | undefined, now: number, attempt: number, answer: Answer): Step {
-	const s = { ...base(digest, '', now), attempt, held: true, token };
+export function startAnswer(digest: string, held: Held, now: number, answer: Answer): Step {
+	const { attempt, token, flights } = held;
+	const s = { ...base(digest, '', now), attempt, held: true, token, flights };
 	if (answer === 'released' && attempt === 1) {
 		return op({ ...s, then: { status: 'new' } }, 'stale', { op: 'remove', values: [s.d, ...staleValues(s)] });
 	}
@@ -177,7 +224,7 @@ function startMark(s: MachineState, outcome: Exclude<Answer, 'released'>, then: 
 }
 
 function read(s: MachineState): Step {
-	return op({ ...s, reads: s.reads + 1 }, 'read', { op: 'add', values: readValues(s.d, s.period, s.flight), hold: true });
+	return op({ ...s, reads: s.reads + 1 }, 'read', { op: 'add', values: readValues(s.d, s.period, s.now), hold: true });
 }
 
 /** A claim this process holds but will not send on (its static data outranks the store): the store learns it. */
@@ -190,7 +237,7 @@ function settle(s: MachineState, result: Decision): Step {
 /** The store's word joined with this process's static data, by rank. */
 function decide(s: MachineState, store: Decision): Step {
 	if (store.status === 'done' || store.status === 'failed') return settle(s, store);
-	if (store.status === 'new' && s.known === 'unanswered') return s.knownFresh ? end(s, { status: 'resend', attempt: 1, token: s.token }) : settle(s, { status: 'unanswered' });
+	if (store.status === 'new' && s.known === 'unanswered') return s.knownFresh ? end(s, { status: 'resend', attempt: 1, token: s.token, flights: s.flights }) : settle(s, { status: 'unanswered' });
 	return end(s, store);
 }
 
@@ -217,11 +264,12 @@ export function stepClaim(s: MachineState, reply: string[] = []): Step {
 			if (fresh.has(tokenOf(s))) return op(s, 'lost', { op: 'remove', values: reply });
 			if (fresh.size > 0 && s.rounds < VERIFY_ROUNDS) return op(s, 'claimed', { op: 'sleep' });
 			const token = tokenOf(s);
-			const held = { ...s, held: true, token };
-			return s.attempt === 1 ? decide(held, { status: 'new', token }) : end(held, { status: 'resend', attempt: s.attempt, newest: s.newest, token });
+			const flights = ownFlights(s.d, s.attempt, s.level, s.now);
+			const held = { ...s, held: true, token, flights };
+			return s.attempt === 1 ? decide(held, { status: 'new', token, attempt: 1, flights }) : end(held, { status: 'resend', attempt: s.attempt, newest: s.newest, token, flights });
 		}
 		case 'read': {
-			const absent = readValues(s.d, s.period, s.flight).filter((v) => fresh.has(v));
+			const absent = readValues(s.d, s.period, s.now).filter((v) => fresh.has(v));
 			if (absent.length > 0) return op({ ...s, added: absent }, 'readBack', { op: 'remove', values: absent });
 			return interpret({ ...s, added: undefined }, new Set(absent));
 		}
@@ -254,21 +302,21 @@ function interpret(s: MachineState, absent: Set<string>): Step {
 	if (done && failed) return s.reads < READ_ROUNDS ? op(s, 'pause', { op: 'sleep' }) : decide(s, { status: 'unreadable' });
 	if (done) return decide(s, { status: 'done' });
 	if (failed) return decide(s, { status: 'failed' });
-	// Claimed in the last half hour or so (its fine time mark).
-	const recent = has(flightMark(d, 1, s.flight)) || has(flightMark(d, 1, s.flight - 1));
 	const newest = Array.from({ length: TIME_MARKS }, (_, i) => i).find((i) => has(timeMark(d, s.period - i)));
 	// Attempt 2: its unanswered mark, or its claim, found held when this process tried to make it.
 	const k = has(unansweredMark(d, 2)) || s.attempt === 2 ? 2 : 1;
 	const unanswered = has(unansweredMark(d, k));
-	if (k === 1 && !unanswered && !recent && newest === undefined) {
+	// Its write's deadline has not passed (one of its deadline marks).
+	const live = liveFlights(d, k, s.now).some(has);
+	if (k === 1 && !unanswered && !live && newest === undefined) {
 		// No marks: the claim was given back (claimed again now). Still none: the store holds the claim
 		// without its state (lost by concurrent writes, or kept by a build before the marks); nothing is sent.
 		if (!s.retried) return claim({ ...s, retried: true }, 1);
 		return decide(s, { status: 'unreadable' });
 	}
-	// In flight: claimed in this period or recently, or the resend's claim (its answer may still come).
-	if (!unanswered && (k === 2 || recent || newest === undefined || newest === 0)) return decide(s, { status: 'inflight' });
-	// Unanswered, or its process stopped (claimed in the period before, not recently): sent again once.
+	// In flight: its deadline has not passed, so its answer may still come.
+	if (!unanswered && live) return decide(s, { status: 'inflight' });
+	// Unanswered, or past its deadline without an outcome (its process stopped): sent again once, within the window.
 	if (k >= MAX_ATTEMPTS || newest === undefined || newest > 1) return decide(s, { status: 'unanswered', newest });
 	return claim({ ...s, newest }, 2);
 }

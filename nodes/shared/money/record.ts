@@ -2,8 +2,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import type { Gated } from '../redaction/gate';
-import type { Answer, Decision, Known, StoreOp } from './onceState';
-import { doneMark, drive, failedMark, MARK_MS, startAnswer, startClaim, timeMark, unansweredMark } from './onceState';
+import type { Answer, Decision, Held, Known, StoreOp } from './onceState';
+import { doneMark, drive, failedMark, MARK_MS, MAX_WINDOW_MS, startAnswer, startClaim, timeMark, unansweredMark } from './onceState';
 import { describeError as describe, notInitialised, RECORD_CAPACITY, StoreRow, VALUES_PER_WRITE } from './recordStore';
 
 export { RECORD_CAPACITY } from './recordStore';
@@ -43,8 +43,8 @@ export { RECORD_CAPACITY } from './recordStore';
  *
  * What a claim the store holds but whose details this process cannot read means: 'done' (its done
  * mark: made, the details saved by another process), 'unclear' (its failed or unanswered mark), or
- * in flight (another execution is sending it now, or stopped less than an hour ago): nothing is
- * sent then, and the item fails saying so.
+ * in flight (another execution is sending it now, or stopped before its write's deadline passed:
+ * the window claim() is given): nothing is sent then, and the item fails saying so.
  *
  * Bounds: CAPACITY entries (25,000; at least 20,000 per node within the horizon), pruned after
  * RECORD_HORIZON_MS. When full, entries past the horizon go first (oldest first); if still full the
@@ -113,7 +113,8 @@ export interface OnceRecord {
 	readonly backend: 'deduplication' | 'staticData';
 	/** Why n8n's deduplication store failed in this run, when it did (the record then uses static data). */
 	readonly storeFailure?: string;
-	claim(key: string): Promise<Claim>;
+	/** `window`: the write's deadline, ms from now (at most MAX_WINDOW_MS): in flight for other executions until then. */
+	claim(key: string, window?: number): Promise<Claim>;
 	/** The write succeeded (or was replayed). */
 	confirm(entry: ConfirmedEntry): Promise<void>;
 	/** The write did not happen (refused before sending, or failed in a way that cannot have applied it). */
@@ -170,12 +171,6 @@ function found(entry: RecordEntry, now: number): Claim {
 /** The store's marks of a write of unknown outcome, taken out with it past the horizon. */
 function unclearMarks(digest: string, at: number): string[] {
 	return [failedMark(digest), unansweredMark(digest, 1), unansweredMark(digest, 2), `${digest}^2`, timeMark(digest, Math.floor(at / MARK_MS))];
-}
-
-/** A claim this run holds in n8n's store: its token and attempt, for the answer. */
-interface Held {
-	token?: string;
-	attempt: number;
 }
 
 class Record_ implements OnceRecord {
@@ -278,13 +273,13 @@ class Record_ implements OnceRecord {
 		};
 	}
 
-	async claim(key: string): Promise<Claim> {
+	async claim(key: string, window = MAX_WINDOW_MS): Promise<Claim> {
 		const digest = recordDigest(key);
 		if (this.readOnly && !this.helpers) return { status: 'unavailable', reason: 'not there' };
 		if (this.helpers) {
 			let claim: Claim | undefined;
 			try {
-				claim = await this.claimInStore(key, digest);
+				claim = await this.claimInStore(key, digest, Math.min(window, MAX_WINDOW_MS));
 			} catch (error) {
 				claim = this.failed(error);
 			}
@@ -324,7 +319,7 @@ class Record_ implements OnceRecord {
 		return { status: 'new' };
 	}
 
-	private async claimInStore(key: string, digest: string): Promise<Claim | undefined> {
+	private async claimInStore(key: string, digest: string, window: number): Promise<Claim | undefined> {
 		if (this.storeCount === undefined) {
 			// First use in the run: also tells whether the store is there at all (throws when not).
 			this.storeCount = await this.row.count();
@@ -350,6 +345,7 @@ class Record_ implements OnceRecord {
 			digest,
 			nonce: randomBytes(6).toString('base64url'),
 			now,
+			window,
 			known: known === undefined ? undefined : ((known.unclear ?? 'done') as Known),
 			knownFresh: known?.unclear === 'unanswered' && now - known.at < RESEND_WINDOW_MS,
 		});
@@ -375,10 +371,10 @@ class Record_ implements OnceRecord {
 		switch (decision.status) {
 			case 'new':
 				this.storeCount = (this.storeCount ?? 0) + 1;
-				this.pending.set(digest, { token: decision.token, attempt: 1 });
+				this.pending.set(digest, { token: decision.token, attempt: 1, flights: decision.flights ?? [] });
 				return { status: 'new' };
 			case 'resend':
-				this.pending.set(digest, { token: decision.token, attempt: decision.attempt });
+				this.pending.set(digest, { token: decision.token, attempt: decision.attempt, flights: decision.flights ?? [] });
 				return { status: 'unclear', kind: 'unanswered', at: at(decision.newest), resend: true, ...(known ? { entry: known } : {}) };
 			case 'done':
 				return known?.unclear === undefined && known !== undefined ? { status: 'done', entry: known } : { status: 'done' };
@@ -400,7 +396,7 @@ class Record_ implements OnceRecord {
 		this.pending.delete(digest);
 		if (!this.helpers || held === undefined) return;
 		try {
-			await drive(startAnswer(digest, held.token, this.now(), held.attempt, answer), async (o: StoreOp) => await this.row.run(o));
+			await drive(startAnswer(digest, held, this.now(), answer), async (o: StoreOp) => await this.row.run(o));
 		} catch {
 			// The static data says so; the claim stays in the store, in flight (nothing is sent again meanwhile).
 		}
