@@ -280,9 +280,13 @@ export function stepClaim(s: MachineState, reply: string[] = []): Step {
 		case 'markPause':
 			return op({ ...s, rounds: s.rounds + 1 }, 'check', { op: 'add', values: [s.mark as string] });
 		case 'check': {
-			// Found on two checks in a row: a read that added it for a moment is over by the second.
+			// A failed mark is found on two checks in a row: a read that added it for a moment is over by
+			// the second. Any other mark on one: lost after all (a read's moment at that check), its write
+			// reads as unanswered once its deadline passes and is sent again under its key, which the
+			// service answers with what it did (a done or unanswered write was stored or not applied).
 			const present = fresh.has(s.mark as string) ? 0 : s.present + 1;
-			if (present < 2 && s.rounds < VERIFY_ROUNDS + 2) return op({ ...s, present }, 'markPause', { op: 'sleep' });
+			const needed = s.mark === failedMark(s.d) ? 2 : 1;
+			if (present < needed && s.rounds < VERIFY_ROUNDS + 2) return op({ ...s, present }, 'markPause', { op: 'sleep' });
 			return op({ ...s, present }, 'stale', { op: 'remove', values: staleValues(s) });
 		}
 		case 'stale':
