@@ -35,9 +35,11 @@
  *      keeps exactly one refund, with the default (execution-derived) key it gets a second one.
  *      The same crash in a Vault Store Trigger -> Refund workflow (event sent by the sandbox): the
  *      event sent again with a fresh signature is dropped by the webhook process that took it
- *      (its duplicate memory), accepted by webhook-2, and that execution finds the killed one's
- *      claim and its time mark in n8n's deduplication store: it sends the refund again under the
- *      same key (within the service's 24 h) and gets the replay, the ledger keeps one refund
+ *      (its duplicate memory), accepted by webhook-2, and that execution, sent after the killed
+ *      write's deadline (Timeout 15 s, Max Retries 0: 1 to 2 minutes after its claim), finds the
+ *      killed one's claim in n8n's deduplication store unanswered: it sends the refund again under
+ *      the same key (within the service's 24 h) and gets the replay, the ledger keeps one refund
+ *      (the same for the request re-sent with the Idempotency Key option)
  *   5a. late re-delivery on another worker: the event refunded on one worker; that worker stopped, the
  *      sandbox's clock moved 25 h (its keys forgotten), the event sent again to webhook-2: it runs on
  *      the other worker, which reads the record the first saved with the workflow: no refund sent
@@ -118,7 +120,7 @@ function refundFlow(/** @type {{id: string, name: string}} */ o, /** @type {any}
 }
 
 /** Refund workflow: n8n Webhook node (POST /webhook/<path>) -> Vault Store order refund of 1.00. */
-function refundWorkflow(/** @type {{id: string, name: string, path: string, keyExpr?: string}} */ o) {
+function refundWorkflow(/** @type {{id: string, name: string, path: string, keyExpr?: string, deadline?: boolean}} */ o) {
 	const webhook = {
 		id: crypto.randomUUID(),
 		name: 'Refund request',
@@ -128,16 +130,25 @@ function refundWorkflow(/** @type {{id: string, name: string, path: string, keyE
 		webhookId: crypto.randomUUID(),
 		parameters: { httpMethod: 'POST', path: o.path, responseMode: 'onReceived', options: {} },
 	};
-	return refundFlow(o, webhook, refundNode({ orderExpr: '={{ $json.body.orderId }}', reason: 'queue-mode e2e', keyExpr: o.keyExpr }));
+	return refundFlow(o, webhook, refundNode({ orderExpr: '={{ $json.body.orderId }}', reason: 'queue-mode e2e', keyExpr: o.keyExpr, ...(o.deadline ? DEADLINE_OPTIONS : {}) }));
 }
 
 const REFUND_EXEC = { id: 'vsQueueRefExec01', name: 'Queue e2e: refund (key from the execution)', path: 'vs-queue-refund-exec' };
-const REFUND_KEY = { id: 'vsQueueRefKey001', name: 'Queue e2e: refund (key from the request)', path: 'vs-queue-refund-key', keyExpr: "={{ 'refund-' + $json.body.requestId }}" };
+const REFUND_KEY = { id: 'vsQueueRefKey001', name: 'Queue e2e: refund (key from the request)', path: 'vs-queue-refund-key', keyExpr: "={{ 'refund-' + $json.body.requestId }}", deadline: true };
+/**
+ * The refunds check 5 kills mid-write, whose claims the once record keeps (key from the request, from
+ * the event): Timeout 15 s and Max Retries 0, so the write's window is 20 s + 2 × (15 s + 2 s) = 54 s
+ * (gate.ts writeWindow) and its deadline marks are of one minute: its claim is in flight until the
+ * end of the minute after the one it was claimed in (1 to 2 minutes), unanswered after.
+ */
+const DEADLINE_OPTIONS = { timeoutMs: 15_000, options: { maxRetries: 0 } };
+/** When a claim made at `ms` is past its deadline for every process (one-minute marks: its minute and the next). */
+const pastDeadline = (/** @type {number} */ ms) => (Math.floor(ms / 60_000) + 2) * 60_000;
 
 /** Event workflow: Vault Store Trigger (PAYMENT_COMPLETED, V2) -> refund 1.00 of the event's order, default key (from the event). */
 const EVENT_REFUND = { id: 'vsQueueRefEvt001', name: 'Queue e2e: 1.00 back on each completed payment (Vault Store Trigger, key from the event)', webhookId: crypto.randomUUID() };
 function eventRefundWorkflow() {
-	return refundFlow(EVENT_REFUND, eventTrigger(EVENT_REFUND.webhookId), refundNode({ orderExpr: '={{ $json.data.orderId }}', reason: 'queue-mode e2e (event)' }));
+	return refundFlow(EVENT_REFUND, eventTrigger(EVENT_REFUND.webhookId), refundNode({ orderExpr: '={{ $json.data.orderId }}', reason: 'queue-mode e2e (event)', ...DEADLINE_OPTIONS }));
 }
 
 /** The Vault Store Trigger of the event workflows (PAYMENT_COMPLETED, V2, default options). */
@@ -555,6 +566,8 @@ async function main() {
 		const deliveryE = /** @type {any} */ (await waitUntil(() => sb.deliveries.find((/** @type {any} */ d) => d.messageId === messageE && (d.status !== 0 || d.error)), 20_000));
 		t.must('refund (event): the webhook process answered the sandbox delivery with 2xx', deliveryE && deliveryE.url === evUrl && deliveryE.status >= 200 && deliveryE.status < 300, JSON.stringify(deliveryE && { url: deliveryE.url, status: deliveryE.status, error: deliveryE.error }));
 		const held = await waitUntil(() => [orderA, orderB, orderE].every((o) => refundsOf(o.id).length === 1 && refundPosts(o.id).length === 1), 30_000);
+		// Every claim was made before its refund reached the sandbox, so before now.
+		const claimedBy = Date.now();
 		t.must('refund: the three refunds committed at the sandbox, answers held', held, JSON.stringify([orderA, orderB, orderE].map((o) => refundsOf(o.id).length)));
 		const [execA] = await executions(REFUND_EXEC.id);
 		const [execB] = await executions(REFUND_KEY.id);
@@ -653,6 +666,11 @@ async function main() {
 		t.check('refund: n8n Retry of a stalled-job execution is a new execution (retryOf) that ends at once with the same error: the saved data holds the error and no node output, so no node runs (also for the trigger-fed one)', newIds.every((id, i) => retried[id]?.status === 'error' && String(retried[id]?.retryOf) === killedIds[i] && /failed to be processed too many times/.test(why(retried[id])) && !nodesRan(retried[id]).includes('Refund 1.00')), JSON.stringify(newIds.map((id) => [retried[id]?.status, retried[id]?.retryOf, why(retried[id]).slice(0, 80), nodesRan(retried[id])])));
 		t.equal('refund: the Retry sent nothing; still one refund request and one ledger refund per order', [orderA, orderB, orderE].flatMap((o) => [refundPosts(o.id).length, refundsOf(o.id).length]), [1, 1, 1, 1, 1, 1]);
 
+		// The killed writes' claims are in flight until their deadline (DEADLINE_OPTIONS): sent again
+		// before it, they are refused (test/once-record-store.test.ts, "killed mid-refund"). Past it.
+		const waitMs = Math.max(0, pastDeadline(claimedBy) + 1000 - Date.now());
+		log(`the killed claims are past their deadline ${secs(pastDeadline(claimedBy) - claimedBy)} after the refunds were held; waiting ${secs(waitMs)} more`);
+		await sleep(waitMs);
 		// What completes the work is the request or the event sent again: a new execution, on a worker.
 		// Webhook node: the caller re-sends the request (as a sender retries after a timeout).
 		const [ra2, rb2] = await Promise.all([
@@ -680,7 +698,7 @@ async function main() {
 		t.check('refund (event): webhook-2 enqueued the new execution', loggedIds('webhook-2', ENQUEUED).includes(idE2), lib.tail(c.output('webhook-2'), 10));
 		const outB = refundOut(again?.[1]);
 		const postsB = refundPosts(orderB.id);
-		t.check('refund (key from the request): the new execution sent the same Idempotency-Key and got the original refund back (idempotentReplay)', postsB.length === 2 && postsB.every((/** @type {any} */ r) => r.headers['idempotency-key'] === keyB) && outB.idempotentReplay === true && outB.orderId === orderB.id, JSON.stringify({ keys: postsB.map((/** @type {any} */ r) => r.headers['idempotency-key']), outB }));
+		t.check('refund (key from the request): the new execution, past the killed write\'s deadline, finds its claim unanswered, sends the same Idempotency-Key again and gets the original refund back (idempotentReplay)', postsB.length === 2 && postsB.every((/** @type {any} */ r) => r.headers['idempotency-key'] === keyB) && outB.idempotentReplay === true && outB.orderId === orderB.id, JSON.stringify({ keys: postsB.map((/** @type {any} */ r) => r.headers['idempotency-key']), outB }));
 		t.equal('refund (key from the request): exactly ONE refund in the sandbox ledger after the crash and the re-sent request', refundsOf(orderB.id).length, 1);
 		const keysA = refundPosts(orderA.id).map((/** @type {any} */ r) => r.headers['idempotency-key']);
 		log(`default key (workflow + execution + node + run + item): killed execution sent ${keyA}, the new execution ${keysA[1]}: the ledger has ${refundsOf(orderA.id).length} refunds for ${orderA.id}`);
@@ -692,10 +710,11 @@ async function main() {
 		const execsE = (await executions(EVENT_REFUND.id)).filter((e) => !newIds.includes(String(e.id)));
 		log(`trigger-fed refund (key from the event ${messageE}): executions ${execsE.length} (killed ${idE}, resent ${idE2}; n8n Retry ${newIds[2]} ran no node), refund requests ${postsE.length} (${postsE.map((/** @type {any} */ r) => r.status).join(', ')}), same key ${new Set(keysE).size === 1}, ledger refunds ${refundsOf(orderE.id).length}`);
 		// The killed execution had claimed the write in n8n's deduplication store before sending it and
-		// never confirmed or released it: the resent event finds the claim and its time mark (no details:
-		// the killed worker never saved its static data). Within the service's 24 hours it sends the refund
-		// again under the same key and gets the service's replay. The ledger: one.
-		t.check('refund (Vault Store Trigger, default key): the new execution finds the killed one\'s claim in n8n\'s store, sends the refund again under the same key and gets the original back (idempotentReplay, idempotencyKeySource "event")', postsE.length === 2 && keysE.every((k) => k === keyE) && outE.idempotentReplay === true && outE.idempotencyKeySource === 'event' && outE.orderId === orderE.id, JSON.stringify({ keysE, outE }));
+		// never confirmed or released it: the resent event, past that write's deadline, finds the claim
+		// without an outcome or a live deadline mark (no details: the killed worker never saved its static
+		// data), so unanswered. Within the service's 24 hours it sends the refund again under the same key
+		// and gets the service's replay. The ledger: one.
+		t.check('refund (Vault Store Trigger, default key): the new execution, past the killed write\'s deadline, finds its claim in n8n\'s store unanswered, sends the refund again under the same key and gets the original back (idempotentReplay, idempotencyKeySource "event")', postsE.length === 2 && keysE.every((k) => k === keyE) && outE.idempotentReplay === true && outE.idempotencyKeySource === 'event' && outE.orderId === orderE.id, JSON.stringify({ keysE, outE }));
 		t.equal('refund (Vault Store Trigger, default key): exactly ONE refund in the sandbox ledger for 2 executions of the event (plus n8n\'s Retry, which ran nothing)', [execsE.length, refundsOf(orderE.id).length], [2, 1]);
 		report.refund = {
 			killed: victims,
