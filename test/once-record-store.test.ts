@@ -225,7 +225,7 @@ test(`store full: ${RECORD_CAPACITY.toLocaleString('en')} claims within 84 h are
 	// 84 h later the old entries are removed from the store too, oldest first, and there is room again.
 	const later = onceRecord(ctx, () => at + 85 * HOUR);
 	expect(await later.claim('n8n_evt_full_more')).toEqual({ status: 'new' });
-	expect(store.count('wf_store_full')).toBe(6); // the claim, its time mark, its three deadline marks and its token (taken back when the write is confirmed)
+	expect(store.count('wf_store_full')).toBe(7); // the claim, its time mark, its three deadline marks, its probe and its token (taken back when the write is confirmed)
 	await later.confirm({ key: 'n8n_evt_full_more', recordId: gatedValue('rfd_more'), at: at + 85 * HOUR });
 	expect(store.count('wf_store_full')).toBe(2); // the claim and its done mark
 }, 60_000);
@@ -403,4 +403,31 @@ test('a money write is not repeated past its deadline: the attempt is not starte
 			f.sb.faults.clear();
 		}
 	}
+});
+
+// Under load (queue check 5d: twelve events claimed at once on two workers), a claim is dropped by
+// another worker's write of an older read and then put back by a third write of a read made while
+// it was there. The claim's check finds its probe gone and claims again after a pause; finding the
+// claim held then, it looks for its first token, which only its own claim ever wrote.
+test('a claim lost to a concurrent write and put back by a write of an older read is this execution\'s own: the refund goes out once (control: put back as another execution\'s claim, nothing is sent)', async () => {
+	for (const foreign of [false, true]) {
+		const wf = workflow();
+		const order = completed()[foreign ? 40 : 39];
+		const before = refundsOf(order.id).length;
+		store.stale = { capture: (items) => items.some((v) => v.includes('#')), foreign };
+		f.sb.clearRequests();
+		const r = await wf.run([delivery(`msg_put_back_${foreign}`, order.id)], [TRIGGER, refundOnly()]);
+		expect(store.stale).toBeUndefined(); // the older write landed
+		if (!foreign) {
+			expect(r.error('Refund')).toBeUndefined();
+			expect(refundRequests()).toHaveLength(1);
+			expect(refundsOf(order.id).length - before).toBe(1);
+			expect(r.output('Refund')[0].json.writeSkipped).toBeUndefined();
+		} else {
+			expect(refundRequests()).toHaveLength(0);
+			expect(r.error('Refund')?.message).toMatch(/is unknown: an earlier execution sent it/);
+			expect(refundsOf(order.id).length - before).toBe(0);
+		}
+	}
+	store.stale = undefined;
 });

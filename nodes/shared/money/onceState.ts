@@ -24,6 +24,12 @@
  *   d^2         the claim of attempt 2 (the one resend)   d^k@<l>.<q>  attempt k's deadline marks (below)
  *   d~<k>       attempt k went unanswered                 d!  failed   d=  done
  *   d#<nonce>   one claimant's token, to tell which of two claimants that both found the claim new won
+ *   d?<nonce>   its probe: written with the token, and what the claim's check adds (never the token)
+ *
+ * A claim dropped by a concurrent write is made again after a pause, with a new token. Found held
+ * then, it may be this process's own first claim that a write from an older read put back: its
+ * token is there exactly then (the token is only ever written by its claim, and looked for once),
+ * and the process goes on with it rather than refuse its own write as in flight.
  *
  * A read adds the marks and takes back the ones that were absent. Claims are never read that way (a
  * read's claim would be taken for a real one): a claim is learnt by making it.
@@ -128,6 +134,12 @@ export interface MachineState {
 	token?: string;
 	/** The deadline marks of the claim this process holds. */
 	flights?: string[];
+	/** Tokens of this process's claims of this attempt that a concurrent write dropped, not looked for yet. */
+	lost?: string[];
+	/** Every such token (taken out with the claim's other values). */
+	gone?: string[];
+	/** What the last claim's add put in that goes back out if the claim is another's. */
+	back?: string[];
 }
 
 export type Step = { state: MachineState; op: StoreOp; result?: undefined } | { state: MachineState; op?: undefined; result: Decision };
@@ -160,6 +172,13 @@ function liveFlights(d: string, k: number, now: number): string[] {
 export const unansweredMark = (d: string, k: number) => `${d}~${k}`;
 /** A claim's token: new at every claim (a token of an earlier one that a stale write puts back wins nothing). */
 const tokenOf = (s: MachineState) => `${s.d}#${s.nonce}.${s.tries}`;
+/**
+ * What the claim's check adds to learn whether its write stayed: written with the claim, never the
+ * token itself, so a token in the row is only ever there from its claim's own write.
+ */
+const probeOf = (s: MachineState) => `${s.d}?${s.nonce}.${s.tries}`;
+/** Claims of one attempt a process makes at most (each lost to a concurrent write tries again). */
+const MAX_TRIES = 4;
 
 /** Every mark a read adds (and takes back when absent): outcomes, time marks, never a claim. */
 export function readValues(d: string, period: number, now: number): string[] {
@@ -187,10 +206,12 @@ function base(d: string, nonce: string, now: number, window = 0): MachineState {
 const op = (state: MachineState, at: string, o: StoreOp): Step => ({ state: { ...state, at }, op: o });
 const end = (state: MachineState, result: Decision): Step => ({ state: { ...state, at: 'end' }, result });
 
-/** What a claim of attempt k adds: the claim, (attempt 1) its time mark, its deadline marks, the token. */
+/** What a claim of attempt k adds: the claim, (attempt 1) its time mark, its deadline marks, the probe, the token. */
 function claimValues(s: MachineState, k: number): string[] {
-	return [claimOf(s.d, k), ...(k === 1 ? [timeMark(s.d, s.period)] : []), ...ownFlights(s.d, k, s.level, s.now), tokenOf(s)];
+	return [claimOf(s.d, k), ...(k === 1 ? [timeMark(s.d, s.period)] : []), ...ownFlights(s.d, k, s.level, s.now), probeOf(s), tokenOf(s)];
 }
+/** What this process takes out once it holds the claim and its outcome is in: deadline marks, probe, its tokens of lost claims. */
+const heldValues = (s: MachineState) => [...ownFlights(s.d, s.attempt, s.level, s.now), probeOf(s), ...(s.gone ?? [])];
 
 export function startClaim(input: ClaimInput): Step {
 	const s = { ...base(input.digest, input.nonce, input.now, input.window), known: input.known, knownFresh: input.knownFresh };
@@ -248,23 +269,41 @@ export function stepClaim(s: MachineState, reply: string[] = []): Step {
 			if (fresh.has(claimOf(s.d, s.attempt))) return op(s, 'claimed', { op: 'sleep' });
 			// Held by another: this add's token and the time marks it put in go back out.
 			const back = claimValues(s, s.attempt).slice(1).filter((v) => fresh.has(v));
+			// Or this process's own lost claim, which a write of an older read put back: one of its tokens
+			// is there. Each token is looked for once (the look puts it in for a moment).
+			if (s.lost !== undefined && s.lost.length > 0) return op({ ...s, back }, 'mine', { op: 'add', values: s.lost, hold: true });
 			return back.length > 0 ? op(s, 'dropped', { op: 'remove', values: back }) : read(s);
 		}
-		case 'dropped':
+		case 'mine': {
+			const found = (s.lost ?? []).some((v) => !fresh.has(v));
+			const added = (s.lost ?? []).filter((v) => fresh.has(v));
+			const next = { ...s, lost: [] };
+			// A token not looked for before is only ever in the row from its own claim's write: the claim there is this process's.
+			if (found) return added.length > 0 ? op(next, 'adopted', { op: 'remove', values: added }) : op(next, 'claimed', { op: 'sleep' });
+			const back = [...(s.back ?? []), ...added];
+			return back.length > 0 ? op(next, 'dropped', { op: 'remove', values: back }) : read(next);
+		}
+		case 'adopted':
+			return op(s, 'claimed', { op: 'sleep' });
 		case 'lost':
+			// After a pause (every write of a read from before it is in), claimed again, with a new token.
+			return op(s, 'lostPause', { op: 'sleep' });
+		case 'lostPause':
+			return s.tries < MAX_TRIES ? claim({ ...s, lost: [...(s.lost ?? []), tokenOf(s)], gone: [...(s.gone ?? []), tokenOf(s)] }, s.attempt) : read(s);
+		case 'dropped':
 		case 'pause':
 			return read(s);
 		case 'claimed':
 			// Claimants that both found the claim new wrote the row from reads without it: the last
 			// write holds one token. The time mark goes in again (a claimant that found the claim held
 			// takes out the one it put in, maybe this one's).
-			return op({ ...s, rounds: s.rounds + 1 }, 'verify', { op: 'add', values: claimValues(s, s.attempt).slice(1).reverse() });
+			return op({ ...s, rounds: s.rounds + 1 }, 'verify', { op: 'add', values: claimValues(s, s.attempt).slice(1, -1).reverse() });
 		case 'verify': {
-			// Lost: the token goes, and the time mark when this add put it in.
-			if (fresh.has(tokenOf(s))) return op(s, 'lost', { op: 'remove', values: reply });
+			// Lost: the probe goes, and the time mark when this add put it in.
+			if (fresh.has(probeOf(s))) return op(s, 'lost', { op: 'remove', values: reply });
 			if (fresh.size > 0 && s.rounds < VERIFY_ROUNDS) return op(s, 'claimed', { op: 'sleep' });
 			const token = tokenOf(s);
-			const flights = ownFlights(s.d, s.attempt, s.level, s.now);
+			const flights = heldValues(s);
 			const held = { ...s, held: true, token, flights };
 			return s.attempt === 1 ? decide(held, { status: 'new', token, attempt: 1, flights }) : end(held, { status: 'resend', attempt: s.attempt, newest: s.newest, token, flights });
 		}
