@@ -12,7 +12,8 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { onceRecord, RECORD_CAPACITY, recordDigest } from '../nodes/shared/money/record';
 import { useSandbox } from './support/fixtures';
-import { delivery, hintsOf, HOUR, gatedValue, MemoryDeduplicator, staticDataContext, Workflow } from './support/once-record-support';
+import { runNodes } from './support/harness';
+import { delivery, hintsOf, HOUR, gatedValue, MemoryDeduplicator, REFUND, staticDataContext, TRIGGER, Workflow } from './support/once-record-support';
 
 const f = useSandbox({ orders: 80 });
 const store = new MemoryDeduplicator();
@@ -47,8 +48,9 @@ test('with the store there: the claim is in the store before the refund goes out
 	f.sb.clearRequests();
 	const first = await wf.run([delivery('msg_store_1', order.id)]);
 	expect(first.error('Refund')).toBeUndefined();
-	// count once per run, claim (with its time mark), confirm's add with the time mark taken back, and again after the pause (a concurrent write may have put it back)
-	expect(store.calls).toEqual(['count', 'check', 'check', 'remove', 'check', 'remove']);
+	// count once per run; the claim (with its time and deadline marks and a token), its token checked
+	// after a pause; the done mark, checked after a pause; the claim's other marks taken back
+	expect(store.calls).toEqual(['count', 'check', 'check', 'check', 'check', 'remove']);
 	expect(store.has(wf.id, storedKey(order.id))).toBe(true);
 	expect(Object.keys(wf.details())).toHaveLength(1);
 	const late = await redeliverLater(wf, 'msg_store_1', order.id);
@@ -107,11 +109,11 @@ test('a claim that a concurrent write to the same row dropped is put back by the
 	expect(refundsOf(order.id).length - before).toBe(1);
 });
 
-test('a time mark that concurrent writes put back after the confirm took it out (every round) is outranked by the done mark: the re-delivery on a process without the details sends nothing', async () => {
+test('a time mark that a concurrent write put back after the confirm took it out is outranked by the done mark: the re-delivery on a process without the details sends nothing', async () => {
 	const wf = workflow();
 	const order = completed()[20];
 	const before = refundsOf(order.id).length;
-	store.undoRemoves = 2; // both of the confirm's removals of the claim's marks
+	store.undoRemoves = 1; // the confirm's removal of the claim's marks
 	f.sb.clearRequests();
 	const first = await wf.run([delivery('msg_store_mark_back', order.id)]);
 	expect(first.error('Refund')).toBeUndefined();
@@ -180,16 +182,19 @@ function storeContext(workflowId: string, nodeId: string, details: IDataObject):
 	} as unknown as IExecuteFunctions;
 }
 
-test('two processes reading the marks of a write that was never answered at the same moment: neither takes the other\'s reading for a confirmed write, and the time mark stays', async () => {
+test('two processes reading the marks of a write that was never answered at the same moment: neither takes it for a confirmed write nor sends it while it may be in flight; in the next period exactly one of two sends it again', async () => {
 	const key = 'n8n_evt_probe_race';
-	// An execution claimed the write and stopped before the answer (its claim and time mark in the store, no details anywhere).
-	expect(await onceRecord(storeContext('wf_store_probe', 'node-probe', {})).claim(key)).toEqual({ status: 'new' });
+	const at = Date.now();
+	const record = (now: number) => onceRecord(storeContext('wf_store_probe', 'node-probe', {}), () => now);
+	// An execution claimed the write and stopped before the answer (its claim and marks in the store, no details anywhere).
+	expect(await record(at).claim(key)).toEqual({ status: 'new' });
 	// Two re-deliveries on two processes that cannot read details: their reads of the marks interleave.
-	const [a, b] = await Promise.all([onceRecord(storeContext('wf_store_probe', 'node-probe', {})).claim(key), onceRecord(storeContext('wf_store_probe', 'node-probe', {})).claim(key)]);
-	expect([a.status, b.status]).toEqual(['unclear', 'unclear']);
-	expect([a, b].map((c) => c.status === 'unclear' && c.resend)).toEqual([true, true]);
-	// Still there for the next reader: not a write reported made.
-	expect(await onceRecord(storeContext('wf_store_probe', 'node-probe', {})).claim(key)).toMatchObject({ status: 'unclear', kind: 'unanswered', resend: true });
+	const [a, b] = await Promise.all([record(at).claim(key), record(at).claim(key)]);
+	expect([a, b]).toEqual([0, 1].map(() => ({ status: 'unclear', kind: 'unanswered', resend: false, inflight: true })));
+	// 12 hours on (its in-flight mark long gone, its claim from the period before): two at once, one sends it again.
+	const later = await Promise.all([record(at + 12 * HOUR).claim(key), record(at + 12 * HOUR).claim(key)]);
+	expect(later.map((c) => c.status === 'unclear' && c.resend).sort()).toEqual([false, true]);
+	expect(later.find((c) => c.status === 'unclear' && !c.resend)).toMatchObject({ inflight: true });
 });
 
 test(`store full: ${RECORD_CAPACITY.toLocaleString('en')} claims within 84 h are all new; past that a claim is untracked (n8n would drop a live entry), never refused`, async () => {
@@ -220,7 +225,209 @@ test(`store full: ${RECORD_CAPACITY.toLocaleString('en')} claims within 84 h are
 	// 84 h later the old entries are removed from the store too, oldest first, and there is room again.
 	const later = onceRecord(ctx, () => at + 85 * HOUR);
 	expect(await later.claim('n8n_evt_full_more')).toEqual({ status: 'new' });
-	expect(store.count('wf_store_full')).toBe(2); // the claim and its time mark (taken back when the write is confirmed)
+	expect(store.count('wf_store_full')).toBe(7); // the claim, its time mark, its three deadline marks, its probe and its token (taken back when the write is confirmed)
 	await later.confirm({ key: 'n8n_evt_full_more', recordId: gatedValue('rfd_more'), at: at + 85 * HOUR });
 	expect(store.count('wf_store_full')).toBe(2); // the claim and its done mark
 }, 60_000);
+
+// Issue 53, point 1: the three races the explorer finds on the protocol before the state machine
+// (test/once-protocol.test.ts), each run here in n8n-core against the sandbox, which does not store
+// a 500 under the key (a repeat after a 500 that committed is applied again), each with a control.
+const refundOnly = (options: IDataObject = {}) => ({ ...REFUND, parameters: { ...REFUND.parameters, options } });
+
+test('race (a): the failed mark of a 500 after commit, its first write lost to a concurrent read-modify-write, is written again: the re-delivery on a process without the details sends nothing (control: after a 503 it refunds)', async () => {
+	const wf = workflow();
+	const order = completed()[30];
+	const before = refundsOf(order.id).length;
+	f.sb.faults.add({ match: { method: 'POST', path: /\/refund$/ }, kind: 'commit-then-500' });
+	store.loseAdd = (items) => items.some((v) => v.endsWith('!'));
+	const first = await wf.run([delivery('msg_race_a', order.id)]);
+	f.sb.faults.clear();
+	expect(first.error('Refund')?.message).toMatch(/is unknown: the service may have applied it/);
+	expect(store.lost).toBe(1); // the failed mark's first write was lost...
+	wf.staticData = {};
+	f.sb.clearRequests();
+	const again = await wf.run([delivery('msg_race_a', order.id)]);
+	expect(refundRequests()).toHaveLength(0); // ...and the mark was there all the same
+	expect(again.error('Refund')?.description).toMatch(/answered with an error it does not remember/);
+	expect(refundsOf(order.id).length - before).toBe(1);
+	// Control: a refund the service provably did not make (503) is made by the re-delivery, once.
+	const other = completed()[31];
+	const was = refundsOf(other.id).length;
+	f.sb.faults.add({ match: { method: 'POST', path: /\/refund$/ }, kind: 'reply', status: 503, count: 10, reply: { body: { ok: false, error: { code: 'unavailable', message: 'down (injected)' } } } });
+	await wf.run([delivery('msg_race_a_control', other.id)]);
+	f.sb.faults.clear();
+	wf.staticData = {};
+	const control = await wf.run([delivery('msg_race_a_control', other.id)]);
+	expect(control.error('Refund')).toBeUndefined();
+	expect(refundsOf(other.id).length - was).toBe(1);
+});
+
+test('race (b): an execution that overlaps another execution of the same event, while that one\'s refund is in flight, sends nothing and says so (control: an overlapping execution of another event refunds)', async () => {
+	const wf = workflow();
+	const [order, other] = completed().slice(32, 34);
+	const before = [order, other].map((o) => refundsOf(o.id).length);
+	// The service commits and holds its answer 1.5 s: the first execution is in flight meanwhile.
+	f.sb.faults.add({ match: { method: 'POST', path: new RegExp(`/orders/${order.id}/refund$`) }, kind: 'slow', delayMs: 1500 });
+	f.sb.clearRequests();
+	const start = wf.staticData;
+	const firstRun = runNodes([TRIGGER, REFUND], f.credentials, [delivery('msg_race_b', order.id)], { workflowId: wf.id, staticData: start });
+	await new Promise((resolve) => setTimeout(resolve, 700));
+	const [overlap, control] = await Promise.all([
+		runNodes([TRIGGER, REFUND], f.credentials, [delivery('msg_race_b', order.id)], { workflowId: wf.id, staticData: start }),
+		runNodes([TRIGGER, REFUND], f.credentials, [delivery('msg_race_b_control', other.id)], { workflowId: wf.id, staticData: start }),
+	]);
+	const first = await firstRun;
+	f.sb.faults.clear();
+	expect(first.error('Refund')).toBeUndefined();
+	expect(overlap.error('Refund')?.description).toMatch(/another execution is sending it now/);
+	expect(control.error('Refund')).toBeUndefined();
+	expect(refundRequests().filter((q) => q.path.includes(order.id))).toHaveLength(1);
+	expect([order, other].map((o, i) => refundsOf(o.id).length - before[i])).toEqual([1, 1]);
+});
+
+test('race (c): static data saved by an execution that read the write as unanswered does not outrank the failed mark a later resend left in the store: nothing sent (control: after a resend that succeeded, the same static data gives a skip)', async () => {
+	const order = completed()[34];
+	const other = completed()[35];
+	const node = refundOnly({ maxRetries: 0 });
+	for (const [o, resend, id] of [[order, 'commit-then-500', 'msg_race_c'], [other, undefined, 'msg_race_c_control']] as const) {
+		const wf = workflow();
+		const before = refundsOf(o.id).length;
+		// First execution: the connection drops before the service handles it (unanswered, nothing made).
+		f.sb.faults.add({ match: { method: 'POST', path: /\/refund$/ }, kind: 'drop' });
+		const first = await wf.run([delivery(id, o.id)], [TRIGGER, node]);
+		f.sb.faults.clear();
+		expect(first.error('Refund')?.message).toMatch(/is unknown/);
+		const unanswered = wf.staticData; // what an overlapping execution that ends last saves again
+		// Second: sent again under the same key; answered 500 after commit (race) or made (control).
+		if (resend) f.sb.faults.add({ match: { method: 'POST', path: /\/refund$/ }, kind: resend });
+		await wf.run([delivery(id, o.id)], [TRIGGER, node]);
+		f.sb.faults.clear();
+		expect(refundsOf(o.id).length - before).toBe(1);
+		// Third, on the first one's static data: the store's mark decides.
+		wf.staticData = unanswered;
+		f.sb.clearRequests();
+		const third = await wf.run([delivery(id, o.id)], [TRIGGER, node]);
+		expect(refundRequests()).toHaveLength(0);
+		expect(refundsOf(o.id).length - before).toBe(1);
+		if (resend) expect(third.error('Refund')?.description).toMatch(/answered with an error it does not remember/);
+		else expect(third.output('Refund')[0].json).toMatchObject({ writeSkipped: true });
+	}
+});
+
+// Issue 53.1, the deadline: a write whose process was killed mid-refund (queue mode: SIGKILL while
+// the service held its answer) leaves its claim without an outcome. It is in flight until its
+// write's deadline (the Timeout × attempts it was claimed with) has passed: a re-delivery meanwhile
+// sends nothing and says so; after it, the claim counts as unanswered and the re-delivery sends the
+// refund again under the SAME key, which the service answers with the refund it made (one refund).
+test('killed mid-refund: a re-delivery before the write\'s deadline is refused as in flight; after it, sent again under the same key and answered with the one refund (control: within the deadline nothing is sent)', async () => {
+	const wf = workflow();
+	const order = completed()[36];
+	const before = refundsOf(order.id).length;
+	const realNow = Date.now.bind(Date);
+	let shift = 0;
+	const clock = jest.spyOn(Date, 'now').mockImplementation(() => realNow() + shift);
+	try {
+		// The service commits and holds its answer; the worker is killed meanwhile: nothing it writes after reaches the store.
+		f.sb.faults.add({ match: { method: 'POST', path: /\/refund$/ }, kind: 'slow', delayMs: 1500 });
+		f.sb.clearRequests();
+		const killed = wf.run([delivery('msg_killed', order.id)], [TRIGGER, refundOnly({ timeout: 5_000, maxRetries: 1 })]);
+		while (refundRequests().length === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+		store.down = true;
+		await killed;
+		store.down = false;
+		f.sb.faults.clear();
+		wf.staticData = {}; // never saved: the process was killed
+		const key = refundRequests()[0]?.headers['idempotency-key'];
+		expect(refundRequests()).toHaveLength(1);
+		expect(refundsOf(order.id).length - before).toBe(1);
+		// Its window: 20 s for the answer, one attempt's time before the write, two attempts of 5 s
+		// (+2 s each) and a backoff of at most 0.25 s: 41.25 s. Its deadline marks are of one minute: the
+		// minute it was claimed in and the next, in flight until 1 to 2 minutes after the claim.
+		for (const [after, expected] of [[0, 'inflight'], [30_000, 'inflight'], [125_000, 'resent']] as const) {
+			shift = after;
+			f.sb.clearRequests();
+			const again = await wf.run([delivery('msg_killed', order.id)], [TRIGGER, refundOnly({ timeout: 5_000, maxRetries: 1 })]);
+			if (expected === 'inflight') {
+				expect(refundRequests()).toHaveLength(0);
+				expect(again.error('Refund')?.description).toMatch(/another execution is sending it now/);
+				wf.staticData = {};
+			} else {
+				expect(again.error('Refund')).toBeUndefined();
+				expect(refundRequests().map((q) => q.headers['idempotency-key'])).toEqual([key]);
+				expect(again.output('Refund')[0].json).toMatchObject({ idempotentReplay: true, idempotencyKeySource: 'event' });
+			}
+		}
+		expect(refundsOf(order.id).length - before).toBe(1);
+		// And once answered, the next re-delivery (another process) skips it.
+		wf.staticData = {};
+		f.sb.clearRequests();
+		const last = await wf.run([delivery('msg_killed', order.id)], [TRIGGER, refundOnly({ timeout: 5_000, maxRetries: 1 })]);
+		expect(refundRequests()).toHaveLength(0);
+		expect(last.output('Refund')[0].json).toMatchObject({ writeSkipped: true });
+	} finally {
+		clock.mockRestore();
+		store.down = false;
+	}
+});
+
+// The deadline's other half: the transport starts no attempt of a money write that could end after
+// the deadline its claim was made with (ApiRequest.sendBy), so a claim is never past its deadline
+// while an attempt may still reach the service.
+test('a money write is not repeated past its deadline: the attempt is not started and the outcome is unknown (control: within it, repeated under the same key)', async () => {
+	for (const late of [true, false]) {
+		const wf = workflow();
+		const order = completed()[late ? 37 : 38];
+		const before = refundsOf(order.id).length;
+		const realNow = Date.now.bind(Date);
+		// Once the first attempt is out, the clock jumps 10 minutes (past the write's window of about a minute).
+		const clock = jest.spyOn(Date, 'now').mockImplementation(() => realNow() + (late && refundRequests().length > 0 ? 10 * 60_000 : 0));
+		try {
+			f.sb.faults.add({ match: { method: 'POST', path: /\/refund$/ }, kind: 'slow', delayMs: 400, count: 1 });
+			f.sb.clearRequests();
+			const r = await wf.run([delivery(`msg_deadline_${late}`, order.id)], [TRIGGER, refundOnly({ timeout: 200, maxRetries: 2 })]);
+			f.sb.faults.clear();
+			const keys = refundRequests().map((q) => q.headers['idempotency-key']);
+			if (late) {
+				expect(keys).toHaveLength(1);
+				expect(r.error('Refund')?.message).toMatch(/is unknown/);
+				expect(JSON.stringify([r.error('Refund')?.message, r.error('Refund')?.description])).toMatch(/ran out of time before it could be repeated/);
+			} else {
+				expect(keys.length).toBeGreaterThanOrEqual(2);
+				expect(new Set(keys).size).toBe(1);
+				expect(r.error('Refund')).toBeUndefined();
+			}
+			expect(refundsOf(order.id).length - before).toBe(1);
+		} finally {
+			clock.mockRestore();
+			f.sb.faults.clear();
+		}
+	}
+});
+
+// Under load (queue check 5d: twelve events claimed at once on two workers), a claim is dropped by
+// another worker's write of an older read and then put back by a third write of a read made while
+// it was there. The claim's check finds its probe gone and claims again after a pause; finding the
+// claim held then, it looks for its first token, which only its own claim ever wrote.
+test('a claim lost to a concurrent write and put back by a write of an older read is this execution\'s own: the refund goes out once (control: put back as another execution\'s claim, nothing is sent)', async () => {
+	for (const foreign of [false, true]) {
+		const wf = workflow();
+		const order = completed()[foreign ? 40 : 39];
+		const before = refundsOf(order.id).length;
+		store.stale = { capture: (items) => items.some((v) => v.includes('#')), foreign };
+		f.sb.clearRequests();
+		const r = await wf.run([delivery(`msg_put_back_${foreign}`, order.id)], [TRIGGER, refundOnly()]);
+		expect(store.stale).toBeUndefined(); // the older write landed
+		if (!foreign) {
+			expect(r.error('Refund')).toBeUndefined();
+			expect(refundRequests()).toHaveLength(1);
+			expect(refundsOf(order.id).length - before).toBe(1);
+			expect(r.output('Refund')[0].json.writeSkipped).toBeUndefined();
+		} else {
+			expect(refundRequests()).toHaveLength(0);
+			expect(r.error('Refund')?.message).toMatch(/is unknown: an earlier execution sent it/);
+			expect(refundsOf(order.id).length - before).toBe(0);
+		}
+	}
+	store.stale = undefined;
+});

@@ -96,6 +96,7 @@ async function runOperation(ctx: IExecuteFunctions, resources: readonly Resource
 		// What the once-per-event record keeps of the service's answer (static data, n8n's store):
 		// through the output gate first. A write was sent, so the credential has been read.
 		gateText: (text, kind) => (kind === 'message' ? gateText : gateAnswerText)(text, transport.redactorNow()),
+		timing: { timeoutMs: options.timeoutMs, maxRetries: options.maxRetries },
 	});
 	// One pool for the whole run: every item's requests and every page of Return All.
 	const pool = new AdaptiveConcurrency({ max: options.concurrency });

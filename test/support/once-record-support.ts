@@ -94,6 +94,23 @@ export class MemoryDeduplicator implements IDataDeduplicator {
 	loseNextClaim = false;
 	/** The next this many removals are undone: another writer that read the row before each wrote it back after. */
 	undoRemoves = 0;
+	/** The next add whose values this matches is lost (another writer's read-modify-write of the row overwrote it); then cleared. */
+	loseAdd?: (items: string[]) => boolean;
+	/** Writes lost by `loseAdd`. */
+	lost = 0;
+	/** Every call fails: the process that makes them was killed (its writes never reach the row). */
+	down = false;
+	/**
+	 * A write from an older read: the next add that `capture` matches is recorded and then overwritten
+	 * (lost), and the row as that add left it is written back just before the next removal (another
+	 * writer's read made meanwhile, landing late). `foreign`: the values of the captured add that hold
+	 * `#` or `?` (its token and probe) are not in the row written back (the claim there is another's).
+	 */
+	stale?: { capture: (items: string[]) => boolean; foreign?: boolean; row?: Set<string>; key?: string };
+
+	private up(): void {
+		if (this.down) throw new Error('the process was killed (test)');
+	}
 
 	private static hash(value: DeduplicationItemTypes): string {
 		return createHash('md5').update(value.toString()).digest('base64');
@@ -118,6 +135,7 @@ export class MemoryDeduplicator implements IDataDeduplicator {
 	}
 
 	async checkProcessedAndRecord(items: DeduplicationItemTypes[], scope: DeduplicationScope, data: ICheckProcessedContextData, options: ICheckProcessedOptions): Promise<IDeduplicationOutput> {
+		this.up();
 		this.calls.push('check');
 		const key = this.rowKey(scope, data);
 		const row = new Set(this.rows.get(key) ?? []);
@@ -135,6 +153,18 @@ export class MemoryDeduplicator implements IDataDeduplicator {
 			if (row.size <= options.maxEntries) break;
 			row.delete(hash);
 		}
+		if (this.stale !== undefined && this.stale.row === undefined && this.stale.capture(items.map(String))) {
+			const back = new Set(row);
+			if (this.stale.foreign) for (const v of items.map(String)) if (/[#?]/.test(v)) back.delete(MemoryDeduplicator.hash(v));
+			this.stale.row = back;
+			this.stale.key = key;
+			return out;
+		}
+		if (this.loseAdd?.(items.map(String))) {
+			this.loseAdd = undefined;
+			this.lost++;
+			return out;
+		}
 		if (this.loseNextClaim && out.new.length > 0) {
 			// Recorded, then overwritten by another writer's read-modify-write of the row.
 			this.loseNextClaim = false;
@@ -145,8 +175,13 @@ export class MemoryDeduplicator implements IDataDeduplicator {
 	}
 
 	async removeProcessed(items: DeduplicationItemTypes[], scope: DeduplicationScope, data: ICheckProcessedContextData): Promise<void> {
+		this.up();
 		this.calls.push('remove');
 		const key = this.rowKey(scope, data);
+		if (this.stale?.row !== undefined && this.stale.key === key) {
+			this.rows.set(key, this.stale.row);
+			this.stale = undefined;
+		}
 		const row = new Set(this.rows.get(key) ?? []);
 		await MemoryDeduplicator.roundTrip();
 		for (const item of items) row.delete(MemoryDeduplicator.hash(item));

@@ -32,17 +32,24 @@ export function madeInExecution(g: GateState, money: MoneyRoute, ticket: Ticket,
 }
 
 /** An earlier execution sent the write and its outcome cannot be learnt by sending it again. */
-export function unresolved(g: GateState, money: MoneyRoute, ticket: Ticket, kind: Unclear, at: number | undefined): NodeOperationError {
+export function unresolved(g: GateState, money: MoneyRoute, ticket: Ticket, kind: Unclear, at: number | undefined, state?: 'inflight' | 'again'): NodeOperationError {
 	const when = at !== undefined ? ` at ${new Date(at).toISOString()}` : '';
 	const earlier = ticket.inExecution !== undefined || ticket.keyOf === 'this execution' ? 'an earlier call sent it' : 'an earlier execution sent it';
-	const why =
-		kind === 'failed'
-			? 'the service answered with an error it does not remember, so sending it again could apply it twice'
-			: `the service keeps a key's result for 24 hours and it was sent more than ${RESEND_WINDOW_MS / 3_600_000} hours ago`;
+	const why = state === 'inflight'
+		? "another execution is sending it now (or stopped while sending it, and the write's deadline, its Timeout × attempts of at most 32 minutes, has not passed) and its answer may still come"
+		: state === 'again'
+			? 'it was already sent again once under the same Idempotency-Key and that went unanswered too'
+			: kind === 'failed'
+				? 'the service answered with an error it does not remember, so sending it again could apply it twice'
+				: `the service keeps a key's result for 24 hours and it was sent more than ${RESEND_WINDOW_MS / 3_600_000} hours ago`;
+	const way =
+		state === 'inflight'
+			? 'Run it again once that deadline has passed: a write still unanswered then is sent again under the same Idempotency-Key, which the service answers with what it did.'
+			: 'Check in the Vault Store dashboard whether it was made. If it was not, set Options → Idempotency Key to a new value for this item (for example {{ $json.id }}-2) and run again: the node then makes it once under that key.';
 	return g.refuse(
 		ticket.itemIndex,
 		`The outcome of "${money.name}" for ${ticket.keyOf} is unknown: ${earlier}${when} and the service may have applied it; nothing was sent`,
-		`Not sent again because ${why}. Check in the Vault Store dashboard whether it was made. If it was not, set Options → Idempotency Key to a new value for this item (for example {{ $json.id }}-2) and run again: the node then makes it once under that key.`,
+		`Not sent again because ${why}. ${way}`,
 	);
 }
 

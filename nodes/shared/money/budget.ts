@@ -1,6 +1,6 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { DEDUP, notInitialised, oneAtATime, rowOf } from './record';
+import { DEDUP, notInitialised, oneAtATime, rowOf } from './recordStore';
 
 /**
  * Spending budgets over many money writes of one node, per currency: a total per execution (every

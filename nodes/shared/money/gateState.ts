@@ -52,6 +52,8 @@ export interface GateSetup {
 	hint: (kind: string, message: string, type?: 'info' | 'warning') => void;
 	/** The output gate for what the once-per-event record keeps: 'message' a text that quotes the service, 'value' one of its values. */
 	gateText: (text: string, kind: 'message' | 'value') => Gated<string>;
+	/** The transport's Timeout and Max Retries: a money write's deadline (writeWindow) comes from them. */
+	timing?: { timeoutMs: number; maxRetries: number };
 	now?: () => number;
 }
 

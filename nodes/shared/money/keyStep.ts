@@ -1,11 +1,13 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import type { ApiRequest } from '../transport/request';
+import { ATTEMPT_SLACK_MS, DEFAULT_TRANSPORT_OPTIONS } from '../transport/request';
 import type { EventOrigin, KeySource } from './keys';
 import { digest, fieldDigests } from './keys';
 import { legacyEntry } from './legacy';
 import { Occurrences } from './occurrences';
 import { eventOrigins } from './origins';
+import { MAX_WINDOW_MS } from './onceState';
 import { onceRecord, RESEND_WINDOW_MS } from './record';
 import type { MoneyRoute } from './routes';
 import { skipped, unresolved, madeInExecution } from './answers';
@@ -19,6 +21,22 @@ import { describeWrite } from './gateState';
 
 const ONCE_HINT =
 	"n8n's Retry does not read or keep this node's once-per-event record here (n8n's deduplication store is not there, and a Retry must not write static data); the Idempotency-Key still makes the service apply a repeated write once within 24 hours.";
+
+/** After a write's last attempt, time for its answer to reach the once record (and for the clocks of n8n's processes to differ). */
+export const ANSWER_MS = 20_000;
+
+/**
+ * A money write's window, from its claim: what the gate does before sending (the claim, a read
+ * first: one attempt's time), every attempt (Timeout and its slack) and the backoff between them,
+ * and its answer's way into the record; at most MAX_WINDOW_MS. The transport starts no attempt that
+ * could end after it (ApiRequest.sendBy); other executions find the claim in flight until then,
+ * and unanswered after.
+ */
+export function writeWindow(timing: { timeoutMs: number; maxRetries: number }): number {
+	let ms = ANSWER_MS + timing.timeoutMs + ATTEMPT_SLACK_MS;
+	for (let attempt = 0; attempt <= timing.maxRetries; attempt++) ms += timing.timeoutMs + ATTEMPT_SLACK_MS + (attempt > 0 ? Math.min(8_000, 250 * 2 ** (attempt - 1)) : 0);
+	return Math.min(ms, MAX_WINDOW_MS);
+}
 
 /** The write's Idempotency-Key and its once-per-event claim. */
 export async function keyAndClaim(g: GateState, req: ApiRequest, money: MoneyRoute, ticket: Ticket, itemIndex: number, place: string): Promise<Admission> {
@@ -43,7 +61,10 @@ export async function keyAndClaim(g: GateState, req: ApiRequest, money: MoneyRou
 	// A write the first record (unreleased builds, legacy.ts) holds for this event is not made again either.
 	const before = !g.retryMode && chosen.event && legacyEntry(g.ctx, g.keys, chosen.event.origin, req, (fp) => g.legacyOccurrence(fp), g.now());
 	if (before) return { skip: skipped(g, money, ticket, before) };
-	const claim = await g.record.claim(key);
+	const window = writeWindow(g.setup.timing ?? DEFAULT_TRANSPORT_OPTIONS);
+	// The claim is made after this moment: its deadline is no earlier than the one the transport keeps.
+	req.sendBy = g.now() + window - ANSWER_MS;
+	const claim = await g.record.claim(key, window);
 	if (claim.status === 'unavailable') {
 		g.setup.hint('retry', ONCE_HINT, 'warning');
 		return { ticket };
@@ -61,7 +82,7 @@ export async function keyAndClaim(g: GateState, req: ApiRequest, money: MoneyRou
 	}
 	if (claim.status === 'unclear') {
 		if (claim.entry?.fields !== undefined && claim.entry.fields !== ticket.fields) skipped(g, money, ticket, claim.entry);
-		if (!claim.resend) throw unresolved(g, money, ticket, claim.kind, claim.at);
+		if (!claim.resend) throw unresolved(g, money, ticket, claim.kind, claim.at, claim.inflight ? 'inflight' : claim.again ? 'again' : undefined);
 		ticket.claimed = key;
 		ticket.resend = { kind: claim.kind, at: claim.at };
 		g.setup.hint(

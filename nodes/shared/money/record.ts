@@ -1,8 +1,12 @@
-import { createHash } from 'node:crypto';
-import { sleep } from 'n8n-workflow';
-import type { ICheckProcessedOptions, IDataObject, IDeduplicationOutput, IExecuteFunctions } from 'n8n-workflow';
+import { createHash, randomBytes } from 'node:crypto';
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import type { Gated } from '../redaction/gate';
+import type { Answer, Decision, Held, Known, StoreOp } from './onceState';
+import { doneMark, drive, failedMark, MARK_MS, MAX_WINDOW_MS, startAnswer, startClaim, timeMark, unansweredMark } from './onceState';
+import { describeError as describe, notInitialised, RECORD_CAPACITY, StoreRow, VALUES_PER_WRITE } from './recordStore';
+
+export { RECORD_CAPACITY } from './recordStore';
 
 /**
  * The once-per-event record: which event-derived money writes a node has made, kept for longer
@@ -27,31 +31,20 @@ import type { Gated } from '../redaction/gate';
  * queue mode they are best effort (the same whole-object save): a claim can be 'done' without them.
  *
  * What n8n 2.8.4's store does (read in packages/cli/src/deduplication/deduplication-helper.ts as
- * installed, n8n/dist/deduplication/deduplication-helper.js):
- * - one database row per (workflow, `n:<node id>`) holding `{ mode, data: [...] }`; every value is
- *   hashed (md5, base64: 24 characters, about 27 B in the row), so values cannot be read back;
- * - `maxEntries` trims from the front of the list (first in, first out; no time);
- * - `checkProcessedAndRecord` and `removeProcessed` are a findOne then an update (or insert) of the
- *   whole row, with no transaction or lock: NOT atomic across processes. Two processes whose calls
- *   interleave between the read and the write keep only the last writer's list (the first one's new
- *   value is lost); two first-ever inserts race on the row's primary key (one fails: the claim is
- *   tried once more after a pause, when the row exists). The window is
- *   one round trip (milliseconds) rather than a whole execution. Mitigations here: the calls of one
- *   process to one node's row go one at a time (no race inside a worker); confirm() adds the key
- *   again, waits VERIFY_DELAY_MS (longer than any read-modify-write that could have read the row
- *   before that add) and checks it is still there, re-adding and checking again when it is not;
- *   every claim re-adds the keys this run confirmed. The confirm also leaves a done mark, which
- *   outranks a time mark that such a write put back after the confirm took it out (seen in queue
- *   mode: without it the write read as never answered). What is left: a read-modify-write of another
- *   process slower than VERIFY_DELAY_MS that started before the last add and ends after the check.
+ * installed): one database row per (workflow, `n:<node id>`) holding `{ mode, data: [...] }`; every
+ * value is hashed (md5), so values cannot be read back, only added (answering whether each was
+ * there) and removed; `maxEntries` trims from the front; `checkProcessedAndRecord` and
+ * `removeProcessed` are a findOne then an update of the whole row, with no transaction or lock, so
+ * two calls that interleave keep only the last writer's list (a lost read-modify-write). The claim,
+ * its marks and their reading are the state machine of onceState.ts (in flight → done, failed or
+ * unanswered; marks only move forward), which test/once-protocol.test.ts checks over every
+ * interleaving of two and three executions on a model of that row. The store outranks static data:
+ * a claim reads the store even when static data holds the write, and the two join by rank.
  *
- * What a 'done' claim without details means: the store holds the key but this process cannot read
- * what was written. Either the write was made and its details were not saved where this process
- * reads them (queue mode: another worker's static data), or another execution holds the claim and
- * is writing now, or an execution claimed and then stopped before it could confirm or release
- * (worker killed between the claim and the answer). The caller sends nothing (a second refund is
- * money out and cannot be taken back; a refund that was never sent shows as that failed or crashed
- * execution). Not covered: the crashed-after-claim case loses that write until someone looks.
+ * What a claim the store holds but whose details this process cannot read means: 'done' (its done
+ * mark: made, the details saved by another process), 'unclear' (its failed or unanswered mark), or
+ * in flight (another execution is sending it now, or stopped before its write's deadline passed:
+ * the window claim() is given): nothing is sent then, and the item fails saying so.
  *
  * Bounds: CAPACITY entries (25,000; at least 20,000 per node within the horizon), pruned after
  * RECORD_HORIZON_MS. When full, entries past the horizon go first (oldest first); if still full the
@@ -60,18 +53,8 @@ import type { Gated } from '../redaction/gate';
 
 /** The service retries a delivery 9 times over about 75 hours (±10 % jitter); kept 84 hours. */
 export const RECORD_HORIZON_MS = 84 * 3_600_000;
-/** Entries one node keeps within the horizon. */
-export const RECORD_CAPACITY = 25_000;
 /** Node static data field of the entries' details. */
 export const RECORD_FIELD = 'vaultStoreOnce';
-/** Keys this run confirmed that every later claim re-adds (repairs a concurrent overwrite). */
-const REPAIR_WINDOW = 50;
-/** How long confirm() waits before it checks its key is still in the store (see above). */
-const VERIFY_DELAY_MS = 300;
-/** Rounds of add-wait-check confirm() makes at most. */
-const VERIFY_ROUNDS = 4;
-/** Reads of a claim's marks while another process may be reading them too (see readMarks). */
-const READ_ROUNDS = 3;
 /** Longest mismatch text kept. */
 const MISMATCH_MAX_CHARS = 400;
 /** Longest record id kept. */
@@ -81,10 +64,6 @@ const ID_MAX_CHARS = 64;
  * first attempt: the service keeps a key's stored result 24 hours; 2 hours spare for clocks.
  */
 export const RESEND_WINDOW_MS = 22 * 3_600_000;
-/** Width of the time marks a claim leaves in n8n's store (two of them span at most RESEND_WINDOW_MS). */
-const MARK_MS = 11 * 3_600_000;
-/** Marks that cover the horizon. */
-const MARKS = Math.ceil(RECORD_HORIZON_MS / MARK_MS) + 1;
 
 /**
  * Why an outcome is unknown: 'unanswered' (no answer: a timeout, a dropped connection, 409 "still
@@ -126,7 +105,7 @@ export type Claim =
 	 * RESEND_WINDOW_MS, so the same key gets the service's stored result (claimed for this execution:
 	 * confirm(), release() or unclear() after); else nothing may be sent.
 	 */
-	| { status: 'unclear'; kind: Unclear; at?: number; resend: boolean; entry?: RecordEntry }
+	| { status: 'unclear'; kind: Unclear; at?: number; resend: boolean; entry?: RecordEntry; inflight?: true; again?: true }
 	| { status: 'untracked'; reason: string } // cannot be recorded: the write goes out under the event's Idempotency-Key
 	| { status: 'unavailable'; reason: string }; // n8n's Retry without n8n's store: the record cannot be read
 export interface OnceRecord {
@@ -134,7 +113,8 @@ export interface OnceRecord {
 	readonly backend: 'deduplication' | 'staticData';
 	/** Why n8n's deduplication store failed in this run, when it did (the record then uses static data). */
 	readonly storeFailure?: string;
-	claim(key: string): Promise<Claim>;
+	/** `window`: the write's deadline, ms from now (at most MAX_WINDOW_MS): in flight for other executions until then. */
+	claim(key: string, window?: number): Promise<Claim>;
 	/** The write succeeded (or was replayed). */
 	confirm(entry: ConfirmedEntry): Promise<void>;
 	/** The write did not happen (refused before sending, or failed in a way that cannot have applied it). */
@@ -182,76 +162,15 @@ function isDetail(value: unknown): value is Detail {
 	return Array.isArray(value) && typeof value[0] === 'number';
 }
 
-/** n8n-core without n8n: the deduplication service was never given a store. */
-export function notInitialised(error: unknown): boolean {
-	return /needs to (be )?initiali[sz]ed/i.test(error instanceof Error ? error.message : String(error));
-}
-
 /** What a claim finds in an entry it can read: made, or sent with an unknown outcome. */
 function found(entry: RecordEntry, now: number): Claim {
 	if (entry.unclear === undefined) return { status: 'done', entry };
 	return { status: 'unclear', kind: entry.unclear, at: entry.at, resend: entry.unclear === 'unanswered' && now - entry.at < RESEND_WINDOW_MS, entry };
 }
 
-/** The store's time mark of a claim made in period `period` (MARK_MS wide). */
-function timeMark(digest: string, period: number): string {
-	return `${digest}@${period}`;
-}
-
-/** The store's mark of a claim whose write failed with an answer the service does not store. */
-function failedMark(digest: string): string {
-	return `${digest}!`;
-}
-
-/**
- * The store's mark of a confirmed write. It outranks the other marks: a concurrent read-modify-write
- * that read the row before the confirm took the time mark out can put that mark back, and without
- * this one the write would read as never answered (sent again within 22 hours, refused after).
- */
-function doneMark(digest: string): string {
-	return `${digest}=`;
-}
-
-/** Every mark a claim made up to `now` may have left (the failed mark first, then time marks newest first). */
-function marksOf(digest: string, now: number): string[] {
-	const period = Math.floor(now / MARK_MS);
-	return [failedMark(digest), ...Array.from({ length: MARKS }, (_, i) => timeMark(digest, period - i))];
-}
-
-function describe(error: unknown): string {
-	return (error instanceof Error ? error.message : String(error)).slice(0, 200);
-}
-
-/** Room in n8n's store beside the claims for the marks of writes in flight or of unknown outcome. */
-const MARK_ROOM = 1_000;
-/** Room for the day budgets' units (budget.ts): 8 currency-days of a full budget. */
-export const BUDGET_ROOM = 4_000;
-/** Values a confirmed write keeps in n8n's store: the claim and its done mark. */
-const VALUES_PER_WRITE = 2;
-/** Every call to the node's row passes the same options (n8n trims the row to maxEntries on each). */
-export const DEDUP: ICheckProcessedOptions = { mode: 'entries', maxEntries: RECORD_CAPACITY * VALUES_PER_WRITE + MARK_ROOM + BUDGET_ROOM };
-
-/** Per node row (workflow id and node id): the tail of this process's calls to it, one at a time. */
-const rowQueues = new Map<string, Promise<unknown>>();
-
-/** The store's row for a node, as n8n keys it (workflow, node id). */
-export function rowOf(ctx: IExecuteFunctions): string {
-	return `${ctx.getWorkflow().id ?? ''}|${ctx.getNode().id ?? ''}`;
-}
-
-export async function oneAtATime<T>(row: string, work: () => Promise<T>): Promise<T> {
-	const before = rowQueues.get(row) ?? Promise.resolve();
-	const run = before.then(work, work);
-	const tail = run.then(
-		() => undefined,
-		() => undefined,
-	);
-	rowQueues.set(row, tail);
-	try {
-		return await run;
-	} finally {
-		if (rowQueues.get(row) === tail) rowQueues.delete(row);
-	}
+/** The store's marks of a write of unknown outcome, taken out with it past the horizon. */
+function unclearMarks(digest: string, at: number): string[] {
+	return [failedMark(digest), unansweredMark(digest, 1), unansweredMark(digest, 2), `${digest}^2`, timeMark(digest, Math.floor(at / MARK_MS))];
 }
 
 class Record_ implements OnceRecord {
@@ -260,14 +179,13 @@ class Record_ implements OnceRecord {
 	/** How many details there are (counted once per run, then kept up to date). */
 	private size = 0;
 	private pruned = false;
-	/** Claimed in this run, not yet confirmed or released. */
-	private readonly pending = new Set<string>();
-	/** Confirmed in this run (digests), newest last. */
-	private readonly confirmed: string[] = [];
+	/** Claimed in this run, not yet confirmed or released (with the store's claim, when held there). */
+	private readonly pending = new Map<string, Held | undefined>();
 	/** Entries in the deduplication row, when read this run. */
 	private storeCount?: number;
 	/** Marks of unclear writes pruned from the details, to take out of the store. */
 	private readonly staleMarks: string[] = [];
+	private readonly row: StoreRow;
 	/** Why n8n's store failed in this run (the record fell back to static data). */
 	storeFailure?: string;
 
@@ -282,23 +200,7 @@ class Record_ implements OnceRecord {
 			typeof h?.checkProcessedAndRecord === 'function' &&
 			typeof h.removeProcessed === 'function' &&
 			typeof h.getProcessedDataCount === 'function';
-	}
-
-	/** The store's row for this node, as n8n keys it (workflow, node id). */
-	private row(): string {
-		return rowOf(this.ctx);
-	}
-
-	private async count(): Promise<number> {
-		return await oneAtATime(this.row(), async () => await this.ctx.helpers.getProcessedDataCount('node', DEDUP));
-	}
-
-	private async add(values: string[]): Promise<IDeduplicationOutput> {
-		return await oneAtATime(this.row(), async () => await this.ctx.helpers.checkProcessedAndRecord(values, 'node', DEDUP));
-	}
-
-	private async remove(values: string[]): Promise<void> {
-		await oneAtATime(this.row(), async () => await this.ctx.helpers.removeProcessed(values, 'node', DEDUP));
+		this.row = new StoreRow(ctx);
 	}
 
 	get backend(): 'deduplication' | 'staticData' {
@@ -343,7 +245,7 @@ class Record_ implements OnceRecord {
 		for (const [digest] of gone) {
 			// An unclear write's marks go with it.
 			const detail = d[digest];
-			if (isDetail(detail) && detail[6] !== undefined) this.staleMarks.push(failedMark(digest), timeMark(digest, Math.floor(detail[0] / MARK_MS)));
+			if (isDetail(detail) && detail[6] !== undefined) this.staleMarks.push(...unclearMarks(digest, detail[0]));
 			delete d[digest];
 		}
 		this.size -= gone.length;
@@ -371,27 +273,30 @@ class Record_ implements OnceRecord {
 		};
 	}
 
-	async claim(key: string): Promise<Claim> {
+	async claim(key: string, window = MAX_WINDOW_MS): Promise<Claim> {
 		const digest = recordDigest(key);
 		if (this.readOnly && !this.helpers) return { status: 'unavailable', reason: 'not there' };
 		if (this.helpers) {
+			let claim: Claim | undefined;
 			try {
-				return await this.claimInStore(key, digest);
+				claim = await this.claimInStore(key, digest, Math.min(window, MAX_WINDOW_MS));
 			} catch (error) {
-				// n8n-core alone, or a store that failed: static data for the rest of the run (never untracked).
-				if (!notInitialised(error)) this.storeFailure = describe(error);
-				if (this.readOnly) return { status: 'unavailable', reason: this.storeFailure ?? 'not there' };
-				this.helpers = false;
+				claim = this.failed(error);
 			}
+			if (claim !== undefined) return claim;
 		}
 		return this.claimInStaticData(key, digest);
 	}
 
-	/** A claim on an entry this process can read: made, or unclear (claimed again for this run when it may be resent). */
-	private claimFound(entry: RecordEntry, digest: string): Claim {
-		const claim = found(entry, this.now());
-		if (claim.status === 'unclear' && claim.resend) this.pending.add(digest);
-		return claim;
+	/**
+	 * n8n-core alone, or a store that failed before the claim went in: static data for the rest of
+	 * the run (never untracked); in n8n's Retry the record cannot be read.
+	 */
+	private failed(error: unknown): Claim | undefined {
+		if (!notInitialised(error)) this.storeFailure = describe(error);
+		if (this.readOnly) return { status: 'unavailable', reason: this.storeFailure ?? 'not there' };
+		this.helpers = false;
+		return undefined;
 	}
 
 	private claimInStaticData(key: string, digest: string): Claim {
@@ -400,164 +305,129 @@ class Record_ implements OnceRecord {
 			this.pruned = true;
 		}
 		const entry = this.detailOf(key, digest);
-		if (entry) return this.claimFound(entry, digest);
+		if (entry) {
+			const claim = found(entry, this.now());
+			if (claim.status === 'unclear' && claim.resend) this.pending.set(digest, undefined);
+			return claim;
+		}
 		if (this.pending.has(digest)) return { status: 'done' };
 		if (this.live() + this.pending.size >= RECORD_CAPACITY) {
 			this.prune();
 			if (this.live() + this.pending.size >= RECORD_CAPACITY) return this.full(`holds ${RECORD_CAPACITY} writes of the last 84 hours and is full`);
 		}
-		this.pending.add(digest);
+		this.pending.set(digest, undefined);
 		return { status: 'new' };
 	}
 
-	private async claimInStore(key: string, digest: string): Promise<Claim> {
+	private async claimInStore(key: string, digest: string, window: number): Promise<Claim | undefined> {
 		if (this.storeCount === undefined) {
 			// First use in the run: also tells whether the store is there at all (throws when not).
-			this.storeCount = await this.count();
+			this.storeCount = await this.row.count();
 		}
 		if (!this.pruned) {
 			this.pruned = true;
 			const expired = this.prune();
 			if (expired.length > 0) {
-				await this.remove([...expired, ...expired.map(doneMark), ...this.staleMarks.splice(0)]);
+				await this.row.remove([...expired, ...expired.map(doneMark), ...this.staleMarks.splice(0)]);
 				this.storeCount = Math.max(0, this.storeCount - expired.length * VALUES_PER_WRITE);
 			}
 		}
+		// Another item of this run claimed it: the store would say "in flight" of this run's own claim.
+		if (this.pending.has(digest)) return { status: 'done' };
 		const known = this.detailOf(key, digest);
-		// Its details are here: the store holds it too (or held it until a concurrent write dropped it).
-		if (known) return this.claimFound(known, digest);
-		if (this.storeCount >= RECORD_CAPACITY * VALUES_PER_WRITE && this.live() + this.pending.size >= RECORD_CAPACITY) {
+		if (known === undefined && this.storeCount >= RECORD_CAPACITY * VALUES_PER_WRITE && this.live() + this.pending.size >= RECORD_CAPACITY) {
 			// n8n would drop the oldest entry on this add, and that entry is within the horizon.
 			this.prune();
 			if (this.live() + this.pending.size >= RECORD_CAPACITY) return this.full(`holds ${RECORD_CAPACITY} writes of the last 84 hours and is full`);
 		}
-		const repair = this.confirmed.slice(-REPAIR_WINDOW).flatMap((d) => [d, doneMark(d)]);
-		// The claim and its time mark: a process that finds the claim without details reads when it was made.
-		const mark = timeMark(digest, Math.floor(this.now() / MARK_MS));
-		let out: IDeduplicationOutput;
+		const now = this.now();
+		const start = startClaim({
+			digest,
+			nonce: randomBytes(6).toString('base64url'),
+			now,
+			window,
+			known: known === undefined ? undefined : ((known.unclear ?? 'done') as Known),
+			knownFresh: known?.unclear === 'unanswered' && now - known.at < RESEND_WINDOW_MS,
+		});
+		let decision: Decision;
+		let first = true;
 		try {
-			out = await this.add([digest, mark, ...repair]);
+			decision = await drive(start, async (o) => {
+				const out = await this.row.run(o);
+				first = false;
+				return out;
+			});
+		} catch (error) {
+			// Before the claim went in: static data for the rest of the run (claim()). After: nothing may be sent.
+			if (first) return this.failed(error);
+			return { status: 'unclear', kind: 'unanswered', resend: false };
+		}
+		return this.claimOf(decision, digest, known);
+	}
+
+	/** The machine's decision as the gate reads it, with what static data holds of the write. */
+	private claimOf(decision: Decision, digest: string, known: RecordEntry | undefined): Claim {
+		const at = (newest?: number) => known?.at ?? (newest !== undefined ? (Math.floor(this.now() / MARK_MS) - newest) * MARK_MS : undefined);
+		switch (decision.status) {
+			case 'new':
+				this.storeCount = (this.storeCount ?? 0) + 1;
+				this.pending.set(digest, { token: decision.token, attempt: 1, flights: decision.flights ?? [] });
+				return { status: 'new' };
+			case 'resend':
+				this.pending.set(digest, { token: decision.token, attempt: decision.attempt, flights: decision.flights ?? [] });
+				return { status: 'unclear', kind: 'unanswered', at: at(decision.newest), resend: true, ...(known ? { entry: known } : {}) };
+			case 'done':
+				return known?.unclear === undefined && known !== undefined ? { status: 'done', entry: known } : { status: 'done' };
+			case 'failed':
+				return { status: 'unclear', kind: 'failed', at: at(), resend: false, ...(known ? { entry: known } : {}) };
+			case 'unanswered':
+				// Within the window: its one resend went unanswered too.
+				return { status: 'unclear', kind: 'unanswered', at: at(decision.newest), resend: false, ...(decision.newest !== undefined && decision.newest <= 1 ? { again: true } : {}), ...(known ? { entry: known } : {}) };
+			case 'inflight':
+				return { status: 'unclear', kind: 'unanswered', resend: false, inflight: true, ...(known ? { entry: known } : {}) };
+			default:
+				return { status: 'unclear', kind: 'unanswered', resend: false, ...(known ? { entry: known } : {}) };
+		}
+	}
+
+	/** The answer of a claim this run holds in the store, written there (add, pause, check). */
+	private async answer(digest: string, answer: Answer): Promise<void> {
+		const held = this.pending.get(digest);
+		this.pending.delete(digest);
+		if (!this.helpers || held === undefined) return;
+		try {
+			await drive(startAnswer(digest, held, this.now(), answer), async (o: StoreOp) => await this.row.run(o));
 		} catch {
-			// Once more after a pause: two processes' first-ever adds race on the row's primary key.
-			await sleep(VERIFY_DELAY_MS);
-			out = await this.add([digest, mark, ...repair]);
+			// The static data says so; the claim stays in the store, in flight (nothing is sent again meanwhile).
 		}
-		const added = new Set(out.new.map(String));
-		this.storeCount = this.storeCount + added.size - (added.has(mark) ? 1 : 0);
-		if (!added.has(digest)) {
-			try {
-				if (added.has(mark)) await this.remove([mark]);
-				return await this.readMarks(digest);
-			} catch {
-				// The store holds the claim and cannot say more: nothing may be sent.
-				return { status: 'unclear', kind: 'unanswered', resend: false };
-			}
-		}
-		this.pending.add(digest);
-		return { status: 'new' };
-	}
-
-	/**
-	 * A claim held in the store whose details this process cannot read: confirmed (its done mark,
-	 * or no marks: a write confirmed before done marks), or made and never answered (its time mark:
-	 * sent again within RESEND_WINDOW_MS), or failed with an answer the service does not store. The
-	 * marks are read by adding them and taking back the ones that were not there; with the done mark
-	 * there, the marks a concurrent write put back go too.
-	 */
-	private async readMarks(digest: string): Promise<Claim> {
-		for (let round = 1; ; round++) {
-			const period = Math.floor(this.now() / MARK_MS);
-			const marks = marksOf(digest, this.now());
-			const done = doneMark(digest);
-			const out = await this.add([done, ...marks]);
-			const absent = new Set(out.new.map(String));
-			const failed = !absent.has(marks[0]);
-			// Another process reading these marks adds every absent one in one write, the failed mark
-			// among them, so a done mark beside a failed mark is never read as done. A confirmed write
-			// never has a failed mark (no write that failed is sent again under its key).
-			if (!absent.has(done) && !failed) {
-				// The marks this read added are among them.
-				await this.remove(marks);
-				return { status: 'done' };
-			}
-			if (absent.size > 0) await this.remove([...absent]);
-			if (failed) {
-				// The failed mark, or another process reading the marks now: read again after a pause.
-				if (round < READ_ROUNDS) {
-					await sleep(VERIFY_DELAY_MS);
-					continue;
-				}
-				return { status: 'unclear', kind: 'failed', resend: false };
-			}
-			const newest = marks.slice(1).findIndex((m) => !absent.has(m));
-			if (newest < 0) return { status: 'done' };
-			// The mark's period began at most this long ago: two periods span at most RESEND_WINDOW_MS.
-			const resend = newest <= 1;
-			if (resend) this.pending.add(digest);
-			return { status: 'unclear', kind: 'unanswered', at: (period - newest) * MARK_MS, resend };
-		}
-	}
-
-	/** Takes back the marks of a claim (its outcome is known now, or it is past the horizon). */
-	private async clearMarks(digest: string, also: string[] = []): Promise<void> {
-		await this.remove([...also, ...marksOf(digest, this.now())]);
 	}
 
 	async confirm(entry: ConfirmedEntry): Promise<void> {
 		const digest = recordDigest(entry.key);
-		this.pending.delete(digest);
 		const d = this.entries();
 		if (d[digest] === undefined) this.size++;
 		d[digest] = toDetail(entry);
 		this.touch();
-		if (!this.helpers) return;
-		this.confirmed.push(digest);
-		if (this.confirmed.length > REPAIR_WINDOW * 2) this.confirmed.splice(0, this.confirmed.length - REPAIR_WINDOW);
-		try {
-			// Again, then again after a pause: a concurrent read-modify-write of the row (another worker)
-			// may have dropped the claim; present after the pause, no write that read before the add is left.
-			// The done mark goes in with it (checked the same way). The claim's other marks go in every
-			// round too; one that a concurrent read-modify-write puts back after the last round is
-			// outranked by the done mark.
-			for (let round = 0; round < VERIFY_ROUNDS; round++) {
-				const out = await this.add([digest, doneMark(digest)]);
-				if (out.new.length > 0) this.storeCount = (this.storeCount ?? 0) + out.new.length;
-				await this.clearMarks(digest);
-				if (round > 0 && out.new.length === 0) break;
-				if (round < VERIFY_ROUNDS - 1) await sleep(VERIFY_DELAY_MS);
-			}
-		} catch {
-			// The claim was in the store; the details are kept above.
-		}
+		await this.answer(digest, 'done');
 	}
 
 	async unclear(entry: RecordEntry & { unclear: Unclear }): Promise<void> {
 		const digest = recordDigest(entry.key);
-		this.pending.delete(digest);
 		const d = this.entries();
 		const before = isDetail(d[digest]) ? fromDetail(entry.key, d[digest]) : undefined;
 		if (d[digest] === undefined) this.size++;
-		// The first unclear attempt's time is kept: the service's 24 hours run from it.
-		d[digest] = toDetail({ ...entry, at: before?.unclear !== undefined ? before.at : entry.at, unclear: before?.unclear === 'failed' ? 'failed' : entry.unclear });
+		// The first unclear attempt's time is kept: the service's 24 hours run from it. Failed stays failed.
+		const kind: Unclear = before?.unclear === 'failed' ? 'failed' : entry.unclear;
+		d[digest] = toDetail({ ...entry, at: before?.unclear !== undefined ? before.at : entry.at, unclear: kind });
 		this.touch();
-		if (!this.helpers || entry.unclear !== 'failed') return;
-		try {
-			await this.add([failedMark(digest)]);
-		} catch {
-			// The static data above still says so; the time mark stays in the store.
-		}
+		await this.answer(digest, kind);
 	}
 
 	async release(key: string): Promise<void> {
 		const digest = recordDigest(key);
-		if (!this.pending.delete(digest)) return;
-		if (!this.helpers) return;
-		try {
-			await this.clearMarks(digest, [digest, doneMark(digest)]);
-			if (this.storeCount !== undefined) this.storeCount = Math.max(0, this.storeCount - 1);
-		} catch {
-			// Left claimed: a re-delivery finds it 'done' without details and sends nothing (see above).
-		}
+		if (!this.pending.has(digest)) return;
+		if (this.pending.get(digest) !== undefined && this.storeCount !== undefined) this.storeCount = Math.max(0, this.storeCount - 1);
+		await this.answer(digest, 'released');
 	}
 }
 

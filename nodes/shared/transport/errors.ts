@@ -133,6 +133,16 @@ export function networkError(
 		});
 }
 
+/** A money write whose next attempt could not end by its deadline (the once record's): not started. */
+export function pastDeadlineError(node: INode, req: ApiRequest, outcome: Outcome, timeoutMs: number): NodeApiError {
+	const what = `${req.method} ${req.family}${req.path}`;
+	const message = outcome.attempts > 0 ? 'The write ran out of time before it could be repeated' : 'The write was not sent: it ran out of time before it could start';
+	const description =
+		`${what}: an attempt (Timeout ${timeoutMs} ms) could not end within the time the once-per-event record gave the write when it was claimed ` +
+		`(Timeout × attempts, at most 32 minutes), so no attempt was started after ${outcome.attempts}. Lower the Timeout or Max Retries, or the Concurrency when many items wait.`;
+	return new NodeApiError(node, { message } as JsonObject, { message, description, itemIndex: req.itemIndex });
+}
+
 export function apiError(node: INode, req: ApiRequest, status: number, body: unknown, outcome: Outcome, maxRetryAfterMs: number): NodeApiError {
 	const fromService = serviceMessage(body);
 	const keyed = req.idempotencyKey !== undefined;

@@ -10,7 +10,7 @@ import { loadCredential } from './credentialRoots';
 import type { DownloadLimits } from './download';
 import { downloadFile } from './download';
 import type { Outcome } from './errors';
-import { apiError, networkError, redirectError, shapeError } from './errors';
+import { apiError, networkError, pastDeadlineError, redirectError, shapeError } from './errors';
 import type { HttpContext, RawResponse } from './http';
 import { readHeader } from '../headers';
 import { moneyOutcomeOf } from './outcomes';
@@ -86,6 +86,12 @@ export interface ApiRequest {
 	 * `isUnknownOutcome`; a 2xx whose body cannot be read is a success.
 	 */
 	money?: boolean;
+	/**
+	 * A money write's deadline (ms since the epoch; set by the request gate from the once record's
+	 * claim): no attempt starts that could end after it, so the claim is never past its deadline
+	 * while an attempt may still reach the service.
+	 */
+	sendBy?: number;
 	itemIndex?: number;
 }
 
@@ -116,6 +122,12 @@ const unknownOutcomes = new WeakSet<object>();
 export function isUnknownOutcome(error: unknown): boolean {
 	return typeof error === 'object' && error !== null && unknownOutcomes.has(error);
 }
+
+/** An attempt ends at most this long after its Timeout (the deadlines' look, DEADLINE ticks). */
+export const ATTEMPT_SLACK_MS = 2_000;
+
+/** A money write's next attempt could not end by its deadline (ApiRequest.sendBy): not started. */
+class PastDeadline extends Error {}
 
 function unknownOutcome<E extends Error>(error: E): E {
 	unknownOutcomes.add(error);
@@ -317,6 +329,8 @@ export class Transport {
 		let mayHaveReached = false;
 		let deadline: Deadline | undefined;
 		const send = async (): Promise<RawResponse> => {
+			// A money write's deadline: an attempt that could end after it is not started.
+			if (req.sendBy !== undefined && Date.now() + this.options.timeoutMs + ATTEMPT_SLACK_MS > req.sendBy) throw new PastDeadline();
 			// A whole-request deadline: a service that sends its answer a byte at a time cannot hold the node.
 			deadline = this.deadlines.start();
 			options.abortSignal = deadline.signal;
@@ -337,6 +351,12 @@ export class Transport {
 			try {
 				response = await this.pool.run(send, (r) => this.verdict(r, attempt), { held: slot, retry: attempt > 0 });
 			} catch (error) {
+				if (error instanceof PastDeadline) {
+					// Not sent: an earlier attempt's outcome stays unknown, or nothing reached the service.
+					outcome.attempts--;
+					const failure = await this.finish(pastDeadlineError(this.ctx.getNode(), req, outcome, this.options.timeoutMs));
+					throw mayHaveReached ? unknownOutcome(failure) : failure;
+				}
 				const code = deadline?.timedOut === true ? 'ETIMEDOUT' : networkCode(error);
 				const notSent = code !== undefined && NOT_SENT_CODES.has(code);
 				const maybeSent = !notSent && (code === undefined || MAYBE_SENT_CODES.has(code));
