@@ -144,7 +144,7 @@ const REFUND_KEY = { id: 'vsQueueRefKey001', name: 'Queue e2e: refund (key from 
 /**
  * The refunds check 5 kills mid-write, whose claims the once record keeps (key from the request, from
  * the event): Timeout 15 s and Max Retries 0, so the write's window is 20 s + 2 × (15 s + 2 s) = 54 s
- * (gate.ts writeWindow) and its deadline marks are of one minute: its claim is in flight until the
+ * (money/keyStep.ts writeWindow) and its deadline marks are of one minute: its claim is in flight until the
  * end of the minute after the one it was claimed in (1 to 2 minutes), unanswered after.
  */
 const DEADLINE_OPTIONS = { timeoutMs: 15_000, options: { maxRetries: 0 } };
