@@ -747,6 +747,16 @@ describe('the cap and the read-back at their edges', () => {
 		expect(writes()).toBe(1);
 	});
 
+	test('under a Maximum Amount an amount-like value that is not a number is refused (its amount is not known); control: without a cap it goes out', async () => {
+		f.sb.clearRequests();
+		const capped = await f.run(customRefund({ amount: 2, fee: 'two' }, { maxAmount: CAP }));
+		expect(capped.error()?.message).toBe(`Refused: "fee" of "Refund an order" is not a number, so the amount is not known before it is sent; it must be at most ${CAP} ("Maximum Amount")`);
+		expect(writes()).toBe(0);
+		const uncapped = await f.run(customRefund({ amount: 2, fee: 'two' }, {}));
+		expect(uncapped.error()?.message ?? '').not.toMatch(/Refused/);
+		expect(writes()).toBe(1);
+	});
+
 	test('a refund answer without an id is still compared (an amount above the cap fails the item); control: one within it passes', async () => {
 		answerWith({ amount: 999, currency: 'USD' });
 		const above = await f.run({ resource: 'order', operation: 'refund', orderId: rl(refundOrder()), additionalFields: { amount: 2 }, options: { maxAmount: CAP } });
