@@ -757,6 +757,16 @@ describe('the cap and the read-back at their edges', () => {
 		expect(writes()).toBe(1);
 	});
 
+	test('another amount-like value never stands for the own amount: a refund with a fee and no amount is refused under a cap (a full refund); control: with its amount it goes out', async () => {
+		f.sb.clearRequests();
+		const full = await f.run(customRefund({ fee: 2 }, { maxAmount: CAP }));
+		expect(full.error()?.message).toMatch(/^Refused: the amount of "Refund an order" is not known before it is sent \(without an amount it is a full refund\)/);
+		expect(writes()).toBe(0);
+		const sent = await f.run(customRefund({ amount: 2, fee: 2 }, { maxAmount: CAP }));
+		expect(sent.error()?.message ?? '').not.toMatch(/Refused/);
+		expect(writes()).toBe(1);
+	});
+
 	test('a refund answer without an id is still compared (an amount above the cap fails the item); control: one within it passes', async () => {
 		answerWith({ amount: 999, currency: 'USD' });
 		const above = await f.run({ resource: 'order', operation: 'refund', orderId: rl(refundOrder()), additionalFields: { amount: 2 }, options: { maxAmount: CAP } });
