@@ -255,6 +255,27 @@ describe('both budgets: a write one budget refuses holds nothing of the other', 
 	});
 });
 
+describe('both budgets: a write both let through is held by both (issue 53.5, the mutation run)', () => {
+	// A write the day budget admits keeps what it holds of the per-execution budget; control: a per-execution budget that fits the three lets them all out.
+	test.each(PATHS.filter((path) => !path.name.startsWith('Checkout')).map((path) => [path.name, path] as const))('%s', async (_name, path) => {
+		const write = (i: number, amount: number) => ({ ...path.write(i), amount });
+		const three = async (perExecution: number) => {
+			serial++;
+			f.sb.clearRequests();
+			const workflow = { id: `wf_budget_both_held_${serial}`, staticData: {} as IDataObject };
+			const r = await oneExecution(path, { maxTotalPerExecution: perExecution, maxTotalPerDay: 100, concurrency: 1 }, [write(0, 3), write(1, 3), write(2, 2)], workflow);
+			return { errors: r.errors, sent: moneyWrites().length };
+		};
+		const tight = await three(7);
+		expect(tight.errors.slice(0, 2)).toEqual([undefined, undefined]);
+		expect(tight.errors[2]).toMatch(/would pass the \\?"Maximum Total per Execution\\?" of 7: 6 already spent/);
+		expect(tight.sent).toBe(2);
+		const roomy = await three(8);
+		expect(roomy.errors).toEqual([undefined, undefined, undefined]);
+		expect(roomy.sent).toBe(3);
+	});
+});
+
 describe('what counts: an unknown outcome is spent, a write that provably did not happen is not', () => {
 	const KINDS = [
 		{ name: '500 after commit (unknown)', fault: { kind: 'commit-then-500' as const }, counts: true },
