@@ -570,6 +570,28 @@ describe('what a budget counts: the currency the write moves, the largest amount
 	});
 });
 
+describe('what the service recorded, without a currency in its answer, counts in the write\'s currency (issue 53.5, the mutation run)', () => {
+	test.each(RULES)('%s: a refund of 1 recorded as 4 leaves no room for another of 1 under a budget of 4.5; control: recorded as 1, both go out', async (rule) => {
+		const path = PATHS[0];
+		const options = rule === 'per execution' ? { maxTotalPerExecution: 4.5 } : { maxTotalPerDay: 4.5 };
+		for (const recorded of [4, 1]) {
+			serial++;
+			f.sb.clearRequests();
+			f.sb.faults.add({ kind: 'reply', status: 200, match: { method: 'POST', path: MONEY }, reply: { body: { ok: true, data: { id: `rf_nocurrency${String(serial).padStart(8, '0')}`, amount: recorded } } } });
+			const r = await oneExecution(path, { ...options, concurrency: 1 }, [{ ...path.write(0), amount: 1 }, { ...path.write(1), amount: 1 }], { id: `wf_budget_nocurrency_${serial}`, staticData: {} });
+			f.sb.faults.clear();
+			if (recorded === 4) {
+				expect(r.errors[0]).toMatch(/The service recorded amount 4 where 1 was asked/);
+				expect(r.errors[1]).toMatch(/Refused: this write of 1 .* would pass the/);
+				expect(moneyWrites()).toHaveLength(1);
+			} else {
+				expect(r.errors).toEqual([undefined, undefined]);
+				expect(moneyWrites()).toHaveLength(2);
+			}
+		}
+	});
+});
+
 describe('a read the gate makes before a write never waits for the slot its own item holds', () => {
 	// With Concurrency 1 a single-request item holds the only slot of the pool before it is admitted;
 	// a read the gate makes for it (a refund's currency; Pay's total, whose run hatch holds none) must
