@@ -336,6 +336,28 @@ describe('what counts: an unknown outcome is spent, a write that provably did no
 	});
 });
 
+describe('a write given back gives back its own amount only (issue 53.5, the mutation run)', () => {
+	test('per execution: 3 out, 2 answered 400 (given back), then 4: refused under 6 (3 still spent); control: under 7 it goes out', async () => {
+		for (const budget of [6, 7]) {
+			serial++;
+			const [a, b, c] = orders(3);
+			f.sb.faults.add({ kind: 'reply', status: 400, match: { method: 'POST', path: new RegExp(`/orders/${b}/refund$`) }, reply: { body: { ok: false, error: { code: 'bad_request', message: 'no (injected)' } } } });
+			f.sb.clearRequests();
+			const r = await oneExecution(PATHS[0], { maxTotalPerExecution: budget, concurrency: 1 }, [{ order: a, amount: 3 }, { order: b, amount: 2 }, { order: c, amount: 4 }], { id: `wf_budget_giveback_${serial}`, staticData: {} });
+			f.sb.faults.clear();
+			expect(r.errors[0]).toBeUndefined();
+			expect(r.errors[1]).toBeDefined();
+			if (budget === 6) {
+				expect(r.errors[2]).toMatch(/would pass the "Maximum Total per Execution" of 6: 3 already spent in this execution, 3 left/);
+				expect(moneyWrites().filter((q) => q.path.includes(c))).toHaveLength(0);
+			} else {
+				expect(r.errors[2]).toBeUndefined();
+				expect(moneyWrites().filter((q) => q.path.includes(c))).toHaveLength(1);
+			}
+		}
+	});
+});
+
 describe('per day across workers: units another worker\'s call dropped from n8n\'s store', () => {
 	test('are not handed out again by the process that claimed them, and are put back in the store', async () => {
 		serial++;
