@@ -129,6 +129,8 @@ describe('a budget lets the writes within it go out and refuses the one that wou
 		if (!path.agent) {
 			const left = outputs.slice(0, 2).map((o) => (o.budgetLeft as IDataObject)[rule === 'per execution' ? 'thisExecution' : 'today']);
 			expect(left).toEqual([3, 1]);
+			// Only the budget set is reported: a day budget alone says nothing of the execution's, and the other way round.
+			for (const o of outputs.slice(0, 2)) expect(Object.keys(o.budgetLeft as IDataObject).sort()).toEqual(['currency', rule === 'per execution' ? 'thisExecution' : 'today'].sort());
 		} else {
 			expect(outputs[1].text).toMatch(rule === 'per execution' ? /"thisExecution":1/ : /"today":1/);
 		}
