@@ -478,7 +478,9 @@ describe('guards, as properties of the pieces (both ways)', () => {
 		expect(withoutHidden(parsed, new Set<string>())).toBe(parsed);
 	});
 
-	test('the scan stays linear on hostile text (long runs of the name, quotes and escapes)', () => {
+	// A time bound on scan.ts, which the mutation run (VS_MUTATION_GROUP set) does not mutate: there every
+	// statement is instrumented and the bound measures the instrumentation, so it is left to `npm test`.
+	(process.env.VS_MUTATION_GROUP === undefined ? test : test.skip)('the scan stays linear on hostile text (long runs of the name, quotes and escapes)', () => {
 		const scan = (text: string) => redactSensitiveText(text, { values: true, names: HIDDEN });
 		for (const unit of ['webhookSecret', 'webhookSecret:', '"webhookSecret":"', 'webhookSecret\\"', 'webhookSecret=\\"\\\\', 'webhookSecret:[', 'webhookSecret:{"']) {
 			const small = unit.repeat(2000);
