@@ -767,6 +767,17 @@ describe('the cap and the read-back at their edges', () => {
 		expect(writes()).toBe(1);
 	});
 
+	test('Pay: a budget counts an amount-like value the request carries above the session\'s total; control: one below it counts the total', async () => {
+		const t = target('pay', 2);
+		f.sb.clearRequests();
+		const refused = await f.run({ ...own('pay', t, 2), additionalBodyFields: pair('amount', 7), options: { maxTotalPerExecution: 5 } });
+		expect(refused.error()?.message).toMatch(/^Refused: this write of 7 \S+ would pass the "Maximum Total per Execution" of 5: 0 already spent/);
+		expect(writes()).toBe(0);
+		const within = await f.run({ ...own('pay', t, 2), additionalBodyFields: pair('amount', 1), options: { maxTotalPerExecution: 5 } });
+		expect(within.error()?.message ?? '').not.toMatch(/Refused/);
+		expect(writes()).toBe(1);
+	});
+
 	test('a refund answer without an id is still compared (an amount above the cap fails the item); control: one within it passes', async () => {
 		answerWith({ amount: 999, currency: 'USD' });
 		const above = await f.run({ resource: 'order', operation: 'refund', orderId: rl(refundOrder()), additionalFields: { amount: 2 }, options: { maxAmount: CAP } });
