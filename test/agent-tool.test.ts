@@ -80,6 +80,20 @@ describe('the limits on an agent are the user\'s: Maximum Amount or Allow Agent 
 	});
 });
 
+describe('issue 53.5: an agent\'s Custom API Call to a money route needs a Maximum Amount (the gate\'s agent rule, not the operation\'s setup check)', () => {
+	test.each(AGENT_ROUTES)('%s: a refund route called with Allow Agent Writes and no Maximum Amount is refused, nothing sent; control: the same call under a Maximum Amount goes out', async (route) => {
+		const id = orderId();
+		const call = (options: IDataObject) => ({ resource: 'custom', operation: 'request', method: 'POST', path: `/v2/stores/{storeId}/orders/${id}/refund`, body: '{"amount": 1}', options });
+		f.sb.clearRequests();
+		const uncapped = await runAsAgentTool(route, call({ allowAgentWrites: true }), {}, f.credentials);
+		expect(uncapped.text).toMatch(/Refused: this call moves money and the node has no "Maximum Amount" for AI agents/);
+		expect(f.requests().filter((q) => q.path.endsWith('/refund'))).toHaveLength(0);
+		const capped = await runAsAgentTool(route, call({ allowAgentWrites: true, maxAmount: 5 }), {}, f.credentials);
+		expect(capped.text).not.toMatch(/Refused/);
+		expect(f.requests().filter((q) => q.path.endsWith('/refund'))).toHaveLength(1);
+	});
+});
+
 test('a full refund (no amount) and a checkout payment whose session total cannot be read first are refused to an agent; nothing is written', async () => {
 	const full = await runAsTool({ resource: 'order', operation: 'refund', orderId: rl(orderId()), options: { maxAmount: 5 } });
 	expect(full.error()?.message).toMatch(/^Refused: the amount of "Refund an order" is not known before it is sent/);

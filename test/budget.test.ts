@@ -129,6 +129,8 @@ describe('a budget lets the writes within it go out and refuses the one that wou
 		if (!path.agent) {
 			const left = outputs.slice(0, 2).map((o) => (o.budgetLeft as IDataObject)[rule === 'per execution' ? 'thisExecution' : 'today']);
 			expect(left).toEqual([3, 1]);
+			// Only the budget set is reported: a day budget alone says nothing of the execution's, and the other way round.
+			for (const o of outputs.slice(0, 2)) expect(Object.keys(o.budgetLeft as IDataObject).sort()).toEqual(['currency', rule === 'per execution' ? 'thisExecution' : 'today'].sort());
 		} else {
 			expect(outputs[1].text).toMatch(rule === 'per execution' ? /"thisExecution":1/ : /"today":1/);
 		}
@@ -255,6 +257,27 @@ describe('both budgets: a write one budget refuses holds nothing of the other', 
 	});
 });
 
+describe('both budgets: a write both let through is held by both (issue 53.5, the mutation run)', () => {
+	// A write the day budget admits keeps what it holds of the per-execution budget; control: a per-execution budget that fits the three lets them all out.
+	test.each(PATHS.filter((path) => !path.name.startsWith('Checkout')).map((path) => [path.name, path] as const))('%s', async (_name, path) => {
+		const write = (i: number, amount: number) => ({ ...path.write(i), amount });
+		const three = async (perExecution: number) => {
+			serial++;
+			f.sb.clearRequests();
+			const workflow = { id: `wf_budget_both_held_${serial}`, staticData: {} as IDataObject };
+			const r = await oneExecution(path, { maxTotalPerExecution: perExecution, maxTotalPerDay: 100, concurrency: 1 }, [write(0, 3), write(1, 3), write(2, 2)], workflow);
+			return { errors: r.errors, sent: moneyWrites().length };
+		};
+		const tight = await three(7);
+		expect(tight.errors.slice(0, 2)).toEqual([undefined, undefined]);
+		expect(tight.errors[2]).toMatch(/would pass the \\?"Maximum Total per Execution\\?" of 7: 6 already spent/);
+		expect(tight.sent).toBe(2);
+		const roomy = await three(8);
+		expect(roomy.errors).toEqual([undefined, undefined, undefined]);
+		expect(roomy.sent).toBe(3);
+	});
+});
+
 describe('what counts: an unknown outcome is spent, a write that provably did not happen is not', () => {
 	const KINDS = [
 		{ name: '500 after commit (unknown)', fault: { kind: 'commit-then-500' as const }, counts: true },
@@ -311,6 +334,28 @@ describe('what counts: an unknown outcome is spent, a write that provably did no
 		} else {
 			expect(r.errors[1]).toBeUndefined();
 			expect(moneyWrites().filter((q) => q.path.includes(b))).toHaveLength(1);
+		}
+	});
+});
+
+describe('a write given back gives back its own amount only (issue 53.5, the mutation run)', () => {
+	test('per execution: 3 out, 2 answered 400 (given back), then 4: refused under 6 (3 still spent); control: under 7 it goes out', async () => {
+		for (const budget of [6, 7]) {
+			serial++;
+			const [a, b, c] = orders(3);
+			f.sb.faults.add({ kind: 'reply', status: 400, match: { method: 'POST', path: new RegExp(`/orders/${b}/refund$`) }, reply: { body: { ok: false, error: { code: 'bad_request', message: 'no (injected)' } } } });
+			f.sb.clearRequests();
+			const r = await oneExecution(PATHS[0], { maxTotalPerExecution: budget, concurrency: 1 }, [{ order: a, amount: 3 }, { order: b, amount: 2 }, { order: c, amount: 4 }], { id: `wf_budget_giveback_${serial}`, staticData: {} });
+			f.sb.faults.clear();
+			expect(r.errors[0]).toBeUndefined();
+			expect(r.errors[1]).toBeDefined();
+			if (budget === 6) {
+				expect(r.errors[2]).toMatch(/would pass the "Maximum Total per Execution" of 6: 3 already spent in this execution, 3 left/);
+				expect(moneyWrites().filter((q) => q.path.includes(c))).toHaveLength(0);
+			} else {
+				expect(r.errors[2]).toBeUndefined();
+				expect(moneyWrites().filter((q) => q.path.includes(c))).toHaveLength(1);
+			}
 		}
 	});
 });
@@ -546,6 +591,28 @@ describe('what a budget counts: the currency the write moves, the largest amount
 			}
 		}
 		f.sb.disagree.on = false;
+	});
+});
+
+describe('what the service recorded, without a currency in its answer, counts in the write\'s currency (issue 53.5, the mutation run)', () => {
+	test.each(RULES)('%s: a refund of 1 recorded as 4 leaves no room for another of 1 under a budget of 4.5; control: recorded as 1, both go out', async (rule) => {
+		const path = PATHS[0];
+		const options = rule === 'per execution' ? { maxTotalPerExecution: 4.5 } : { maxTotalPerDay: 4.5 };
+		for (const recorded of [4, 1]) {
+			serial++;
+			f.sb.clearRequests();
+			f.sb.faults.add({ kind: 'reply', status: 200, match: { method: 'POST', path: MONEY }, reply: { body: { ok: true, data: { id: `rf_nocurrency${String(serial).padStart(8, '0')}`, amount: recorded } } } });
+			const r = await oneExecution(path, { ...options, concurrency: 1 }, [{ ...path.write(0), amount: 1 }, { ...path.write(1), amount: 1 }], { id: `wf_budget_nocurrency_${serial}`, staticData: {} });
+			f.sb.faults.clear();
+			if (recorded === 4) {
+				expect(r.errors[0]).toMatch(/The service recorded amount 4 where 1 was asked/);
+				expect(r.errors[1]).toMatch(/Refused: this write of 1 .* would pass the/);
+				expect(moneyWrites()).toHaveLength(1);
+			} else {
+				expect(r.errors).toEqual([undefined, undefined]);
+				expect(moneyWrites()).toHaveLength(2);
+			}
+		}
 	});
 });
 

@@ -16,7 +16,10 @@ import axios from 'axios';
 import fc from 'fast-check';
 import type { IDataObject } from 'n8n-workflow';
 
+import { CUT_TOO_DEEP, MAX_DEPTH } from '../nodes/shared/redaction/cardData';
 import { DECLARED_SECRET_FIELDS, PRODUCT_SECRET_FIELDS, withoutHidden } from '../nodes/shared/redaction/hidden';
+
+type IDataObjectLike = Record<string, unknown>;
 import { redactSensitiveText } from '../nodes/shared/redaction/scan';
 import { Redactor } from '../nodes/shared/redaction/secrets';
 import { resources } from '../nodes/VaultStore/resources';
@@ -439,7 +442,45 @@ describe('guards, as properties of the pieces (both ways)', () => {
 		expect((error as unknown as IDataObject).context).toEqual({ product: LOOK_ALIKES, list: [{ id: 'prd_1' }] });
 	});
 
-	test('the scan stays linear on hostile text (long runs of the name, quotes and escapes)', () => {
+	// Issue 53.5, the mutation run (docs/reliability.md "Mutation testing"): the edges of withoutHidden.
+	const nested = (levels: number): IDataObjectLike => {
+		let value: IDataObjectLike = { webhookSecret: 'deep', keep: 1 };
+		for (let i = 1; i < levels; i++) value = { inner: value };
+		return value;
+	};
+	const depthOf = (value: unknown): number => (value !== null && typeof value === 'object' ? 1 + depthOf((value as IDataObjectLike).inner) : 0);
+
+	test(`a value nested deeper than ${MAX_DEPTH} levels is cut there, saying so; control: ${MAX_DEPTH} levels are read whole`, () => {
+		const whole = withoutHidden({ webhookSecret: 'top', ...nested(MAX_DEPTH) }, HIDDEN) as IDataObjectLike;
+		expect(keysOf(whole)).not.toContain('webhookSecret');
+		expect(depthOf(whole)).toBe(MAX_DEPTH);
+		expect(JSON.stringify(whole)).not.toContain(CUT_TOO_DEEP);
+		const cut = withoutHidden({ webhookSecret: 'top', ...nested(MAX_DEPTH + 1) }, HIDDEN);
+		expect(JSON.stringify(cut)).toContain(CUT_TOO_DEEP);
+		expect(JSON.stringify(cut)).not.toMatch(/webhookSecret|"deep"|"top"/);
+	});
+
+	test('with nothing declared the value is returned as it is, however deep (control: with the declared field it is cut)', () => {
+		const deep = nested(MAX_DEPTH + 2);
+		expect(withoutHidden(deep, new Set<string>())).toBe(deep);
+		expect(withoutHidden(deep, HIDDEN)).not.toBe(deep);
+	});
+
+	test('a record without a prototype is read as a record (its declared field goes); a parsed "__proto__" field stays a plain field, read too', () => {
+		const bare = Object.assign(Object.create(null) as IDataObjectLike, { webhookSecret: 's', id: 'prod_1' });
+		expect(withoutHidden({ product: bare }, HIDDEN)).toEqual({ product: { id: 'prod_1' } });
+		const parsed = JSON.parse('{"__proto__": {"webhookSecret": "s", "id": "prod_2"}, "name": "n"}') as IDataObjectLike;
+		const out = withoutHidden(parsed, HIDDEN) as IDataObjectLike;
+		expect(Object.getPrototypeOf(out)).toBe(Object.prototype);
+		expect(Object.keys(out)).toEqual(['__proto__', 'name']);
+		expect(JSON.stringify(out)).toBe('{"__proto__":{"id":"prod_2"},"name":"n"}');
+		// Control: the same record read as it came (nothing declared) is unchanged.
+		expect(withoutHidden(parsed, new Set<string>())).toBe(parsed);
+	});
+
+	// A time bound on scan.ts, which the mutation run (VS_MUTATION_GROUP set) does not mutate: there every
+	// statement is instrumented and the bound measures the instrumentation, so it is left to `npm test`.
+	(process.env.VS_MUTATION_GROUP === undefined ? test : test.skip)('the scan stays linear on hostile text (long runs of the name, quotes and escapes)', () => {
 		const scan = (text: string) => redactSensitiveText(text, { values: true, names: HIDDEN });
 		for (const unit of ['webhookSecret', 'webhookSecret:', '"webhookSecret":"', 'webhookSecret\\"', 'webhookSecret=\\"\\\\', 'webhookSecret:[', 'webhookSecret:{"']) {
 			const small = unit.repeat(2000);

@@ -690,3 +690,114 @@ test("n8n's Retry: one key typed as a constant for two orders' refunds in two ru
 	expect(f.requests().filter((q) => q.path.includes(b.id))).toHaveLength(0);
 	expect([refunds(a.id) - before.a, refunds(b.id) - before.b]).toEqual([1, 0]);
 });
+
+/**
+ * Issue 53.5, the mutation run (docs/reliability.md "Mutation testing"): the cap's and the
+ * read-back's rules at their edges, each with a control, so a broken comparison or a dropped
+ * condition fails a test.
+ */
+describe('the cap and the read-back at their edges', () => {
+	const refundOrder = () => f.sb.state.orders.filter((o) => o.payment.status === 'COMPLETED' && o.amount >= 30)[nextOrder++ % 50].id;
+	const customRefund = (body: IDataObject, options: IDataObject) => ({ resource: 'custom', operation: 'request', method: 'POST', path: `/v2/stores/{storeId}/orders/${refundOrder()}/refund`, body: JSON.stringify(body), options });
+	const answerWith = (data: IDataObject) => f.sb.faults.add({ kind: 'reply', status: 200, match: { method: 'POST', path: MONEY_ROUTE }, reply: { body: { ok: true, data } } });
+
+	test('an amount at the Maximum Amount goes out and its read-back at the maximum is a match; control: a cent above is refused', async () => {
+		f.sb.clearRequests();
+		const at = await f.run({ resource: 'payout', operation: 'create', amount: CAP, options: { maxAmount: CAP } });
+		expect(at.error()).toBeUndefined();
+		expect(at.output()[0].json).toMatchObject({ amount: CAP });
+		expect(writes()).toBe(1);
+		f.sb.clearRequests();
+		const above = await f.run({ resource: 'payout', operation: 'create', amount: CAP + 0.01, options: { maxAmount: CAP } });
+		expect(above.error()?.message).toBe(`Refused: the amount ${CAP + 0.01} is above the maximum of ${CAP} set for this node ("Maximum Amount")`);
+		expect(writes()).toBe(0);
+	});
+
+	test('Pay: a session total at the Maximum Amount goes out; control: above it is refused', async () => {
+		const at = target('pay', CAP);
+		f.sb.clearRequests();
+		const r = await f.run({ ...own('pay', at, CAP), options: { maxAmount: CAP } });
+		expect(r.error()).toBeUndefined();
+		expect(writes()).toBe(1);
+		const above = target('pay', CAP + 1);
+		f.sb.clearRequests();
+		const refused = await f.run({ ...own('pay', above, CAP + 1), options: { maxAmount: CAP } });
+		expect(refused.error()?.message).toBe(`Refused: the amount ${CAP + 1} is above the maximum of ${CAP} set for this node ("Maximum Amount")`);
+		expect(writes()).toBe(0);
+	});
+
+	test('other amount-like values of 0 (a fee, a nested line\'s amount) do not stand for the own amount: the refund goes out under a cap; control: its own amount 0 is refused', async () => {
+		f.sb.clearRequests();
+		const sent = await f.run(customRefund({ amount: 2, fee: 0, lines: [{ amount: 0 }] }, { maxAmount: CAP }));
+		expect(sent.error()?.message ?? '').not.toMatch(/Refused/);
+		expect(writes()).toBe(1);
+		f.sb.clearRequests();
+		const zero = await f.run(customRefund({ amount: 0, fee: 2 }, { maxAmount: CAP }));
+		expect(zero.error()?.message).toBe('Refused: "amount" of "Refund an order" is 0; an amount must be more than 0');
+		expect(writes()).toBe(0);
+	});
+
+	test('a budget counts the largest amount the request carries wherever it stands (a fee above the amount, before a smaller nested one); control: a smaller fee goes out', async () => {
+		f.sb.clearRequests();
+		const refused = await f.run(customRefund({ amount: 2, fee: 7, lines: [{ amount: 1 }] }, { maxTotalPerExecution: 5 }));
+		expect(refused.error()?.message).toMatch(/^Refused: this write of 7 \S+ would pass the "Maximum Total per Execution" of 5: 0 already spent/);
+		expect(writes()).toBe(0);
+		const within = await f.run(customRefund({ amount: 2, fee: 3, lines: [{ amount: 1 }] }, { maxTotalPerExecution: 5 }));
+		expect(within.error()?.message ?? '').not.toMatch(/Refused/);
+		expect(writes()).toBe(1);
+	});
+
+	test('under a Maximum Amount an amount-like value that is not a number is refused (its amount is not known); control: without a cap it goes out', async () => {
+		f.sb.clearRequests();
+		const capped = await f.run(customRefund({ amount: 2, fee: 'two' }, { maxAmount: CAP }));
+		expect(capped.error()?.message).toBe(`Refused: "fee" of "Refund an order" is not a number, so the amount is not known before it is sent; it must be at most ${CAP} ("Maximum Amount")`);
+		expect(writes()).toBe(0);
+		const uncapped = await f.run(customRefund({ amount: 2, fee: 'two' }, {}));
+		expect(uncapped.error()?.message ?? '').not.toMatch(/Refused/);
+		expect(writes()).toBe(1);
+	});
+
+	test('another amount-like value never stands for the own amount: a refund with a fee and no amount is refused under a cap (a full refund); control: with its amount it goes out', async () => {
+		f.sb.clearRequests();
+		const full = await f.run(customRefund({ fee: 2 }, { maxAmount: CAP }));
+		expect(full.error()?.message).toMatch(/^Refused: the amount of "Refund an order" is not known before it is sent \(without an amount it is a full refund\)/);
+		expect(writes()).toBe(0);
+		const sent = await f.run(customRefund({ amount: 2, fee: 2 }, { maxAmount: CAP }));
+		expect(sent.error()?.message ?? '').not.toMatch(/Refused/);
+		expect(writes()).toBe(1);
+	});
+
+	test('Pay: a budget counts an amount-like value the request carries above the session\'s total; control: one below it counts the total', async () => {
+		const t = target('pay', 2);
+		f.sb.clearRequests();
+		const refused = await f.run({ ...own('pay', t, 2), additionalBodyFields: pair('amount', 7), options: { maxTotalPerExecution: 5 } });
+		expect(refused.error()?.message).toMatch(/^Refused: this write of 7 \S+ would pass the "Maximum Total per Execution" of 5: 0 already spent/);
+		expect(writes()).toBe(0);
+		const within = await f.run({ ...own('pay', t, 2), additionalBodyFields: pair('amount', 1), options: { maxTotalPerExecution: 5 } });
+		expect(within.error()?.message ?? '').not.toMatch(/Refused/);
+		expect(writes()).toBe(1);
+	});
+
+	test('a refund answer without an id is still compared (an amount above the cap fails the item); control: one within it passes', async () => {
+		answerWith({ amount: 999, currency: 'USD' });
+		const above = await f.run({ resource: 'order', operation: 'refund', orderId: rl(refundOrder()), additionalFields: { amount: 2 }, options: { maxAmount: CAP } });
+		f.sb.faults.clear();
+		expect(above.error()?.message).toMatch(/recorded amount 999, above the maximum of 20/);
+		answerWith({ amount: 2, currency: 'USD' });
+		const within = await f.run({ resource: 'order', operation: 'refund', orderId: rl(refundOrder()), additionalFields: { amount: 2 }, options: { maxAmount: CAP } });
+		f.sb.faults.clear();
+		expect(within.error()).toBeUndefined();
+	});
+
+	test('a payout answer without a currency is not compared, never a failure; control: another currency fails the item', async () => {
+		answerWith({ id: 'po_edge000000000001', amount: 3 });
+		const missing = await f.run({ resource: 'payout', operation: 'create', amount: 3, additionalFields: { currency: 'USD' }, options: { maxAmount: CAP } });
+		f.sb.faults.clear();
+		expect(missing.error()).toBeUndefined();
+		expect(missing.output()[0].json).toMatchObject({ id: 'po_edge000000000001', amount: 3 });
+		answerWith({ id: 'po_edge000000000002', amount: 3, currency: 'EUR' });
+		const other = await f.run({ resource: 'payout', operation: 'create', amount: 3, additionalFields: { currency: 'USD' }, options: { maxAmount: CAP } });
+		f.sb.faults.clear();
+		expect(other.error()?.message).toMatch(/recorded currency EUR where USD was asked/);
+	});
+});

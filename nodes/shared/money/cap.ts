@@ -8,7 +8,7 @@ import type { MoneyRoute } from './routes';
  * - under a Maximum Amount: the own amount is present and a number (other amount-like fields are
  *   checked too but never stand in for it; a route without a declared amount needs at least one
  *   amount-like value), and every amount-like value is at or below the maximum.
- * Returns the refusal message, or undefined; and the amount the request asks for, when known.
+ * Returns the refusal message, or undefined; and the largest amount it read (what a budget counts).
  */
 export interface CapInput {
 	route: MoneyRoute;
@@ -22,8 +22,6 @@ export interface CapInput {
 
 export interface CapVerdict {
 	refusal?: string;
-	/** The amount the request moves (own amount, the amount read first, or the highest found). */
-	amount?: number;
 	/** The largest amount the cap read (every amount-like value of body and query, the amount read first): what a budget counts. */
 	largest?: number;
 }
@@ -41,7 +39,6 @@ export function checkAmounts({ route, body, query, max, known }: CapInput): CapV
 	const { spec, name } = route;
 	const found = amountsIn(body, query);
 	const own = spec.amount;
-	let ownAmount: number | undefined;
 	let ownGiven = false;
 	let highest: number | undefined;
 	for (const { path, name: key, value, topLevel } of found) {
@@ -60,17 +57,15 @@ export function checkAmounts({ route, body, query, max, known }: CapInput): CapV
 			return { refusal: `Refused: "${path}" of "${name}" is ${n}; an amount must be more than 0` };
 		}
 		if (max !== undefined && n > max) return { refusal: aboveMax(n, max) };
-		if (isOwn) ownAmount = ownAmount === undefined ? n : Math.max(ownAmount, n);
 		highest = highest === undefined ? n : Math.max(highest, n);
 	}
 	if (known !== undefined && max !== undefined && known > max) return { refusal: aboveMax(known, max) };
 	// A read-first amount of 0 or less is not a payment the node can hold to a cap: what would it charge?
 	if (known !== undefined && max !== undefined && known <= 0) return { refusal: `Refused: "${name}" states an amount of ${known}, so what it will charge is not known; it must be more than 0 and at most ${max} ("Maximum Amount")` };
-	const amount = ownAmount ?? known ?? (own === undefined && spec.readFirst === undefined ? highest : undefined);
 	const largest = highest === undefined ? known : known === undefined ? highest : Math.max(highest, known);
 	if (max !== undefined) {
 		const needsOwn = own !== undefined ? !ownGiven : spec.readFirst !== undefined ? known === undefined : highest === undefined;
 		if (needsOwn) return { refusal: unknownAmount(name, max, spec.withoutAmount) };
 	}
-	return { amount, ...(largest !== undefined ? { largest } : {}) };
+	return largest !== undefined ? { largest } : {};
 }
