@@ -437,8 +437,7 @@ export class Transport {
 			}
 			const failure = await this.finish(apiError(this.ctx.getNode(), req, status, body, outcome, this.options.maxRetryAfterMs));
 			// Failed (the spec's service does not store a 5xx or 408: a repeat re-executes), or unanswered on every try (outcomes.ts).
-			const says = moneyOutcomeOf(status);
-			const unknown = req.money && (says === 'failed' || (says === 'unanswered' && req.idempotencyKey !== undefined) || mayHaveReached);
+			const unknown = req.money && (moneyOutcomeOf(status) === 'failed' || unanswered(status, req) || mayHaveReached);
 			throw unknown ? unknownOutcome(failure) : failure;
 		}
 	}
