@@ -543,6 +543,66 @@ describe('what a budget counts: the currency the write moves, the largest amount
 		expect(moneyWrites()).toHaveLength(2);
 	});
 
+	// The count made in the recorded currency is asserted where it stays within the budget too (the
+	// mutation run's open case: counted in the currency read instead, the next write of the recorded
+	// one went out past the budget). Per day: a later execution, with honest reads, refunds in the
+	// recorded currency; per execution: a payout in it, stated (no read), in the same run.
+	test.each(PATHS.filter((path) => !path.name.startsWith('Checkout')))('per day: a refund an order answer lied about counts in the currency recorded, for the next execution too: $name', async (path) => {
+		const [a, b] = orders(2);
+		const recordedIn = f.sb.state.orders.find((o) => o.id === a)!.currency;
+		const options = { ...budgetOption('per day'), maxTotalPerDay: 5 };
+		for (const next of [3, 2]) {
+			serial++;
+			const workflow = { id: `wf_budget_recordedin_${serial}`, staticData: {} };
+			f.sb.faults.add({ kind: 'reply', status: 200, count: 10, match: { method: 'GET', path: new RegExp(`/orders/${a}$`) }, reply: { body: { ok: true, data: { id: a, currency: 'JPY' } } } });
+			f.sb.clearRequests();
+			const first = await oneExecution(path, { ...options, concurrency: 1 }, [{ order: a, amount: 3 }], workflow);
+			f.sb.faults.clear();
+			expect(first.errors).toEqual([undefined]);
+			// The next execution reads honestly: the order is in the currency the service recorded.
+			expect(f.sb.state.orders.find((o) => o.id === b)!.currency).toBe(recordedIn);
+			const second = await oneExecution(path, { ...options, concurrency: 1 }, [{ order: b, amount: next }], workflow);
+			if (next === 3) {
+				expect(second.errors[0]).toMatch(new RegExp(`Refused: this write of 3 ${recordedIn} would pass the .*of 5: 3 already spent`));
+				expect(moneyWrites()).toHaveLength(1);
+			} else {
+				// Control: what fits beside the 3 recorded goes out.
+				expect(second.errors).toEqual([undefined]);
+				expect(moneyWrites()).toHaveLength(2);
+			}
+		}
+	});
+
+	test('per execution: a refund an order answer lied about counts in the currency recorded: a payout in it, stated, is held against it (Custom API Call)', async () => {
+		const [a] = orders(1);
+		const recordedIn = f.sb.state.orders.find((o) => o.id === a)!.currency;
+		const custom: Path = {
+			name: 'Custom API Call (store)',
+			parameters: (options) => ({ resource: 'custom', operation: 'request', method: 'POST', path: '={{ $json.path }}', body: '={{ JSON.stringify($json.body) }}', options }),
+			write: () => ({}),
+		};
+		for (const payout of [3, 2]) {
+			serial++;
+			f.sb.faults.add({ kind: 'reply', status: 200, count: 10, match: { method: 'GET', path: new RegExp(`/orders/${a}$`) }, reply: { body: { ok: true, data: { id: a, currency: 'JPY' } } } });
+			f.sb.clearRequests();
+			const r = await oneExecution(custom, { maxTotalPerExecution: 5, concurrency: 1 }, [
+				{ path: `/v2/stores/{storeId}/orders/${a}/refund`, body: { amount: 3 } },
+				{ path: '/v2/stores/{storeId}/payouts', body: { amount: payout, currency: recordedIn } },
+			], { id: `wf_budget_recordedin_exec_${serial}`, staticData: {} });
+			f.sb.faults.clear();
+			expect(r.errors[0]).toBeUndefined();
+			const payouts = f.requests().filter((q) => q.method === 'POST' && /\/payouts$/.test(q.path));
+			if (payout === 3) {
+				expect(r.errors[1]).toMatch(new RegExp(`Refused: this write of 3 ${recordedIn} would pass the .*of 5: 3 already spent`));
+				expect(payouts).toHaveLength(0);
+			} else {
+				// Control: the payout that fits beside the 3 recorded goes out.
+				expect(r.errors[1]).toBeUndefined();
+				expect(payouts).toHaveLength(1);
+			}
+		}
+	});
+
 	// The largest amount the cap reads: another amount-like name in the query string counts, on every path.
 	const QUERY_PATHS: Path[] = [
 		{ name: 'Amount field + Additional Query Parameters', parameters: (o) => ({ ...refundOf('={{ $json.amount }}', '={{ $json.order }}', o), additionalQueryParameters: { pair: [{ name: 'total', value: '={{ $json.total }}' }] } }), write: () => ({}) },
