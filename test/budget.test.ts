@@ -338,6 +338,33 @@ describe('what counts: an unknown outcome is spent, a write that provably did no
 	});
 });
 
+describe('budgets that differ per item (an expression per item): a write refused by a budget only it has gives back nothing it did not hold', () => {
+	// Item 1 under Maximum Total per Execution 5 spends 3; item 2, under a day budget of 1 only, is
+	// refused by it (it held nothing of the execution's total, so it gives nothing back); item 3 under
+	// 5 again would make 6: refused. (Before the mutation run's open case was tested, a refused
+	// write giving back what it never held went unnoticed.) Control: item 3 of 2 goes out.
+	test.each([3, 2])('item 3 of %d', async (third) => {
+		serial++;
+		const [a, b, c] = orders(3);
+		f.sb.clearRequests();
+		const path: Path = { name: 'per item', parameters: (o) => refundOf('={{ $json.amount }}', '={{ $json.order }}', o), write: () => ({}) };
+		const r = await oneExecution(path, { maxTotalPerExecution: '={{ $json.pe }}', maxTotalPerDay: '={{ $json.pd }}', concurrency: 1 }, [
+			{ order: a, amount: 3, pe: 5 },
+			{ order: b, amount: 2, pd: 1 },
+			{ order: c, amount: third, pe: 5 },
+		], { id: `wf_budget_peritem_${serial}`, staticData: {} });
+		expect(r.errors[0]).toBeUndefined();
+		expect(r.errors[1]).toMatch(/Refused: this write of 2 .* would pass the "Maximum Total per Day" of 1/);
+		if (third === 3) {
+			expect(r.errors[2]).toMatch(/Refused: this write of 3 .* would pass the "Maximum Total per Execution" of 5: 3 already spent/);
+			expect(moneyWrites()).toHaveLength(1);
+		} else {
+			expect(r.errors[2]).toBeUndefined();
+			expect(moneyWrites()).toHaveLength(2);
+		}
+	});
+});
+
 describe('a write given back gives back its own amount only (issue 53.5, the mutation run)', () => {
 	test('per execution: 3 out, 2 answered 400 (given back), then 4: refused under 6 (3 still spent); control: under 7 it goes out', async () => {
 		for (const budget of [6, 7]) {
