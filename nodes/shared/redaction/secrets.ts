@@ -22,7 +22,6 @@ import { CUT_TOO_DEEP, isSecurityCodeName, MAX_DEPTH, REDACTED } from './cardDat
 import { DECLARED_SECRET_FIELDS } from './hidden';
 import { blankSpreadLeaves, eachKey, eachLeafText, keysOf, leafTexts } from './leaves';
 import { decodings, ENCODED_WORD, markEncodedWords, PIECE, Pieces } from './pieces';
-import type { QuickScan } from './quick';
 import { cardNumberSpans, redactCardNumberSpans, redactSensitiveText } from './scan';
 
 export { REDACTED };
@@ -251,25 +250,24 @@ export class Redactor {
 	 */
 	private mayMention(value: unknown): boolean {
 		for (const pieces of [this.certain, this.userKeys]) {
-			let scan = pieces.quick();
+			const scan = pieces.quick();
 			if (scan === undefined) continue;
 			if (typeof value === 'string') {
 				scan.feed(value);
 				if (scan.end()) return true;
 				continue;
 			}
-			const leaves = scan;
-			eachLeafText(value, (text) => leaves.feed(text));
-			if (leaves.end()) return true;
-			scan = pieces.quick() as QuickScan;
-			const keys = scan;
+			eachLeafText(value, (text) => scan.feed(text));
+			if (scan.end()) return true;
+			// The keys, read as another text by the same scan made ready again.
+			scan.reset();
 			let first = true;
 			eachKey(value, (key) => {
-				if (!first) keys.feed(' ');
+				if (!first) scan.feed(' ');
 				first = false;
-				keys.feed(key);
+				scan.feed(key);
 			});
-			if (keys.end()) return true;
+			if (scan.end()) return true;
 		}
 		return false;
 	}
