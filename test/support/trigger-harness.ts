@@ -63,6 +63,11 @@ export interface TriggerSetup {
 	credentials: CredentialSet;
 	/** n8n's webhook base URL (what WEBHOOK_URL sets); default HTTPS_WEBHOOK_BASE. */
 	webhookBaseUrl?: string;
+	/**
+	 * Record every item, error and log line for the suite's secret scan (default true). The bench's
+	 * headline row turns it off: it times the node as n8n runs it, without test instrumentation.
+	 */
+	recordForScan?: boolean;
 }
 
 export interface DeliveryRequest {
@@ -192,6 +197,7 @@ export async function createTrigger(setup: TriggerSetup): Promise<TriggerInstanc
 	};
 
 	const scan = (what: string, logStart: number, parts: { items?: INodeExecutionData[]; errors?: unknown[] }) => {
+		if (setup.recordForScan === false) return;
 		recordForScan(`${currentTestName()} / trigger ${what}`, setup.credentials, {
 			items: (parts.items ?? []).map((i) => ({ json: i.json })),
 			errors: parts.errors,
