@@ -4,11 +4,10 @@ import { NodeOperationError } from 'n8n-workflow';
 import { STORE_CREDENTIAL } from '../shared/credentials';
 import { Transport } from '../shared/transport/request';
 import { WEBHOOK_ROUTES, webhookRequest } from '../shared/webhookRoutes';
-import type { TriggerOptions } from './settings';
-import { checkEndpointUrl, checkNote, readEvents, readManageEndpoint, readTriggerOptions, readVersion } from './settings';
+import { readManageEndpoint } from './settings';
 import { bindingOf, checkPreviousSecret, checkSigningSecret, noteRotation, SIGNING_SECRET_FIELD } from './secrets';
 import { httpCodeOf, logContext } from './hookContext';
-import { readOwnership, sameUrl } from './ownership';
+import { readOwnership } from './ownership';
 import {
 	clearStaticData,
 	rememberVersions,
@@ -17,6 +16,8 @@ import {
 	settleRegistrationSecret,
 } from './staticData';
 import type { SignatureVersion } from './verify';
+import type { Settings } from './endpointSettings';
+import { checkUrl, differences, httpsRefusal, readSettings } from './endpointSettings';
 
 /**
  * The trigger's webhook methods, named as n8n names them (webhookMethods.default of the node):
@@ -34,41 +35,6 @@ import type { SignatureVersion } from './verify';
  * was saved before (the previous webhookId, earlier stale ids) is retried instead.
  */
 
-interface Settings {
-	url: string;
-	events: string[];
-	version: SignatureVersion;
-	note: string;
-	options: TriggerOptions;
-}
-
-/** The node's settings; throws a NodeOperationError naming the field for an invalid option or note. */
-function readSettings(ctx: IHookFunctions): Settings {
-	const options = readTriggerOptions(ctx.getNode(), ctx.getNodeParameter('options', {}) as IDataObject);
-	const note = String(ctx.getNodeParameter('note', '') ?? '');
-	// Checked before any request, like the webhook resource's Note.
-	if (options.manageEndpoint) checkNote(ctx.getNode(), note);
-	return {
-		url: ctx.getNodeWebhookUrl('default') ?? '',
-		events: readEvents(ctx.getNodeParameter('events', [])),
-		version: readVersion(ctx.getNodeParameter('signatureVersion', 'V2')),
-		note,
-		options,
-	};
-}
-
-/** The URL this node registers, held to the service's rule before any request (settings.ts, checkEndpointUrl). */
-async function checkUrl(ctx: IHookFunctions, s: Settings): Promise<void> {
-	if (s.url === '') return;
-	let baseUrl: unknown;
-	try {
-		baseUrl = ((await ctx.getCredentials(STORE_CREDENTIAL)) as IDataObject).baseUrl;
-	} catch {
-		// The transport reports a missing credential when it is first used.
-	}
-	checkEndpointUrl(ctx.getNode(), s.url, baseUrl);
-}
-
 type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
 
 /** Runs a request and hands back its result or error, so errors are rethrown outside a catch clause. */
@@ -82,34 +48,6 @@ async function settle<T>(run: () => Promise<T>): Promise<Settled<T>> {
 
 function asRecord(value: unknown): IDataObject {
 	return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as IDataObject) : {};
-}
-
-/** What differs between the remote endpoint and the node: events compare as a set, an absent note as empty. */
-function differences(endpoint: IDataObject, s: Settings): string[] {
-	const remote = Array.isArray(endpoint.eventTypes) ? new Set(endpoint.eventTypes.map(String)) : new Set<string>();
-	const wanted = new Set(s.events);
-	const sameEvents = remote.size === wanted.size && [...wanted].every((event) => remote.has(event));
-	const remoteNote = typeof endpoint.note === 'string' ? endpoint.note : '';
-	return [
-		typeof endpoint.url === 'string' && sameUrl(endpoint.url, s.url) ? '' : 'URL',
-		sameEvents ? '' : 'events',
-		remoteNote === s.note ? '' : 'note',
-		endpoint.signatureVersion === s.version ? '' : 'signature version',
-	].filter((name) => name !== '');
-}
-
-/** The error for an https-only refusal of n8n's http:// webhook URL (400/422), else undefined. */
-function httpsRefusal(ctx: IHookFunctions, s: Settings, error: unknown): NodeOperationError | undefined {
-	const code = httpCodeOf(error);
-	if ((code !== '400' && code !== '422') || s.url.startsWith('https://')) return undefined;
-	const said = (error as { description?: string }).description;
-	return new NodeOperationError(
-		ctx.getNode(),
-		`n8n's webhook URL is ${s.url}; the service only accepts https:// endpoints. Set WEBHOOK_URL to a public https address (e.g. through a tunnel)`,
-		{
-			description: `Set the WEBHOOK_URL environment variable of n8n (for example https://n8n.example.com/) and restart n8n, then activate the workflow again.${said ? ` ${said}` : ''}`,
-		},
-	);
 }
 
 /**
