@@ -6,7 +6,7 @@ import { ID } from '../../../shared/ids';
 import { enumOptions } from '../../../shared/labels';
 import { collectionField, locatorField, returnAllFields } from '../../properties';
 import type { Operation, Params, Resource } from '../../operation';
-import { BILLING_INTERVALS } from '../product';
+import { BILLING_INTERVALS } from '../product/fields';
 
 export const SUBSCRIPTION_STATUSES = ['TRIALING', 'ACTIVE', 'PAST_DUE', 'PAUSED', 'CANCELLED'] as const;
 export const PRORATION_BEHAVIORS = ['IMMEDIATELY', 'END_OF_PERIOD'] as const;
