@@ -14,6 +14,11 @@
  *   'commit-then-500'   run the handler and commit, then answer 500 as if it had failed (the
  *                       500 is not stored under the Idempotency-Key, as the spec says: a repeat
  *                       under the same key runs again)
+ *   'hang-then-commit'  hold the request delayMs (default 1000) with nothing done, then handle it as
+ *                       usual (commit, its answer stored under the Idempotency-Key) and answer a
+ *                       client that may have given up by then: when the node's attempt times out,
+ *                       the write is not made yet, and it is made after all (a repeat under the
+ *                       same key held as long gets the stored answer, a replay)
  *   'commit-then-gateway' run the handler and commit, store its answer under the Idempotency-Key,
  *                       then answer `status` (502 or 504, default 502) as a gateway in front that
  *                       lost the answer: a repeat under the same key gets the stored answer
@@ -44,6 +49,7 @@ export type FaultKind =
 	| 'drop-after-commit'
 	| 'slow'
 	| 'commit-then-500'
+	| 'hang-then-commit'
 	| 'commit-then-gateway'
 	| 'redirect'
 	| 'echo'

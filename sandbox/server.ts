@@ -66,6 +66,8 @@ export interface RequestLogEntry {
 	query: Record<string, unknown>;
 	headers: Record<string, string | string[] | undefined>;
 	body: unknown;
+	/** When it arrived, on the sandbox clock (ms). */
+	at: number;
 	/** Response status; 0 while running or when the socket was dropped. */
 	status: number;
 	dropped?: boolean;
@@ -234,6 +236,8 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
 
 	/** Everything after the body is read: routing, auth, JSON, idempotency, handler. */
 	const dispatch = async (req: IncomingMessage, entry: RequestLogEntry, raw: Buffer, fault: FaultSpec | undefined): Promise<Reply> => {
+		// Held with nothing done; then handled as usual, for a client that may have given up meanwhile.
+		if (fault?.kind === 'hang-then-commit') await timers.sleep(fault.delayMs ?? 1000);
 		const method = entry.method as Method;
 		const path = normalizePath(entry.path);
 		const style = errorStyle(path);
@@ -315,6 +319,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
 			query: parseQuery(url.search),
 			headers: redactHeaders(req.headers),
 			body: undefined,
+			at: clock.now(),
 			status: 0,
 		};
 		requests.push(entry);

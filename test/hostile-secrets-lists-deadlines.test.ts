@@ -2,19 +2,26 @@
  * Issue 27, hostile service round 2: secrets, signatures, lists and deadlines. Each
  * describe block is one numbered item of the issue and runs the node's real code inside
  * n8n-core against the sandbox's hostile mode (sb.hostile, sb.faults) over real HTTP.
+ * Item 10 is issue 53's: a money write's deadline against a service that answers after the
+ * Timeout and makes the write anyway.
  */
 import { randomUUID } from 'node:crypto';
 
-import type { IDataObject } from 'n8n-workflow';
+import { DataDeduplicationService } from 'n8n-core';
+import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
 import { signedHeaders } from '../sandbox/deliveries';
 import type { WebhookEndpoint } from '../sandbox/state';
 import fc from 'fast-check';
 
+import { ANSWER_MS, writeWindow } from '../nodes/shared/money/keyStep';
 import { Redactor } from '../nodes/shared/redaction/secrets';
+import { ATTEMPT_SLACK_MS } from '../nodes/shared/transport/request';
 import { testCredential } from './support/credential-tester';
 import { jsonOf, useSandbox } from './support/fixtures';
-import { logLines } from './support/harness';
+import type { NodeSpec } from './support/harness';
+import { logLines, runNodes } from './support/harness';
+import { delivery, MemoryDeduplicator, REFUND, TRIGGER } from './support/once-record-support';
 import { serialiseAll } from './support/secret-scan';
 import type { TriggerInstance } from './support/trigger-harness';
 import { createTrigger, registeredEndpoint, withStoreFields } from './support/trigger-harness';
@@ -575,4 +582,174 @@ describe('9b/9d. Retry-After: a negative value still backs off; a far-future one
 		const r = await f.run({ resource: 'order', operation: 'get', orderId: rl(order.id) });
 		expect(r.error()?.message).toBe(`Rate limit reached (HTTP 429): the service asked to wait ${words}, longer than the node waits (120 s)`);
 	});
+});
+
+/**
+ * Issue 53 (points 1 and 4), the deadline of a money write against a service that holds it past
+ * the Timeout and makes it afterwards (fault 'hang-then-commit': when the node's attempt times out
+ * nothing is made yet; it is made later all the same). The once record keeps the write's claim in
+ * flight only until its deadline (money/keyStep.ts writeWindow: Timeout × attempts and the pauses,
+ * at most 32 minutes); the transport starts no attempt that could end after it (ApiRequest.sendBy,
+ * ATTEMPT_SLACK_MS), and after it a claim without an outcome is sent again once, under the same
+ * Idempotency-Key. Runs on an in-memory deduplication store that behaves as n8n 2.8.4's (the
+ * record's in-flight and deadline marks live there). Each row has a control where the service
+ * answers in time: the write goes out once and succeeds.
+ */
+describe('10. (issue 53) a money write never outlives its deadline, against a service that answers after the Timeout and makes the write anyway', () => {
+	const store = new MemoryDeduplicator();
+	beforeAll(async () => {
+		await DataDeduplicationService.init(store);
+	});
+	const MONEY = /\/(orders\/[^/]+\/refund|payouts)$/;
+	const writesSince = (mark: number) => f.sb.requests.slice(mark).filter((q) => q.method === 'POST' && MONEY.test(q.path));
+	const secretsIn = (text: string) => [f.sb.store.secretKey, f.sb.store.signingSecret].filter((s) => text.includes(s));
+	const completed = () => f.sb.state.orders.filter((o) => o.payment.status === 'COMPLETED' && o.amount >= 10);
+	let serial = 0;
+
+	/** A refund fed by the trigger (the event's key) or a payout under a key of the user's: both are claimed in the once record. */
+	function write(kind: 'refund' | 'payout', options: IDataObject): { nodes: NodeSpec[]; input: INodeExecutionData[]; name: string; workflowId: string } {
+		serial++;
+		const workflowId = `wf_deadline_${serial}`;
+		if (kind === 'payout') {
+			return {
+				nodes: [{ name: 'Money', id: `deadline-payout-${serial}`, parameters: { resource: 'payout', operation: 'create', amount: 5, options: { ...options, idempotencyKey: `deadline-payout-${serial}` } } }],
+				input: [{ json: {} }],
+				name: 'Create a payout',
+				workflowId,
+			};
+		}
+		const order = completed()[serial % completed().length];
+		return {
+			nodes: [TRIGGER, { ...REFUND, name: 'Money', id: `deadline-refund-${serial}`, parameters: { ...REFUND.parameters, options } }],
+			input: [delivery(`msg_deadline_${serial}`, order.id)],
+			name: 'Refund an order',
+			workflowId,
+		};
+	}
+
+	// Timeout 300 ms, Max Retries 2: three attempts, and a write window (from the claim, without the
+	// 20 s for the answer to reach the store) of 4 × (300 ms + 2 s) + 250 + 500 ms of backoff = 9.95 s.
+	const TIMING = { timeout: 300, maxRetries: 2 };
+	const SEND_BY_MS = writeWindow({ timeoutMs: TIMING.timeout, maxRetries: TIMING.maxRetries }) - ANSWER_MS;
+	const RETRY_AFTER_S = 8;
+
+	// Row 1. The first attempt is held past the Timeout (and made 1 s after it arrived); the repeat
+	// under the same key is told to come back in 8 s (429 Retry-After: the service did nothing with
+	// it). Max Retries allows a third attempt, but one started after the 8 s could end past the
+	// write's deadline: it is not started, and the item fails "outcome unknown". One effect.
+	const ROW_1 = (['refund', 'payout'] as const).flatMap((kind) => [
+		{ kind, hostile: true, label: `${kind}: its attempt held past the Timeout and made later, its repeat told to wait 8 s: no attempt starts that could end past the deadline (2 of the 3 attempts Max Retries 2 allows); the outcome is unknown, one effect under one key` },
+		{ kind, hostile: false, label: `${kind}, control: answered in time, sent once and made once` },
+	]);
+	test.each(ROW_1)('$label', async ({ kind, hostile }) => {
+		const { nodes, input, name, workflowId } = write(kind, TIMING);
+		const effects = f.sb.ledger.length;
+		if (hostile) {
+			f.sb.faults.add({ kind: 'hang-then-commit', delayMs: 1000, match: { method: 'POST', path: MONEY } });
+			f.sb.faults.add({ kind: '429', retryAfter: RETRY_AFTER_S, match: { method: 'POST', path: MONEY } });
+		}
+		const mark = f.sb.requests.length;
+		const r = await runNodes(nodes, f.credentials, input, { workflowId });
+		const ended = f.sb.clock.now();
+		f.sb.faults.clear();
+		const sent = writesSince(mark);
+		const key = sent[0]?.headers['idempotency-key'];
+		expect(key).toEqual(expect.any(String));
+		expect(sent.map((q) => q.headers['idempotency-key'])).toEqual(sent.map(() => key));
+		if (!hostile) {
+			expect(r.error('Money')).toBeUndefined();
+			expect(sent).toHaveLength(1);
+			expect(f.sb.ledger.slice(effects).map((e) => e.key)).toEqual([key]);
+			return;
+		}
+		// Two attempts where Max Retries allows three: the one after the Retry-After would have ended past the deadline.
+		expect(sent).toHaveLength(2);
+		expect(sent.length).toBeLessThan(TIMING.maxRetries + 1);
+		const [first, second] = sent.map((q) => q.at);
+		// The deadline is no later than the first attempt's arrival plus the window (the claim came before it) ...
+		for (const at of [first, second]) expect(at + TIMING.timeout + ATTEMPT_SLACK_MS).toBeLessThanOrEqual(first + SEND_BY_MS + 100);
+		// ... and the third could not start before the Retry-After ended, nor end by the deadline then.
+		expect(second + RETRY_AFTER_S * 1000 + TIMING.timeout + ATTEMPT_SLACK_MS).toBeGreaterThan(first + SEND_BY_MS);
+		// The node waited for the Retry-After, then gave up rather than send.
+		expect(ended - second).toBeGreaterThanOrEqual(RETRY_AFTER_S * 1000 - 100);
+		const error = r.error('Money');
+		expect(error?.message).toBe(`The outcome of "${name}" is unknown: the service may have applied it (The write ran out of time before it could be repeated)`);
+		expect(error?.description).toMatch(/could not end within the time the once-per-event record gave the write when it was claimed \(Timeout × attempts, at most 32 minutes\), so no attempt was started after 2/);
+		expect(secretsIn(JSON.stringify([error?.message, error?.description]))).toEqual([]);
+		// The service made it once, after the first attempt had timed out.
+		expect(f.sb.ledger.slice(effects).map((e) => e.key)).toEqual([key]);
+	}, 30_000);
+
+	// Row 2. The first execution's worker is killed while the service holds its refund past the
+	// Timeout (and makes it later): nothing the worker writes after reaches n8n's store and its
+	// static data is never saved, so its claim stays without an outcome. Another execution of the
+	// same event while the worker's attempts are still out, and one 30 s later, send nothing: the
+	// claim is in flight until its deadline (window 32.25 s with Timeout 2 s and Max Retries 1,
+	// deadline marks of one minute: in flight 1 to 2 minutes after the claim). 125 s later the claim
+	// counts as unanswered: the refund is sent again once, under the SAME key, and the service
+	// answers it with the refund it made (a replay). One refund in all; a further execution skips it.
+	const ROW_2 = [
+		{ hostile: true, label: 'a worker killed while the service holds its refund past the Timeout: the same event meanwhile and 30 s later sends nothing (in flight); past the deadline it is sent again once under the same key and answered with the one refund' },
+		{ hostile: false, label: 'control: the refund answered in time; the same event at once, 30 s and 125 s later sends nothing and skips it' },
+	];
+	test.each(ROW_2)('$label', async ({ hostile }) => {
+		const realNow = Date.now.bind(Date);
+		let shift = 0;
+		const clock = jest.spyOn(Date, 'now').mockImplementation(() => realNow() + shift);
+		try {
+			const { nodes, input, workflowId } = write('refund', { timeout: 2000, maxRetries: 1 });
+			// Each execution on a worker whose static data holds nothing of the others' (queue mode).
+			const execute = async () => await runNodes(nodes, f.credentials, input, { workflowId, staticData: {} });
+			const effects = f.sb.ledger.length;
+			const start = f.sb.requests.length;
+			if (hostile) f.sb.faults.add({ kind: 'hang-then-commit', delayMs: 3000, count: 2, match: { method: 'POST', path: MONEY } });
+			const worker = execute();
+			let workerDone = false;
+			void worker.then(
+				() => (workerDone = true),
+				() => (workerDone = true),
+			);
+			if (hostile) {
+				while (writesSince(start).length === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+				// While the worker's attempt is out: refused as in flight, nothing sent.
+				const overlap = await execute();
+				expect(overlap.error('Money')?.description).toMatch(/another execution is sending it now/);
+				// It ran while the worker was still sending (the worker's attempts end before the write's deadline).
+				expect(workerDone).toBe(false);
+				store.down = true; // the worker is killed: its outcome never reaches the store
+			}
+			await worker;
+			store.down = false;
+			f.sb.faults.clear();
+			const first = writesSince(start);
+			const key = first[0]?.headers['idempotency-key'];
+			expect(key).toEqual(expect.any(String));
+			// The worker's own attempts (Max Retries 1: two, both under its key), none from the overlapping execution.
+			expect(first.map((q) => q.headers['idempotency-key'])).toEqual(hostile ? [key, key] : [key]);
+			const later = [[0, hostile ? 'inflight' : 'skipped'], [30_000, hostile ? 'inflight' : 'skipped'], [125_000, hostile ? 'resent' : 'skipped'], [125_000, 'skipped']] as const;
+			for (const [after, expected] of later.slice(hostile ? 1 : 0)) {
+				shift = after;
+				const mark = f.sb.requests.length;
+				const again = await execute();
+				const sent = writesSince(mark);
+				if (expected === 'inflight') {
+					expect(sent).toHaveLength(0);
+					expect(again.error('Money')?.description).toMatch(/another execution is sending it now/);
+				} else if (expected === 'resent') {
+					expect(again.error('Money')).toBeUndefined();
+					expect(sent.map((q) => q.headers['idempotency-key'])).toEqual([key]);
+					expect(again.output('Money')[0].json).toMatchObject({ idempotentReplay: true, idempotencyKeySource: 'event' });
+				} else {
+					expect(sent).toHaveLength(0);
+					expect(again.error('Money')).toBeUndefined();
+					expect(again.output('Money')[0].json).toMatchObject({ writeSkipped: true });
+				}
+			}
+			// One refund in all, under the one key.
+			expect(f.sb.ledger.slice(effects).map((e) => e.key)).toEqual([key]);
+		} finally {
+			clock.mockRestore();
+			store.down = false;
+		}
+	}, 30_000);
 });
