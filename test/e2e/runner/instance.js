@@ -46,6 +46,7 @@ function makeInstance({ userFolder, logDir, home, encryptionKey = crypto.randomB
 			NO_PROXY: '127.0.0.1,localhost',
 			no_proxy: '127.0.0.1,localhost',
 			NODE_OPTIONS: '',
+			...Object.fromEntries((process.env.VS_N8N_ENV || '').split(',').filter(Boolean).map((kv) => kv.split('='))),
 		};
 	};
 	let cliCount = 0;
@@ -113,7 +114,7 @@ function makeInstance({ userFolder, logDir, home, encryptionKey = crypto.randomB
 				...extra,
 			};
 			const logFile = path.join(logDir, 'n8n-start.log');
-			inst.server = startProcess(node, [n8nBin(home), 'start'], { cwd: userFolder, env, logFile, echo });
+			inst.server = startProcess(node, [...(process.env.VS_E2E_N8N_PROF ? ['--cpu-prof', '--cpu-prof-dir=' + process.env.VS_E2E_N8N_PROF] : []), n8nBin(home), 'start'], { cwd: userFolder, env, logFile, echo });
 			await inst.server.waitFor(/Editor is now accessible via/, 180_000);
 			await waitHttp(`${inst.url}/healthz`, 60_000);
 			return inst.server;
