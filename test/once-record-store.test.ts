@@ -10,6 +10,7 @@
 import { DataDeduplicationService } from 'n8n-core';
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
+import { MARK_MS } from '../nodes/shared/money/onceState';
 import { onceRecord, RECORD_CAPACITY, recordDigest } from '../nodes/shared/money/record';
 import { useSandbox } from './support/fixtures';
 import { runNodes } from './support/harness';
@@ -184,7 +185,9 @@ function storeContext(workflowId: string, nodeId: string, details: IDataObject):
 
 test('two processes reading the marks of a write that was never answered at the same moment: neither takes it for a confirmed write nor sends it while it may be in flight; in the next period exactly one of two sends it again', async () => {
 	const key = 'n8n_evt_probe_race';
-	const at = Date.now();
+	// An hour into one of the record's 11-hour periods, so that 12 hours on is the next period (from
+	// the last hour of a period it would be two periods on, past the resend window: not sent again).
+	const at = Math.floor(Date.now() / MARK_MS) * MARK_MS + HOUR;
 	const record = (now: number) => onceRecord(storeContext('wf_store_probe', 'node-probe', {}), () => now);
 	// An execution claimed the write and stopped before the answer (its claim and marks in the store, no details anywhere).
 	expect(await record(at).claim(key)).toEqual({ status: 'new' });
