@@ -34,7 +34,8 @@ export const GROUPS = {
 		tests: ['budget', 'agent-tool', 'agent-sub-workflow'],
 	},
 	// The card detector (issuer, Luhn, the card numbers of a chain of digit groups), card data in
-	// records (security-code fields, card-number fields), declared secret fields.
+	// records (security-code fields, card-number fields, the record walk), declared secret fields;
+	// card-data-records holds cardData's unit cases, output-gate runs the gate in n8n-core.
 	redaction: {
 		mutate: [
 			'nodes/shared/redaction/detector.ts:39-67',
@@ -44,7 +45,7 @@ export const GROUPS = {
 			'nodes/shared/redaction/cardData.ts:168-205',
 			'nodes/shared/redaction/hidden.ts',
 		],
-		tests: ['card-detector', 'hidden-fields'],
+		tests: ['card-detector', 'card-data-records', 'hidden-fields', 'output-gate'],
 	},
 };
 

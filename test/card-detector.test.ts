@@ -20,7 +20,7 @@
 import fc from 'fast-check';
 
 import { hasCardNumber, redactCardNumbers, redactSecurityCodeText, withoutCardData } from '../nodes/shared/redaction/cardData';
-import { cardSpans, ISSUERS, issuerOf, luhnValid } from '../nodes/shared/redaction/detector';
+import { cardSpans, ISSUERS, issuerOf, luhnValid, redactCards } from '../nodes/shared/redaction/detector';
 import { redactCardNumberSpans } from '../nodes/shared/redaction/scan';
 import { runSize } from './support/run-size';
 
@@ -341,6 +341,37 @@ describe('the review\'s cases', () => {
 		expect(redactCardNumbers(text)).toBe(text);
 		const record = { metadata: { note: text } };
 		expect(withoutCardData(record, { freeForm: true })).toBe(record);
+	});
+
+	// The standing-alone rules at the edges of a chain of digit groups (findCards), each both ways:
+	// the text comes out exactly as written here, the card number replaced or not at all.
+	test.each([
+		['after a shorter group joined by another separator', 'room 12 4242-4242-4242-4242', 'room 12 <card>'],
+		['after a group of 12 digits or more and a dash (not an id\'s part)', '123456789012-4242424242424242', '123456789012-<card>'],
+		['after a group of 13 digits and a dash', '1234567890123-4242424242424242', '1234567890123-<card>'],
+		['with a 3-digit code after a dash', '4242424242424242-123', '<card>-123'],
+		['with a 4-digit code after a dash', '4242424242424242-1234', '<card>-1234'],
+		['with a code after a dash, then a space and more', '4242424242424242-123 4567', '<card>-123 4567'],
+		['with a group of 12 digits or more after a dash', '4242424242424242-123456789012', '<card>-123456789012'],
+		['two numbers joined by a dash, the second grouped by dashes', '4242424242424242-5555-5555-5555-4444', '<card>-<card>'],
+		['before a space and letters', '4242424242424242 ab', '<card> ab'],
+	])('a chain\'s edge, found: %s', (_name, text, out) => {
+		expect(redactCards(text, '<card>')).toBe(out);
+	});
+
+	test.each([
+		['after an id\'s part of fewer than 12 digits and a dash', '12345678901-4242424242424242'],
+		['followed by a dash and 2 digits', '4242424242424242-12'],
+		['followed by a dash and 1 digit', 'ref 4242424242424242-7'],
+		['followed by a dot and 2 digits (a decimal)', 'paid 4242424242424242.12'],
+		['followed by a dot and 5 digits (a decimal)', '4242424242424242.12345'],
+		['followed by a dash and 11 digits', '4242424242424242-12345678901'],
+		['followed by a code-sized group and another dash-joined group (an id)', '4242424242424242-123-4567'],
+		['glued to letters after it', '4242424242424242ab'],
+		['grouped, glued to a letter after it', 'x 4242 4242 4242 4242x'],
+	])('a chain\'s edge, unchanged: %s', (_name, text) => {
+		expect(redactCards(text, '<card>')).toBe(text);
+		expect(cardSpans(text)).toEqual([]);
 	});
 
 	test.each([

@@ -460,6 +460,26 @@ describe('guards, as properties of the pieces (both ways)', () => {
 		expect(JSON.stringify(cut)).not.toMatch(/webhookSecret|"deep"|"top"/);
 	});
 
+	test(`lists nested deeper than ${MAX_DEPTH} levels are cut there too; control: ${MAX_DEPTH} levels are read whole; the input list is not changed`, () => {
+		const lists = (levels: number): unknown => {
+			let value: unknown = { webhookSecret: 'deep', keep: 1 };
+			for (let i = 1; i < levels; i++) value = [value];
+			return value;
+		};
+		const whole = JSON.stringify(withoutHidden(lists(MAX_DEPTH), HIDDEN));
+		expect(whole).not.toContain(CUT_TOO_DEEP);
+		expect(whole).toContain('{"keep":1}');
+		expect(whole).not.toContain('deep');
+		const cut = JSON.stringify(withoutHidden(lists(MAX_DEPTH + 1), HIDDEN));
+		expect(cut).toContain(CUT_TOO_DEEP);
+		expect(cut).not.toMatch(/webhookSecret|"deep"|"keep"/);
+		const list = [{ id: 'prd_1' }, { webhookSecret: 's', id: 'prd_2' }];
+		const out = withoutHidden(list, HIDDEN);
+		expect(out).toStrictEqual([{ id: 'prd_1' }, { id: 'prd_2' }]);
+		expect(out).not.toBe(list);
+		expect(list).toStrictEqual([{ id: 'prd_1' }, { webhookSecret: 's', id: 'prd_2' }]);
+	});
+
 	test('with nothing declared the value is returned as it is, however deep (control: with the declared field it is cut)', () => {
 		const deep = nested(MAX_DEPTH + 2);
 		expect(withoutHidden(deep, new Set<string>())).toBe(deep);
