@@ -365,6 +365,28 @@ describe('budgets that differ per item (an expression per item): a write refused
 	});
 });
 
+describe('an item under no budget beside items under one: its 400 fails it with the service\'s answer, nothing to give back', () => {
+	test('item 1 under Maximum Total per Execution 5 spends 3; item 2, under none, answered 400; item 3 of 2 under 5 goes out, of 3 is refused', async () => {
+		for (const third of [2, 3]) {
+			serial++;
+			const [a, b, c] = orders(3);
+			f.sb.faults.add({ kind: 'reply', status: 400, match: { method: 'POST', path: new RegExp(`/orders/${b}/refund$`) }, reply: { body: { ok: false, error: { code: 'bad_request', message: 'no (injected)' } } } });
+			f.sb.clearRequests();
+			const path: Path = { name: 'per item', parameters: (o) => refundOf('={{ $json.amount }}', '={{ $json.order }}', o), write: () => ({}) };
+			const r = await oneExecution(path, { maxTotalPerExecution: '={{ $json.pe }}', concurrency: 1 }, [
+				{ order: a, amount: 3, pe: 5 },
+				{ order: b, amount: 2 },
+				{ order: c, amount: third, pe: 5 },
+			], { id: `wf_budget_nobudget_${serial}`, staticData: {} });
+			f.sb.faults.clear();
+			expect(r.errors[0]).toBeUndefined();
+			expect(r.errors[1]).toMatch(/The service rejected the request \(HTTP 400\)/);
+			if (third === 2) expect(r.errors[2]).toBeUndefined();
+			else expect(r.errors[2]).toMatch(/would pass the "Maximum Total per Execution" of 5: 3 already spent/);
+		}
+	});
+});
+
 describe('a write given back gives back its own amount only (issue 53.5, the mutation run)', () => {
 	test('per execution: 3 out, 2 answered 400 (given back), then 4: refused under 6 (3 still spent); control: under 7 it goes out', async () => {
 		for (const budget of [6, 7]) {
@@ -375,7 +397,8 @@ describe('a write given back gives back its own amount only (issue 53.5, the mut
 			const r = await oneExecution(PATHS[0], { maxTotalPerExecution: budget, concurrency: 1 }, [{ order: a, amount: 3 }, { order: b, amount: 2 }, { order: c, amount: 4 }], { id: `wf_budget_giveback_${serial}`, staticData: {} });
 			f.sb.faults.clear();
 			expect(r.errors[0]).toBeUndefined();
-			expect(r.errors[1]).toBeDefined();
+			// The item fails with the service's own answer (giving back what it held raises nothing of its own).
+			expect(r.errors[1]).toMatch(/The service rejected the request \(HTTP 400\)/);
 			if (budget === 6) {
 				expect(r.errors[2]).toMatch(/would pass the "Maximum Total per Execution" of 6: 3 already spent in this execution, 3 left/);
 				expect(moneyWrites().filter((q) => q.path.includes(c))).toHaveLength(0);

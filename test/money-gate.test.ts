@@ -218,6 +218,16 @@ test('budgets: without n8n\'s deduplication store (n8n-core alone, as here), the
 	}
 	expect(results.slice(0, 2)).toEqual([undefined, undefined]);
 	expect(results[2]).toMatch(/would pass the "Maximum Total per Day" of 5: 4 already spent today \(\d{4}-\d\d-\d\d\), 1 left/);
+	// What is left goes out: the day's total exactly at the budget (1 more), then nothing more (0.01).
+	for (const [amount, sent] of [[1, 1], [0.01, 0]] as const) {
+		const t = target('refund', amount);
+		f.sb.clearRequests();
+		const r = await runNodes([{ name: 'Vault Store', id: 'node-budget-static', parameters: { ...own('refund', t, amount), options: { maxTotalPerDay: 5 } } }], f.credentials, undefined, { workflowId: workflow.id, staticData: workflow.staticData });
+		workflow.staticData = r.staticData;
+		expect(writes()).toBe(sent);
+		if (sent === 0) expect(r.error()?.message).toMatch(/would pass the "Maximum Total per Day" of 5: 5 already spent today/);
+		else expect(r.error()).toBeUndefined();
+	}
 });
 
 describe('an amount at or below 0 is refused before anything is written (with or without a cap)', () => {
