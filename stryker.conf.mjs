@@ -31,7 +31,7 @@ export const GROUPS = {
 			'nodes/shared/money/budget.ts:247-300',
 			'nodes/shared/money/admitSteps.ts:43-50',
 		],
-		tests: ['budget', 'agent-tool', 'agent-sub-workflow'],
+		tests: ['budget', 'budget-midnight', 'agent-tool', 'agent-sub-workflow'],
 	},
 	// The card detector (issuer, Luhn, the card numbers of a chain of digit groups), card data in
 	// records (security-code fields, card-number fields, the record walk), declared secret fields;
