@@ -5,31 +5,11 @@
  * store and fails nothing (the mutation run's last open budget case: the process's memory of the
  * day before is gone by then).
  */
-import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
-
 import { Budgets } from '../nodes/shared/money/budget';
-import { MemoryDeduplicator } from './support/once-record-support';
+import { MemoryDeduplicator, storeContext } from './support/once-record-support';
 
 const store = new MemoryDeduplicator();
 
-function context(workflowId: string): IExecuteFunctions {
-	const node = { id: 'node-midnight', name: 'Refund' };
-	const data = { node, workflow: { id: workflowId } } as never;
-	const staticData: IDataObject = {};
-	const flow: IDataObject = {};
-	return {
-		helpers: {
-			checkProcessedAndRecord: async (items: string[], scope: 'node', options: { mode: 'entries' }) => await store.checkProcessedAndRecord(items, scope, data, options),
-			removeProcessed: async (items: string[], scope: 'node') => await store.removeProcessed(items, scope, data),
-			getProcessedDataCount: async (scope: 'node', options: { mode: 'entries' }) => await store.getProcessedDataCount(scope, data, options),
-		},
-		getTimezone: () => 'UTC',
-		getContext: () => flow,
-		getWorkflowStaticData: () => staticData,
-		getWorkflow: () => ({ id: workflowId }),
-		getNode: () => node,
-	} as unknown as IExecuteFunctions;
-}
 
 const MIDNIGHT = Date.UTC(2026, 10, 30);
 
@@ -38,7 +18,7 @@ test.each([
 	['control: nothing else ran meanwhile', false],
 ])('a write held at 23:59 and given back at 00:01, %s: its units go back, nothing fails', async (_name, otherWrite) => {
 	const workflowId = `wf_midnight_${otherWrite ? 'other' : 'alone'}`;
-	const ctx = context(workflowId);
+	const ctx = storeContext(store, workflowId, 'node-midnight');
 	const before = new Budgets(ctx, () => MIDNIGHT - 60_000);
 	const held = await before.reserve({ perDay: 10 }, 4, 'USD');
 	const heldUnits = store.count(workflowId);

@@ -8,13 +8,13 @@
  * store in PostgreSQL with two workers (scripts/e2e-queue/run.js, check 5c).
  */
 import { DataDeduplicationService } from 'n8n-core';
-import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import type { IDataObject } from 'n8n-workflow';
 
 import { MARK_MS } from '../nodes/shared/money/onceState';
 import { onceRecord, RECORD_CAPACITY, recordDigest } from '../nodes/shared/money/record';
 import { useSandbox } from './support/fixtures';
 import { runNodes } from './support/harness';
-import { delivery, hintsOf, HOUR, gatedValue, MemoryDeduplicator, REFUND, staticDataContext, TRIGGER, Workflow } from './support/once-record-support';
+import { delivery, hintsOf, HOUR, gatedValue, MemoryDeduplicator, REFUND, staticDataContext, storeContext, TRIGGER, Workflow } from './support/once-record-support';
 
 const f = useSandbox({ orders: 80 });
 const store = new MemoryDeduplicator();
@@ -167,28 +167,13 @@ test('a read-back mismatch quoting the store key: recorded and named on re-deliv
 	expect(refundRequests()).toHaveLength(0);
 });
 
-/** A node's context on the in-memory store, with `details` as its static data (what one process reads). */
-function storeContext(workflowId: string, nodeId: string, details: IDataObject): IExecuteFunctions {
-	const node = { id: nodeId, name: 'Refund' };
-	const data = { node, workflow: { id: workflowId } } as never;
-	return {
-		helpers: {
-			checkProcessedAndRecord: async (items: string[], scope: 'node', options: { mode: 'entries' }) => await store.checkProcessedAndRecord(items, scope, data, options),
-			removeProcessed: async (items: string[], scope: 'node') => await store.removeProcessed(items, scope, data),
-			getProcessedDataCount: async (scope: 'node', options: { mode: 'entries' }) => await store.getProcessedDataCount(scope, data, options),
-		},
-		getWorkflowStaticData: () => details,
-		getWorkflow: () => ({ id: workflowId }),
-		getNode: () => node,
-	} as unknown as IExecuteFunctions;
-}
 
 test('two processes reading the marks of a write that was never answered at the same moment: neither takes it for a confirmed write nor sends it while it may be in flight; in the next period exactly one of two sends it again', async () => {
 	const key = 'n8n_evt_probe_race';
 	// An hour into one of the record's 11-hour periods, so that 12 hours on is the next period (from
 	// the last hour of a period it would be two periods on, past the resend window: not sent again).
 	const at = Math.floor(Date.now() / MARK_MS) * MARK_MS + HOUR;
-	const record = (now: number) => onceRecord(storeContext('wf_store_probe', 'node-probe', {}), () => now);
+	const record = (now: number) => onceRecord(storeContext(store, 'wf_store_probe', 'node-probe', {}), () => now);
 	// An execution claimed the write and stopped before the answer (its claim and marks in the store, no details anywhere).
 	expect(await record(at).claim(key)).toEqual({ status: 'new' });
 	// Two re-deliveries on two processes that cannot read details: their reads of the marks interleave.
@@ -203,7 +188,7 @@ test('two processes reading the marks of a write that was never answered at the 
 test(`store full: ${RECORD_CAPACITY.toLocaleString('en')} claims within 84 h are all new; past that a claim is untracked (n8n would drop a live entry), never refused`, async () => {
 	const details: IDataObject = {};
 	const node = { id: 'node-full', name: 'Refund' };
-	const ctx = storeContext('wf_store_full', node.id, details);
+	const ctx = storeContext(store, 'wf_store_full', node.id, details);
 	const at = Date.now();
 	const record = onceRecord(ctx, () => at);
 	expect(record.backend).toBe('deduplication');

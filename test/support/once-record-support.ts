@@ -80,6 +80,29 @@ export function staticDataContext(store: IDataObject): IExecuteFunctions {
 }
 
 /**
+ * A node's context on an in-memory deduplication store (n8n's helpers the record and the budgets
+ * call), with `details` as its static data (what one process reads), the UTC timezone and a flow
+ * context of its own.
+ */
+export function storeContext(store: MemoryDeduplicator, workflowId: string, nodeId: string, details: IDataObject = {}): IExecuteFunctions {
+	const node = { id: nodeId, name: 'Refund' };
+	const data = { node, workflow: { id: workflowId } } as never;
+	const flow: IDataObject = {};
+	return {
+		helpers: {
+			checkProcessedAndRecord: async (items: string[], scope: 'node', options: { mode: 'entries' }) => await store.checkProcessedAndRecord(items, scope, data, options),
+			removeProcessed: async (items: string[], scope: 'node') => await store.removeProcessed(items, scope, data),
+			getProcessedDataCount: async (scope: 'node', options: { mode: 'entries' }) => await store.getProcessedDataCount(scope, data, options),
+		},
+		getTimezone: () => 'UTC',
+		getContext: () => flow,
+		getWorkflowStaticData: () => details,
+		getWorkflow: () => ({ id: workflowId }),
+		getNode: () => node,
+	} as unknown as IExecuteFunctions;
+}
+
+/**
  * What n8n 2.8.4's DeduplicationHelper does (packages/cli/src/deduplication/deduplication-helper.ts),
  * in memory: one list per (workflow, `n:<node id>`), values stored as md5/base64 hashes, `maxEntries`
  * trimming the front of the list, every call a read then a write of the whole list.
