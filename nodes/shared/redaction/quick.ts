@@ -48,6 +48,27 @@ const HEX = (() => {
 	return out;
 })();
 
+/** `table` (B64, HEX) for every UTF-16 code, 0 above 127: one read per character, no range test. */
+function widened(table: Uint8Array): Uint8Array {
+	const out = new Uint8Array(0x10000);
+	out.set(table);
+	return out;
+}
+
+const B64_ANY = widened(B64);
+const HEX_ANY = widened(HEX);
+
+/** CLASS bits: a separator (SEPARATOR_BYTE below 256, isWideSeparator above), and `%` or `\` (an escape may start). */
+const IS_SEPARATOR = 1;
+const ESCAPE_START = 2;
+const CLASS = (() => {
+	const out = new Uint8Array(0x10000);
+	for (let c = 0; c < 0x10000; c++) if (c < 256 ? SEPARATOR_BYTE[c] === 1 : isWideSeparator(c)) out[c] = IS_SEPARATOR;
+	out[37] |= ESCAPE_START;
+	out[92] |= ESCAPE_START;
+	return out;
+})();
+
 /** ROT[k][m]: the 4-bit mask m turned so that its bit (φ + k) mod 4 is bit φ. */
 const ROT = [0, 1, 2, 3].map((k) => Uint8Array.from({ length: 16 }, (_, m) => ((m >> k) | (m << (4 - k))) & 15));
 
@@ -92,6 +113,13 @@ export class QuickTables {
 	 */
 	readonly pair = new Uint8Array(4096);
 
+	/** PAIR turned as a group's first, second and third pair are (ROT[1], ROT[2], ROT[3]): one read each. */
+	readonly pairTurned1 = new Uint8Array(4096);
+
+	readonly pairTurned2 = new Uint8Array(4096);
+
+	readonly pairTurned3 = new Uint8Array(4096);
+
 	/** HEXPAIR[(a << 4) | b]: what the byte of two hex digits does to a run: 2 adds (a piece's byte), 1 keeps (a separator), 0 ends it. */
 	readonly hexPair = new Uint8Array(256);
 
@@ -110,6 +138,11 @@ export class QuickTables {
 			}
 		}
 		for (let b = 0; b < 256; b++) this.hexPair[b] = step(b);
+		for (let i = 0; i < 4096; i++) {
+			this.pairTurned1[i] = ROT[1][this.pair[i]];
+			this.pairTurned2[i] = ROT[2][this.pair[i]];
+			this.pairTurned3[i] = ROT[3][this.pair[i]];
+		}
 	}
 }
 
@@ -199,13 +232,25 @@ export class QuickScan {
 		return this;
 	}
 
+	/**
+	 * Reads a text. The state read per character is kept in locals and written back at the end;
+	 * what the rare paths (compare, startDecoding, decode) read is kept in fields. Every 4 characters
+	 * read (a group, counted over the texts as one), the group's 4-gram and what it decodes to.
+	 */
 	feed(text: string): void {
 		if (this.maybe) return;
 		const { ring, compact, t } = this;
-		const spreadGrams = t.spreadGrams;
+		const spreadBits = t.spreadGrams.bits;
+		const spreadWhole = t.spreadGrams.whole;
+		const directBits = t.directGrams.bits;
+		const directWhole = t.directGrams.whole;
+		const { pair, pairTurned1, pairTurned2, pairTurned3, hexPair } = t;
 		let n = this.n;
 		let m = this.m;
 		let escape = this.escape;
+		let b64Ok = this.b64Ok;
+		let hexEven = this.hexEven;
+		let hexOdd = this.hexOdd;
 		// The texts the current run of base64 characters is in (one, unless it runs over texts).
 		if (this.b64Start >= n) {
 			this.texts.length = 0;
@@ -214,7 +259,6 @@ export class QuickScan {
 		this.texts.push(text);
 		this.starts.push(n);
 		const len = text.length;
-		// The state read per character, in locals (written back where a method changes it).
 		let decoding = this.decoding;
 		let directPending = this.directHi >= 0;
 		let spreadPending = this.spreadHi >= 0;
@@ -222,22 +266,27 @@ export class QuickScan {
 			const c = text.charCodeAt(k);
 			ring[n & (RING - 1)] = c;
 			if (decoding) {
-				if (c < 128 && B64[c] !== 0) {
+				if (B64_ANY[c] !== 0) {
 					if (!this.decode(c, n)) return void this.fail();
 				} else decoding = this.decoding = false;
 			}
 			n++;
-			if (escape !== 0 || c === 37 || c === 92) {
+			const cls = CLASS[c];
+			if (escape !== 0 || (cls & ESCAPE_START) !== 0) {
 				escape = escapeStep(escape, c);
 				if (escape === ESCAPE_READ) return void this.fail();
 			}
-			if (c < 256 ? SEPARATOR_BYTE[c] !== 1 : !isWideSeparator(c)) {
+			if ((cls & IS_SEPARATOR) === 0) {
 				compact[m & (RING - 1)] = c;
 				m++;
-				if ((m & 3) === 0 && spreadGrams.has(gramHash(compact[(m - 4) & 15], compact[(m - 3) & 15], compact[(m - 2) & 15], c))) {
-					if (this.spreadHi < 0) this.spreadLo = m - 7;
-					this.spreadHi = m - 4;
-					spreadPending = true;
+				if ((m & 3) === 0) {
+					const h = gramHash(compact[(m - 4) & 15], compact[(m - 3) & 15], compact[(m - 2) & 15], c);
+					const slot = (h ^ (h >>> 16)) & 0xffff;
+					if ((spreadBits[slot >>> 5] & (1 << (slot & 31))) !== 0 && spreadWhole.has(h)) {
+						if (this.spreadHi < 0) this.spreadLo = m - 7;
+						this.spreadHi = m - 4;
+						spreadPending = true;
+					}
 				}
 				if (spreadPending) {
 					if (!this.compare(compact, m, true)) return;
@@ -245,9 +294,59 @@ export class QuickScan {
 				}
 			}
 			if ((n & 3) === 0) {
-				if (!this.group(n)) return;
-				decoding = this.decoding;
-				directPending = this.directHi >= 0;
+				// A group of 4 characters ends at n.
+				const a = ring[(n - 4) & 15];
+				const b = ring[(n - 3) & 15];
+				const g = ring[(n - 2) & 15];
+				const h = gramHash(a, b, g, c);
+				const slot = (h ^ (h >>> 16)) & 0xffff;
+				if ((directBits[slot >>> 5] & (1 << (slot & 31))) !== 0 && directWhole.has(h)) {
+					if (this.directHi < 0) this.directLo = n - 7;
+					this.directHi = n - 4;
+					directPending = true;
+				}
+				// Base64: a word holds a piece only if, decoded at one of the 4 phases its decoding may
+				// start at, it has PIECE bytes in a row that are a piece's or separators
+				// (Pieces.mayDecodeBase64). Such a run covers two whole groups and the pair joining
+				// them: those pairs are checked at every phase with bit masks; where they all may be in
+				// one, the run of base64 characters they are in is decoded as mayDecodeBase64 does (once
+				// per run).
+				const va = B64_ANY[a];
+				const vb = B64_ANY[b];
+				const vc = B64_ANY[g];
+				const vd = B64_ANY[c];
+				let own = 0;
+				if (va !== 0 && vb !== 0 && vc !== 0 && vd !== 0) {
+					own = pairTurned1[((va - 1) << 6) | (vb - 1)] & pairTurned2[((vb - 1) << 6) | (vc - 1)] & pairTurned3[((vc - 1) << 6) | (vd - 1)];
+					if (!decoding && (b64Ok & own) !== 0 && n > 4) {
+						const vp = B64_ANY[ring[(n - 5) & 15]];
+						if (vp !== 0 && (b64Ok & own & pair[((vp - 1) << 6) | (va - 1)]) !== 0) {
+							if (!this.startDecoding(n)) return void this.fail();
+							decoding = true;
+						}
+					}
+				} else this.b64Start = vd === 0 ? n : vc === 0 ? n - 1 : vb === 0 ? n - 2 : n - 3;
+				b64Ok = own;
+				// Hex, at both parities: runs of decoded bytes counted as Pieces.mayDecodeHex counts them
+				// (a piece's byte adds one, a separator keeps the run, any other byte ends it). Where a
+				// character is no hex digit, a run restarts at most one pair before the group's end,
+				// counted as one (more than it can be: never less).
+				const ha = HEX_ANY[a];
+				const hb = HEX_ANY[b];
+				const hc = HEX_ANY[g];
+				const hd = HEX_ANY[c];
+				if (ha !== 0 && hb !== 0 && hc !== 0 && hd !== 0) {
+					const hq = n > 4 ? HEX_ANY[ring[(n - 5) & 15]] : 0;
+					const even = run(run(hexEven, hexPair[((ha - 1) << 4) | (hb - 1)]), hexPair[((hc - 1) << 4) | (hd - 1)]);
+					let odd = hq !== 0 ? run(hexOdd, hexPair[((hq - 1) << 4) | (ha - 1)]) : hexOdd;
+					odd = run(odd, hexPair[((hb - 1) << 4) | (hc - 1)]);
+					if (even >= PIECE || odd >= PIECE) return void this.fail();
+					hexEven = even;
+					hexOdd = odd;
+				} else {
+					hexEven = 1;
+					hexOdd = 1;
+				}
 			}
 			if (directPending) {
 				if (!this.compare(ring, n, false)) return;
@@ -257,61 +356,9 @@ export class QuickScan {
 		this.n = n;
 		this.m = m;
 		this.escape = escape;
-	}
-
-	/** A group of 4 characters ends at n: its 4-gram, and what it decodes to. False when the scan is done (maybe). */
-	private group(n: number): boolean {
-		const { ring, t } = this;
-		const a = ring[(n - 4) & 15];
-		const b = ring[(n - 3) & 15];
-		const c = ring[(n - 2) & 15];
-		const d = ring[(n - 1) & 15];
-		if (t.directGrams.has(gramHash(a, b, c, d))) {
-			if (this.directHi < 0) this.directLo = n - 7;
-			this.directHi = n - 4;
-		}
-		const prev = n > 4 ? ring[(n - 5) & 15] : 0;
-		// Base64: a word holds a piece only if, decoded at one of the 4 phases its decoding may start
-		// at, it has PIECE bytes in a row that are a piece's or separators (Pieces.mayDecodeBase64).
-		// Such a run covers two whole groups and the pair joining them: those pairs are checked at
-		// every phase with bit masks; where they all may be in one, the run of base64 characters
-		// they are in is decoded as mayDecodeBase64 does (once per run).
-		const va = a < 128 ? B64[a] : 0;
-		const vb = b < 128 ? B64[b] : 0;
-		const vc = c < 128 ? B64[c] : 0;
-		const vd = d < 128 ? B64[d] : 0;
-		let own = 0;
-		if (va !== 0 && vb !== 0 && vc !== 0 && vd !== 0) {
-			const pair = t.pair;
-			own = ROT[1][pair[((va - 1) << 6) | (vb - 1)]] & ROT[2][pair[((vb - 1) << 6) | (vc - 1)]] & ROT[3][pair[((vc - 1) << 6) | (vd - 1)]];
-			const vp = prev < 128 ? B64[prev] : 0;
-			if (!this.decoding && own !== 0 && vp !== 0 && (this.b64Ok & own & pair[((vp - 1) << 6) | (va - 1)]) !== 0 && !this.startDecoding(n)) {
-				return this.fail();
-			}
-		} else this.b64Start = vd === 0 ? n : vc === 0 ? n - 1 : vb === 0 ? n - 2 : n - 3;
-		this.b64Ok = own;
-		// Hex, at both parities: runs of decoded bytes counted as Pieces.mayDecodeHex counts them
-		// (a piece's byte adds one, a separator keeps the run, any other byte ends it). Where a
-		// character is no hex digit, a run restarts at most one pair before the group's end, counted
-		// as one (more than it can be: never less).
-		const ha = a < 128 ? HEX[a] : 0;
-		const hb = b < 128 ? HEX[b] : 0;
-		const hc = c < 128 ? HEX[c] : 0;
-		const hd = d < 128 ? HEX[d] : 0;
-		if (ha !== 0 && hb !== 0 && hc !== 0 && hd !== 0) {
-			const hp = t.hexPair;
-			const hq = prev < 128 ? HEX[prev] : 0;
-			const even = run(run(this.hexEven, hp[((ha - 1) << 4) | (hb - 1)]), hp[((hc - 1) << 4) | (hd - 1)]);
-			let odd = hq !== 0 ? run(this.hexOdd, hp[((hq - 1) << 4) | (ha - 1)]) : this.hexOdd;
-			odd = run(odd, hp[((hb - 1) << 4) | (hc - 1)]);
-			if (even >= PIECE || odd >= PIECE) return this.fail();
-			this.hexEven = even;
-			this.hexOdd = odd;
-		} else {
-			this.hexEven = 1;
-			this.hexOdd = 1;
-		}
-		return true;
+		this.b64Ok = b64Ok;
+		this.hexEven = hexEven;
+		this.hexOdd = hexOdd;
 	}
 
 	/** At the end of the texts: true when they may hold a piece (every window was compared as it ended). */
