@@ -228,9 +228,11 @@ export async function receiveDelivery(ctx: IWebhookFunctions): Promise<DeliveryA
 		const endpointVersion = ctx.getWorkflowStaticData('node').signatureVersion;
 		const version = endpointVersion === 'V1' || endpointVersion === 'V2' ? endpointVersion : nodeVersion;
 		const events = readEvents(ctx.getNodeParameter('events', []));
+		// Read once: n8n copies the node on every read.
+		const node = ctx.getNode();
 		let options: TriggerOptions;
 		try {
-			options = readTriggerOptions(ctx.getNode(), ctx.getNodeParameter('options', {}) as IDataObject);
+			options = readTriggerOptions(node, ctx.getNodeParameter('options', {}) as IDataObject);
 		} catch (error) {
 			// Names the option and its allowed range; no secret or header value.
 			const reason = error instanceof Error ? error.message : 'the trigger options are invalid';
@@ -309,7 +311,6 @@ export async function receiveDelivery(ctx: IWebhookFunctions): Promise<DeliveryA
 		}
 		verified = true;
 		if (verdict.version === 'V2' && version === 'V1') {
-			const node = ctx.getNode();
 			const key = `${ctx.getWorkflow().id ?? ''}\u0000${node.id ?? node.name}`;
 			if (!warnedMigrated.has(key)) {
 				if (warnedMigrated.size >= MAX_NODES) warnedMigrated.clear();
@@ -336,7 +337,6 @@ export async function receiveDelivery(ctx: IWebhookFunctions): Promise<DeliveryA
 		if (options.rejectDuplicates) {
 			// Twice the tolerance: a delivery stamped T verifies from T - tolerance to T + tolerance.
 			const windowMs = 2 * options.toleranceSeconds * 1000;
-			const node = ctx.getNode();
 			const seen = seenIdsFor(`${ctx.getWorkflow().id ?? ''}\u0000${node.id ?? node.name}`);
 			const keys = duplicateKeys(verdict, rawBody as Buffer, req.headers, payload, options);
 			const now = Date.now();

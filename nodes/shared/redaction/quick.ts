@@ -20,7 +20,6 @@
 
 import { PIECE, SEPARATOR_BYTE } from './rolling';
 
-const imul = Math.imul;
 const fromCharCode = String.fromCharCode;
 
 /** Separators above latin1 (what rolling.ts SEPARATOR's `\s` adds there); test/quick-test.test.ts compares with SEPARATOR for every code. */
@@ -74,8 +73,9 @@ const ROT = [0, 1, 2, 3].map((k) => Uint8Array.from({ length: 16 }, (_, m) => ((
 
 const RING = 16;
 
+/** A 4-gram's hash: exact for 7-bit characters (shifts, no multiplications); a collision only costs a compare. */
 function gramHash(a: number, b: number, c: number, d: number): number {
-	return (imul((imul((imul(a, 31) + b) | 0, 31) + c) | 0, 31) + d) | 0;
+	return ((a << 21) ^ (b << 14) ^ (c << 7) ^ d) | 0;
 }
 
 /** The 4-grams of a set of pieces: a bitmap of 2^16 bits over their hashes, and the whole hashes. */
