@@ -19,9 +19,9 @@
  */
 import fc from 'fast-check';
 
-import { hasCardNumber, redactCardNumbers, redactSecurityCodeText, withoutCardData } from '../nodes/shared/redaction/cardData';
+import { atLeastDigits, CARD_NUMBER_MIN_DIGITS, hasCardNumber, redactCardNumbers, redactSecurityCodeText, SECURITY_CODE_MIN_DIGITS, withoutCardData } from '../nodes/shared/redaction/cardData';
 import { cardSpans, ISSUERS, issuerOf, luhnValid, redactCards } from '../nodes/shared/redaction/detector';
-import { redactCardNumberSpans } from '../nodes/shared/redaction/scan';
+import { redactCardNumberSpans, redactSensitiveText } from '../nodes/shared/redaction/scan';
 import { runSize } from './support/run-size';
 
 const SEED = Number(process.env.PROPERTY_SEED ?? 520003);
@@ -303,6 +303,36 @@ describe('(b) every legitimate text comes out byte for byte', () => {
 			const record = { message: text, metadata: { note: text } };
 			expect(withoutCardData(record, { freeForm: true })).toBe(record);
 		});
+	});
+});
+
+describe('the digit count read before the detector (cardData.ts atLeastDigits)', () => {
+	/** The text with its ASCII digits after the first `keep` left out: texts around both counts. */
+	const keepDigits = (text: string, keep: number): string => {
+		let seen = 0;
+		return text.replace(/[0-9]/g, (d) => (++seen <= keep ? d : ''));
+	};
+	const around = fc
+		.tuple(fc.oneof(presentationArb.map((w) => w.text), codeTextArb.map((w) => w.text), legitArb), fc.nat(20))
+		.map(([text, keep]) => keepDigits(text, keep));
+
+	test(`${RUNS} generated texts cut to 0 to 20 digits (presentations, codes, the legitimate corpus): the counted calls answer as the detector alone, and the count is exact`, () => {
+		let below = 0;
+		let found = 0;
+		check('digit counts', around, (text) => {
+			const digits = text.replace(/[^0-9]/g, '').length;
+			expect(atLeastDigits(text, CARD_NUMBER_MIN_DIGITS)).toBe(digits >= CARD_NUMBER_MIN_DIGITS);
+			expect(atLeastDigits(text, SECURITY_CODE_MIN_DIGITS)).toBe(digits >= SECURITY_CODE_MIN_DIGITS);
+			const cards = redactCardNumberSpans(text, { mode: 'text' });
+			const codes = redactSensitiveText(text, { values: false });
+			expect(redactCardNumbers(text)).toBe(cards);
+			expect(redactSecurityCodeText(text)).toBe(codes);
+			if (digits < CARD_NUMBER_MIN_DIGITS) below++;
+			if (cards !== text || codes !== text) found++;
+		});
+		// Both kinds occur: texts below the card count, and texts the detector changes.
+		expect(below).toBeGreaterThan(RUNS / 10);
+		expect(found).toBeGreaterThan(RUNS / 10);
 	});
 });
 

@@ -469,6 +469,54 @@ describe('V2 deliveries', () => {
 		expect(item.json).toMatchObject(JSON.parse(c.rawBody.toString('utf8')));
 	});
 
+	// Issue 52: card data in a delivery (a service that sends what it should not) is read by the
+	// card-data detector on the trigger item, as in an answer an AI agent reads: a trigger item goes
+	// on to whatever the workflow does next. Each row: the sandbox sent it (control), it does not
+	// reach the item, and the rest of the delivery is as sent.
+	const CARD = '4242424242424242';
+	test.each([
+		{ what: 'a field named as a card number', data: { card_number: CARD }, gone: [CARD] },
+		{ what: 'security-code fields (cvc, cvv_code, cvcValue) at depth', data: { payment: { cvc: '737', cvv_code: '4567', cvcValue: 9876 } }, gone: ['737', '4567', '9876'] },
+		{ what: 'a card number in prose, grouped with no-break spaces, with its expiry', data: { note: 'card 4242\u00a04242\u00a04242\u00a04242 exp 12/29' }, gone: ['4242\u00a04242\u00a04242\u00a04242'] },
+		{ what: 'a security code in prose', data: { note: 'my CVC is 737, thanks' }, gone: ['737'] },
+		{ what: 'a card number in a list of records', data: { lines: [{ memo: `pan ${CARD}` }, { memo: 'gift wrap' }] }, gone: [CARD] },
+	])('a delivery carrying $what: the trigger item shows it redacted, the rest as sent', async ({ data, gone }) => {
+		const t = await activeTrigger({ events: ['PAYMENT_COMPLETED'], signatureVersion: 'V2' });
+		const c = await emitFor(t, 'PAYMENT_COMPLETED', { orderId: 'ord_test00000002', amount: 12.5, ...data });
+		const sent = JSON.parse(c.rawBody.toString('utf8')) as IDataObject;
+		for (const value of gone) expect(JSON.stringify(sent)).toContain(value);
+		const [item] = (await deliverTo(t, c)).items;
+		// The delivery's data (the item's meta holds ids and timestamps of its own).
+		const out = JSON.stringify(item.json.data);
+		for (const value of gone) expect(out).not.toMatch(new RegExp(`(?<![0-9])${value}(?![0-9])`));
+		expect(item.json).toMatchObject({ id: sent.id, event: 'PAYMENT_COMPLETED', data: { orderId: 'ord_test00000002', amount: 12.5 } });
+	});
+
+	test('a delivery carrying legitimate look-alikes (a last4, a CVC check, dates, invoice and size lists, a phone, an order reference) reaches the item byte for byte', async () => {
+		const t = await activeTrigger({ events: ['PAYMENT_COMPLETED'], signatureVersion: 'V2', options: { includeHeaders: true } });
+		const data = {
+			orderId: 'ord_4242424242424242',
+			last4: '4242',
+			cvcCheck: 'pass',
+			requireCvc: true,
+			period: '2026-01-01 to 2026-12-31',
+			invoices: 'INV 1001, 1002, 1003, 1004, 1005',
+			sizes: '38 40 42 44 46',
+			phone: '+1 415 555 0100',
+			price: '12.50',
+			amount: 1250,
+			note: 'Leave at the door, the code word is blue; call 0800 123 456',
+		};
+		const c = await emitFor(t, 'PAYMENT_COMPLETED', data);
+		const [item] = (await deliverTo(t, c, { headers: { ...c.headers, 'x-note': 'ticket 2026-11-29 1001 1002' } })).items;
+		expect(item.json.data).toEqual(data);
+		expect((item.json.meta as IDataObject).headers).toMatchObject({ 'x-note': 'ticket 2026-11-29 1001 1002' });
+		// Control: the same header holding a card number is redacted.
+		const again = await emitFor(t, 'PAYMENT_COMPLETED', data);
+		const [carded] = (await deliverTo(t, again, { headers: { ...again.headers, 'x-note': `card ${CARD}` } })).items;
+		expect((carded.json.meta as IDataObject).headers).toMatchObject({ 'x-note': 'card [redacted]' });
+	});
+
 	test('a wrong or missing signing secret rejects; a missing one is logged naming the credential field', async () => {
 		const t = await activeTrigger({ events: ['PAYMENT_COMPLETED'], signatureVersion: 'V2' });
 		const c = await emitFor(t, 'PAYMENT_COMPLETED');

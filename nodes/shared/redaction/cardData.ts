@@ -111,19 +111,39 @@ export function isSecurityCodeField(name: string, value: unknown): boolean {
 	return kindOf(name).mentionsCode && codeShaped(value);
 }
 
+/** The fewest ASCII digits a card number (12 to 19) and a security code (3 or 4) have in the detector's specification (detector.ts). */
+export const CARD_NUMBER_MIN_DIGITS = 12;
+export const SECURITY_CODE_MIN_DIGITS = 3;
+
+const DIGITS = '0123456789';
+
+/**
+ * True when the text holds at least `count` ASCII digits: one search per digit, stopped at
+ * `count` (linear; a text with few digits, most of a record's texts, is passed over at the speed
+ * of a native search instead of read by the detector).
+ */
+export function atLeastDigits(text: string, count: number): boolean {
+	let found = 0;
+	for (let d = 0; d < 10; d++) {
+		const digit = DIGITS[d];
+		for (let at = text.indexOf(digit); at !== -1; at = text.indexOf(digit, at + 1)) if (++found >= count) return true;
+	}
+	return false;
+}
+
 /** True when the text holds a card number standing alone. */
 export function hasCardNumber(text: string): boolean {
-	return text.length >= 12 && cardNumberSpans(text, { mode: 'text' }).length > 0;
+	return text.length >= CARD_NUMBER_MIN_DIGITS && atLeastDigits(text, CARD_NUMBER_MIN_DIGITS) && cardNumberSpans(text, { mode: 'text' }).length > 0;
 }
 
 /** The text with every card number standing alone replaced. */
 export function redactCardNumbers(text: string): string {
-	return redactCardNumberSpans(text, { mode: 'text' });
+	return atLeastDigits(text, CARD_NUMBER_MIN_DIGITS) ? redactCardNumberSpans(text, { mode: 'text' }) : text;
 }
 
 /** The text with a security code after its name ("cvc: 123", "CVV2=1234") replaced. */
 export function redactSecurityCodeText(text: string): string {
-	return redactSensitiveText(text, { values: false });
+	return atLeastDigits(text, SECURITY_CODE_MIN_DIGITS) ? redactSensitiveText(text, { values: false }) : text;
 }
 
 /** The digits of a value shaped as a card number (12 to 19 digits, single spaces, dots or dashes between groups). */

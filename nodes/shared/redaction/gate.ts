@@ -13,8 +13,9 @@ import type { Family } from '../transport/request';
  * Output policies, by the routes an item's requests went to (as sent, not by the resource):
  *   'store'        known secrets redacted (secrets.ts), security-code fields dropped, card-number
  *                  fields (named as one) redacted; nothing else changes.
- *   'store-agent'  a store answer an AI agent reads (it goes to a model provider): as 'store', and
- *                  card numbers standing alone and security codes in text redacted too.
+ *   'store-agent'  a store answer an AI agent reads (it goes to a model provider), and a trigger's
+ *                  item: as 'store', and card numbers standing alone and security codes in text
+ *                  redacted too.
  *   'vault'        a vault operation's token: the token allow-list (TOKEN_FIELDS; `mask` and
  *                  `metadata` without card data), then as 'store'.
  *   'vault-custom' a Custom API Call to the vault: a record shaped as a token goes through the
@@ -176,9 +177,14 @@ export function gateOutput(items: INodeExecutionData[], policy: OutputPolicy, re
 	});
 }
 
-/** A trigger's item, the delivery's metadata and headers included, as it may leave the node. */
+/**
+ * A trigger's item, the delivery's metadata and headers included, as it may leave the node: as a
+ * store answer an AI agent reads ('store-agent'), since the item goes on to whatever the workflow
+ * does next without a record asked for by name: security-code fields dropped, card-number fields,
+ * card numbers standing alone and security codes in text redacted, known secrets redacted.
+ */
 export function gateTriggerItem(json: IDataObject, redactor: Redactor): Gated<INodeExecutionData> {
-	return stamped<INodeExecutionData>({ json: redactor.secrets(json) });
+	return stamped<INodeExecutionData>({ json: redactor.secrets(gateRecord(json, 'store-agent')) });
 }
 
 /**
