@@ -336,6 +336,20 @@ describe('the digit count read before the detector (cardData.ts atLeastDigits)',
 	});
 });
 
+describe('every name the security-code scan reads, in both cases (its word-ending test before the expression)', () => {
+	const NAMES = ['cvc', 'cvv2', 'cvc3', 'csc', 'cvn', 'cvd', 'cid', 'cav', 'cve', 'spc', 'card code', 'security code', 'verification value', 'card verification number', 'card verification', 'cvv_code', 'cvcValue', 'card_cvc_number'];
+	test.each(NAMES.flatMap((name) => (name === name.toLowerCase() ? [name, name.toUpperCase()] : [name])))('"%s: 737" loses its code, in text and in an error', (name) => {
+		expect(redactSecurityCodeText(`${name}: 737`)).toBe(`${name}: [redacted]`);
+		expect(redactSensitiveText(`${name}: 737`, { values: true })).not.toContain('737');
+	});
+	test('an error loses the value after "authorization" in both cases; a text keeps it (control: not a code name)', () => {
+		for (const name of ['authorization', 'Authorization', 'AUTHORIZATION']) {
+			expect(redactSensitiveText(`${name}: Bearer abc123`, { values: true })).toBe(`${name}: "[redacted]"`);
+			expect(redactSecurityCodeText(`${name}: 737`)).toBe(`${name}: 737`);
+		}
+	});
+});
+
 describe('the review\'s cases', () => {
 	test.each([
 		['a number followed by its expiry and code', '4242 4242 4242 4242 12/27 123', '4242 4242 4242 4242'],

@@ -51,7 +51,11 @@ export const HOSTILE: Record<string, (size: number) => unknown> = {
 	'CSV card numbers in every cell': (n) => `card,note\n${fill('4242424242424242,"card 5555 5555 5555 4444"\n', n)}`,
 	'a quoted cell of doubled quotes and card numbers': (n) => `note\n"${fill('""a"" 4242 4242 4242 4242 ', n)}"\n`,
 };
-export const plain = (n: number): unknown => fill('The order was shipped to the north warehouse today. ', n);
+/**
+ * Plain text as a record's text reads: words with a few numbers in them, so that every scan reads
+ * it (the card-data detector passes over a text with fewer digits than a card number has).
+ */
+export const plain = (n: number): unknown => fill('Order 1042 was shipped to the north warehouse on 29 Nov 2026, 3 items. ', n);
 
 /** Every scan a text meets on its way out: success answers (each policy) and errors. */
 export const SCANS: Record<string, (value: unknown) => unknown> = {

@@ -138,6 +138,20 @@ const NAME_END = (() => {
 /** How the names redactSensitiveText looks for end (both cases; tested on a word's last 13 characters). */
 const NAME_TAIL = /(?:cvc|cvv|csc|cvn|cvd|cid|cav|cve|spc)[23]?$|code$|value$|number$|verification$|authorization$/i;
 
+/** The last three letters of every NAME_TAIL ending (lower case, as one number), read before the expression. */
+const NAME_TAIL_LAST3 = new Set(['cvc', 'cvv', 'csc', 'cvn', 'cvd', 'cid', 'cav', 'cve', 'spc', 'ode', 'lue', 'ber', 'ion'].map((t) => (t.charCodeAt(0) << 16) | (t.charCodeAt(1) << 8) | t.charCodeAt(2)));
+
+/** False when the word from `start` to `end` cannot end as NAME_TAIL says (its last three letters, after a `2` or `3`). */
+function mayEndInName(text: string, start: number, end: number): boolean {
+	const last = text.charCodeAt(end - 1);
+	const e = last === 50 || last === 51 ? end - 1 : end;
+	if (e - start < 3) return false;
+	return NAME_TAIL_LAST3.has(((text.charCodeAt(e - 3) | 0x20) << 16) | ((text.charCodeAt(e - 2) | 0x20) << 8) | (text.charCodeAt(e - 1) | 0x20));
+}
+
+/** Word characters (isWordChar) by code below 128: one read per character in the scans' loops. */
+const WORD = Uint8Array.from({ length: 128 }, (_, c) => (isWordChar(c) ? 1 : 0));
+
 export interface SensitiveText {
 	/** Errors: `<name>: <value>` pairs of security-code words and `authorization` too (a false alarm costs little there). */
 	values: boolean;
@@ -188,12 +202,16 @@ export function redactSensitiveText(text: string, options: SensitiveText): strin
 	};
 	while (i < n) {
 		const c = text.charCodeAt(i);
-		if (!isWordChar(c)) {
+		if (c >= 128 || WORD[c] !== 1) {
 			i++;
 			continue;
 		}
 		const start = i;
-		while (i < n && isWordChar(text.charCodeAt(i))) i++;
+		while (i < n) {
+			const w = text.charCodeAt(i);
+			if (w >= 128 || WORD[w] !== 1) break;
+			i++;
+		}
 		const before = { start: prevStart, end: prevEnd };
 		prevStart = start;
 		prevEnd = i;
@@ -206,7 +224,7 @@ export function redactSensitiveText(text: string, options: SensitiveText): strin
 		}
 		// Every name this scan looks for ends in one of these letters and these words (cvc, cvv2,
 		// security code, verification value, authorization): other words are passed at once.
-		if (!NAME_END[text.charCodeAt(i - 1) & 0x7f] || !NAME_TAIL.test(text.slice(max(start, i - 13), i))) continue;
+		if (!NAME_END[text.charCodeAt(i - 1) & 0x7f] || !mayEndInName(text, start, i) || !NAME_TAIL.test(text.slice(max(start, i - 13), i))) continue;
 		const words = nameWords(text.slice(start, min(i, start + 64)));
 		// "security code", "card verification value": a name of two words with one space or dash between.
 		const joined = before.end === start - 1 && before.start >= 0 ? [...nameWords(text.slice(max(before.start, before.end - 64), before.end)).slice(-1), ...words] : words;
