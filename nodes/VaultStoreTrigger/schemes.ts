@@ -2,6 +2,9 @@ import { createHmac } from 'node:crypto';
 
 import type { VerifierOptions } from './verify';
 
+/** The secrets a scheme's keys are derived from (all a key derivation reads of the options). */
+type SecretsOf = Pick<VerifierOptions, 'secret' | 'previousSecret'>;
+
 /**
  * The signature schemes the verifier runs (V2, V1 and the legacy body-only one): their headers, the
  * text each signs and its digest encoding, the keys a secret gives for each (derived once per
@@ -84,7 +87,7 @@ function addKeys(keys: Key[], scheme: Scheme, secret: string, slot: SigningSecre
 }
 
 /** The keys a scheme tries, the current secret's first, or why the current secret gives none. */
-export function keysOf(scheme: Scheme, options: VerifierOptions): Key[] | string {
+export function keysOf(scheme: Scheme, options: SecretsOf): Key[] | string {
 	const keys: Key[] = [];
 	const problem = addKeys(keys, scheme, options.secret, 'current');
 	if (keys.length === 0) return `signing secret is not valid base64 (${problem as string})`;
@@ -92,7 +95,7 @@ export function keysOf(scheme: Scheme, options: VerifierOptions): Key[] | string
 	return keys;
 }
 
-export const rotating = (options: VerifierOptions): boolean => typeof options.previousSecret === 'string' && options.previousSecret !== '';
+export const rotating = (options: SecretsOf): boolean => typeof options.previousSecret === 'string' && options.previousSecret !== '';
 
 /** The signatures a header offers, as text in the scheme's digest encoding (hex in lower case), or why it offers
  * none. They are compared with the expected text: only the canonical spelling matches. */

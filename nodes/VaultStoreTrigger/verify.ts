@@ -1,6 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 
 import { readHeader, readHeaderCopies } from '../shared/headers';
+import { rememberLast } from '../shared/lastCall';
 import type { Key, Scheme, SignatureVersion, SigningKeyForm, SigningSecretSlot } from './schemes';
 import { HEX_DIGEST, keysOf, MAX_SIGNATURE_HEADER_LENGTH, offeredSignatures, rotating, SCHEMES, sign, V2_ENTRY } from './schemes';
 
@@ -165,12 +166,13 @@ export function verifyDelivery(input: VerifyInput): Verdict {
  * deliveries to an endpoint whose credential has not changed do not derive them again. Keys are
  * derived from the secrets alone; a changed secret makes them again.
  */
-const lastKeys = new Map<Scheme, { secret: string; previous: string | undefined; keys: Key[] | string }>();
+const lastKeys = new Map<Scheme, (secret: string, previousSecret: string | undefined) => Key[] | string>();
 
 function lastKeysOf(scheme: Scheme, options: VerifierOptions): Key[] | string {
-	const last = lastKeys.get(scheme);
-	if (last !== undefined && last.secret === options.secret && last.previous === options.previousSecret) return last.keys;
-	const keys = keysOf(scheme, options);
-	lastKeys.set(scheme, { secret: options.secret, previous: options.previousSecret, keys });
-	return keys;
+	let keysFor = lastKeys.get(scheme);
+	if (keysFor === undefined) {
+		keysFor = rememberLast((secret: string, previousSecret: string | undefined) => keysOf(scheme, { secret, previousSecret }));
+		lastKeys.set(scheme, keysFor);
+	}
+	return keysFor(options.secret, options.previousSecret);
 }

@@ -19,6 +19,7 @@
 import { createHash } from 'node:crypto';
 
 import { CUT_TOO_DEEP, isSecurityCodeName, MAX_DEPTH, REDACTED } from './cardData';
+import { rememberLast } from '../lastCall';
 import { DECLARED_SECRET_FIELDS } from './hidden';
 import { blankSpreadLeaves, eachKey, eachLeafText, keysOf, leafTexts } from './leaves';
 import { decodings, ENCODED_WORD, markEncodedWords, PIECE, Pieces } from './pieces';
@@ -409,9 +410,11 @@ const MAX_CREDENTIAL_REDACTORS = 64;
 
 /** The shared redactor of these credential secrets (their order does not matter). */
 export function credentialRedactor(secrets: Iterable<string>): Redactor {
-	const list = [...new Set(secrets)].sort();
 	// The same secrets as the last call (every delivery of one trigger): its redactor, without hashing them again.
-	if (lastList !== undefined && lastRedactor !== undefined && list.length === lastList.length && list.every((secret, i) => secret === lastList?.[i])) return lastRedactor;
+	return lastCredentialRedactor(...[...new Set(secrets)].sort());
+}
+
+const lastCredentialRedactor = rememberLast((...list: string[]): Redactor => {
 	const hash = createHash('sha256');
 	for (const secret of list) hash.update(secret).update('\u0000');
 	const key = hash.digest('base64');
@@ -426,11 +429,5 @@ export function credentialRedactor(secrets: Iterable<string>): Redactor {
 		}
 	}
 	credentialRedactors.set(key, redactor);
-	lastList = list;
-	lastRedactor = redactor;
 	return redactor;
-}
-
-/** The secrets of the last credentialRedactor call and its redactor (one entry). */
-let lastList: string[] | undefined;
-let lastRedactor: Redactor | undefined;
+});
