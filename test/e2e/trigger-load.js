@@ -51,6 +51,36 @@ function pct(sorted, p) {
 }
 
 /**
+ * POSTs `count` requests, CONCURRENCY at a time, in order of `request(i)` ({url, headers, body});
+ * `answered(i, answer)` gets each answer as it comes: its status (0 on a network error), its text
+ * (the error's on one) and the milliseconds it took.
+ * @param {number} count
+ * @param {(i: number) => {url: string, headers: Record<string, string>, body: string}} request
+ * @param {(i: number, answer: {status: number, text: string, ms: number}) => void} answered
+ */
+async function sendAll(count, request, answered) {
+	let next = 0;
+	const worker = async () => {
+		while (next < count) {
+			const i = next++;
+			const { url, headers, body } = request(i);
+			const t0 = performance.now();
+			let status = 0;
+			let text = '';
+			try {
+				const res = await fetch(url, { method: 'POST', headers, body, signal: AbortSignal.timeout(30_000) });
+				text = await res.text();
+				status = res.status;
+			} catch (err) {
+				text = String(err);
+			}
+			answered(i, { status, text, ms: performance.now() - t0 });
+		}
+	};
+	await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+}
+
+/**
  * @param {{inst: any, sb: any, t: import('./runner/results').Results, rest: any, example: any}} ctx
  */
 async function loadChecks({ inst, sb, t, rest, example }) {
@@ -145,26 +175,12 @@ async function loadChecks({ inst, sb, t, rest, example }) {
 
 	/** @type {{job: typeof jobs[number], status: number, ms: number, text: string}[]} */
 	const results = [];
-	let next = 0;
 	const sendStarted = Date.now();
-	const worker = async () => {
-		while (next < jobs.length) {
-			const job = jobs[next++];
-			const { headers, body: b } = job.make();
-			const t0 = performance.now();
-			let status = 0;
-			let text = '';
-			try {
-				const res = await fetch(url, { method: 'POST', headers, body: b, signal: AbortSignal.timeout(30_000) });
-				text = await res.text();
-				status = res.status;
-			} catch (err) {
-				text = String(err);
-			}
-			results.push({ job, status, ms: performance.now() - t0, text });
-		}
-	};
-	await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+	await sendAll(
+		jobs.length,
+		(i) => ({ url, ...jobs[i].make() }),
+		(i, answer) => results.push({ job: jobs[i], ...answer }),
+	);
 	const sendMs = Date.now() - sendStarted;
 
 	const byKind = /** @type {Record<string, Record<string, number>>} */ ({});
@@ -292,25 +308,14 @@ async function beside({ inst, t, rest, H, url, make, mixed, triggerExecutions })
 	const ms = { trigger: [], webhook: [] };
 	/** @type {Record<string, number[]>} */
 	const statuses = { trigger: [], webhook: [] };
-	let next = 0;
-	const worker = async () => {
-		while (next < jobs.length) {
-			const job = jobs[next++];
-			const { headers, body } = make(job.i);
-			const t0 = performance.now();
-			let status = 0;
-			try {
-				const res = await fetch(job.to === 'trigger' ? url : baseUrl, { method: 'POST', headers, body, signal: AbortSignal.timeout(30_000) });
-				await res.text();
-				status = res.status;
-			} catch {
-				status = 0;
-			}
-			ms[job.to].push(performance.now() - t0);
-			statuses[job.to].push(status);
-		}
-	};
-	await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+	await sendAll(
+		jobs.length,
+		(i) => ({ url: jobs[i].to === 'trigger' ? url : baseUrl, ...make(jobs[i].i) }),
+		(i, answer) => {
+			ms[jobs[i].to].push(answer.ms);
+			statuses[jobs[i].to].push(answer.status);
+		},
+	);
 	const sorted = (/** @type {number[]} */ a) => [...a].sort((x, y) => x - y);
 	const [tt, tw] = [sorted(ms.trigger), sorted(ms.webhook)];
 	log(`beside: ${PAIRS} deliveries each, interleaved, ${CONCURRENCY} concurrent: Vault Store Trigger p50 ${pct(tt, 50).toFixed(1)} ms, p99 ${pct(tt, 99).toFixed(1)} ms; n8n's Webhook node p50 ${pct(tw, 50).toFixed(1)} ms, p99 ${pct(tw, 99).toFixed(1)} ms`);
@@ -334,23 +339,12 @@ async function beside({ inst, t, rest, H, url, make, mixed, triggerExecutions })
 	const order = Array.from({ length: 2 * RATE_ROUNDS }, (_, k) => (k % 4 === 0 || k % 4 === 3 ? 'trigger' : 'webhook'));
 	for (const to of order) {
 		const block = Array.from({ length: RATE_BLOCK }, () => mixed(made++));
-		let at = 0;
 		const t0 = performance.now();
-		const send = async () => {
-			while (at < block.length) {
-				const d = block[at++];
-				let status = 0;
-				try {
-					const res = await fetch(to === 'trigger' ? url : baseUrl, { method: 'POST', headers: d.headers, body: d.body, signal: AbortSignal.timeout(30_000) });
-					await res.text();
-					status = res.status;
-				} catch {
-					status = 0;
-				}
-				rate[to].statuses.push({ valid: d.valid, status });
-			}
-		};
-		await Promise.all(Array.from({ length: CONCURRENCY }, send));
+		await sendAll(
+			block.length,
+			(i) => ({ url: to === 'trigger' ? url : baseUrl, headers: block[i].headers, body: block[i].body }),
+			(i, answer) => rate[to].statuses.push({ valid: block[i].valid, status: answer.status }),
+		);
 		await settled(50);
 		rate[to].ms += performance.now() - t0;
 		rate[to].sent += block.length;
