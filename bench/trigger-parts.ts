@@ -1,0 +1,147 @@
+/**
+ * Where the trigger's webhook() time goes (bench/RESULTS.md section 4, the second table): the same
+ * harness and n8n-core WebhookContext as section 4, with a part of the path left out at a time,
+ * interleaved round by round with the node as shipped and the reference library's verify. A
+ * profile, not a headline: the left-out parts are patched into the loaded build for their own
+ * contender only (never shipped), and put back after it.
+ *
+ *   node out/bench/trigger-parts.js     (after npm run build && npm run build:dev)
+ */
+import { createHash, createHmac, randomUUID } from 'node:crypto';
+import path from 'node:path';
+
+import type { IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
+import { Webhook } from 'standardwebhooks';
+
+import { createTrigger } from '../test/support/trigger-harness';
+
+const SECRET = `whsec_${Buffer.from('bench-signing-secret-0123').toString('base64')}`;
+const PER_ROUND = 1000;
+const ROUNDS = 10;
+const WARM_ROUNDS = 1;
+
+const DIST = path.join(__dirname, '..', '..', 'dist', 'nodes');
+// The modules the loaded node uses (the harness loads the package from dist/): patched per contender.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const receive = require(path.join(DIST, 'VaultStoreTrigger', 'receive.js')) as { receiveDelivery: (ctx: IWebhookFunctions) => Promise<IWebhookResponseData> };
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const quick = require(path.join(DIST, 'shared', 'redaction', 'quick.js')) as { QuickScan: { prototype: { feed: (text: string) => void } } };
+
+function delivery(): { rawBody: Buffer; headers: Record<string, string>; body: unknown } {
+	const id = `msg_${randomUUID().replace(/-/g, '')}`;
+	const body = { id, event: 'PAYMENT_COMPLETED', createdAt: new Date().toISOString(), data: { pad: '' } };
+	body.data.pad = 'x'.repeat(Math.max(0, 4096 - Buffer.byteLength(JSON.stringify(body))));
+	const rawBody = Buffer.from(JSON.stringify(body));
+	const ts = String(Math.floor(Date.now() / 1000));
+	const key = Buffer.from(SECRET.slice('whsec_'.length), 'base64');
+	const sig = createHmac('sha256', key).update(`${id}.${ts}.`).update(rawBody).digest('base64');
+	return { rawBody, body: JSON.parse(rawBody.toString('utf8')), headers: { 'content-type': 'application/json', 'webhook-id': id, 'webhook-timestamp': ts, 'webhook-signature': `v1,${sig}` } };
+}
+
+const item = (json: unknown): IWebhookResponseData => ({ workflowData: [[{ json: json as never }]] });
+
+/** The reads every delivery makes of n8n (as receive.ts makes them). */
+async function reads(ctx: IWebhookFunctions): Promise<Buffer> {
+	const req = ctx.getRequestObject();
+	ctx.getResponseObject();
+	ctx.getNodeParameter('signatureVersion', 'V2');
+	ctx.getWorkflowStaticData('node');
+	ctx.getNodeParameter('events', []);
+	ctx.getNode();
+	ctx.getNodeParameter('options', {});
+	await ctx.getCredentials('vaultStoreStoreApi');
+	ctx.getWorkflow();
+	return req.rawBody as Buffer;
+}
+
+export async function runTriggerParts(): Promise<string> {
+	const trigger = await createTrigger({
+		parameters: { events: ['PAYMENT_COMPLETED'], signatureVersion: 'V2', options: { manageEndpoint: false } },
+		credentials: { vaultStoreStoreApi: { baseUrl: 'http://127.0.0.1:9', storeId: 'shp_benchstore01', secretKey: 'sk_bench_key_0001', signingSecret: SECRET } },
+		recordForScan: false,
+	});
+	const shipped = receive.receiveDelivery;
+	const feed = quick.QuickScan.prototype.feed;
+	const wh = new Webhook(SECRET);
+	const withStub = (stub: (ctx: IWebhookFunctions) => Promise<IWebhookResponseData>) => async (d: ReturnType<typeof delivery>) => {
+		receive.receiveDelivery = stub;
+		try {
+			return (await trigger.deliver(d)).started;
+		} finally {
+			receive.receiveDelivery = shipped;
+		}
+	};
+	const contenders: Array<{ name: string; run: (d: ReturnType<typeof delivery>) => Promise<boolean> | boolean; times: number[] }> = [
+		{ name: 'the harness and WebhookContext, webhook() a stub that returns one item', run: withStub(async () => item({})), times: [] },
+		{
+			name: "the same, the stub making the node's n8n reads (3 getNodeParameter, getNode, getWorkflowStaticData, getCredentials)",
+			run: withStub(async (ctx) => {
+				await reads(ctx);
+				return item({});
+			}),
+			times: [],
+		},
+		{
+			name: 'the same, and HMAC-SHA256 of the delivery, its parse and the duplicate check\'s SHA-256',
+			run: withStub(async (ctx) => {
+				const raw = await reads(ctx);
+				createHmac('sha256', Buffer.alloc(24)).update('msg.1.').update(raw).digest('base64');
+				createHash('sha256').update(raw).digest('base64');
+				return item(JSON.parse(raw.toString('utf8')));
+			}),
+			times: [],
+		},
+		{
+			name: "the node's webhook() with the gate's quick test left out (its feed returns at once)",
+			run: async (d) => {
+				quick.QuickScan.prototype.feed = () => undefined;
+				try {
+					return (await trigger.deliver(d)).started;
+				} finally {
+					quick.QuickScan.prototype.feed = feed;
+				}
+			},
+			times: [],
+		},
+		{ name: "the node's webhook() as shipped", run: async (d) => (await trigger.deliver(d)).started, times: [] },
+		{ name: '(peer) standardwebhooks verify() made once', run: (d) => wh.verify(d.rawBody.toString('utf8'), d.headers) !== undefined, times: [] },
+	];
+	let started = 0;
+	for (let round = 0; round < WARM_ROUNDS + ROUNDS; round++) {
+		for (const c of contenders) {
+			// Each its own deliveries: the node drops a repeated one as a duplicate.
+			const batch = Array.from({ length: PER_ROUND }, delivery);
+			for (const d of batch) {
+				const t = performance.now();
+				const ok = await c.run(d);
+				const dt = performance.now() - t;
+				if (round >= WARM_ROUNDS) c.times.push(dt);
+				if (ok) started++;
+			}
+		}
+	}
+	const p50 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] * 1000;
+	const reference = p50(contenders[contenders.length - 1].times);
+	return [
+		`Where the time of webhook() goes, per 4 KiB V2 delivery (${ROUNDS} interleaved rounds of ${PER_ROUND} each after ${WARM_ROUNDS} warm-up; \`node out/bench/trigger-parts.js\`):`,
+		'',
+		'| contender | p50 (µs) | speed vs the reference verify |',
+		'|---|---:|---:|',
+		...contenders.map((c) => `| ${c.name} | ${p50(c.times).toFixed(1)} | ${(reference / p50(c.times)).toFixed(2)}x |`),
+		'',
+		`Answers that started an execution or verified: ${started} of ${(WARM_ROUNDS + ROUNDS) * PER_ROUND * contenders.length}.`,
+	].join('\n');
+}
+
+if (require.main === module) {
+	runTriggerParts().then(
+		(markdown) => {
+			console.log(markdown);
+			process.exit(0);
+		},
+		(error: unknown) => {
+			console.error(error);
+			process.exit(1);
+		},
+	);
+}
