@@ -7,15 +7,18 @@
  *
  *   node out/bench/trigger-parts.js     (after npm run build && npm run build:dev)
  */
-import { createHash, createHmac, randomUUID } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 import path from 'node:path';
 
 import type { IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 import { Webhook } from 'standardwebhooks';
 
 import { createTrigger } from '../test/support/trigger-harness';
+import { delivery as sized, printAndExit, SECRET } from './trigger';
 
-const SECRET = `whsec_${Buffer.from('bench-signing-secret-0123').toString('base64')}`;
+/** A 4 KiB V2 delivery, as section 4 sends. */
+const delivery = () => sized(4096);
+
 const PER_ROUND = 1000;
 const ROUNDS = 10;
 const WARM_ROUNDS = 1;
@@ -26,17 +29,6 @@ const DIST = path.join(__dirname, '..', '..', 'dist', 'nodes');
 const receive = require(path.join(DIST, 'VaultStoreTrigger', 'receive.js')) as { receiveDelivery: (ctx: IWebhookFunctions) => Promise<IWebhookResponseData> };
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const quick = require(path.join(DIST, 'shared', 'redaction', 'quick.js')) as { QuickScan: { prototype: { feed: (text: string) => void } } };
-
-function delivery(): { rawBody: Buffer; headers: Record<string, string>; body: unknown } {
-	const id = `msg_${randomUUID().replace(/-/g, '')}`;
-	const body = { id, event: 'PAYMENT_COMPLETED', createdAt: new Date().toISOString(), data: { pad: '' } };
-	body.data.pad = 'x'.repeat(Math.max(0, 4096 - Buffer.byteLength(JSON.stringify(body))));
-	const rawBody = Buffer.from(JSON.stringify(body));
-	const ts = String(Math.floor(Date.now() / 1000));
-	const key = Buffer.from(SECRET.slice('whsec_'.length), 'base64');
-	const sig = createHmac('sha256', key).update(`${id}.${ts}.`).update(rawBody).digest('base64');
-	return { rawBody, body: JSON.parse(rawBody.toString('utf8')), headers: { 'content-type': 'application/json', 'webhook-id': id, 'webhook-timestamp': ts, 'webhook-signature': `v1,${sig}` } };
-}
 
 const item = (json: unknown): IWebhookResponseData => ({ workflowData: [[{ json: json as never }]] });
 
@@ -133,15 +125,4 @@ export async function runTriggerParts(): Promise<string> {
 	].join('\n');
 }
 
-if (require.main === module) {
-	runTriggerParts().then(
-		(markdown) => {
-			console.log(markdown);
-			process.exit(0);
-		},
-		(error: unknown) => {
-			console.error(error);
-			process.exit(1);
-		},
-	);
-}
+if (require.main === module) printAndExit(runTriggerParts);

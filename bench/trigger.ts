@@ -10,11 +10,12 @@ import { Webhook } from 'standardwebhooks';
 
 import { createTrigger } from '../test/support/trigger-harness';
 
-const SECRET = `whsec_${Buffer.from('bench-signing-secret-0123').toString('base64')}`;
+export const SECRET = `whsec_${Buffer.from('bench-signing-secret-0123').toString('base64')}`;
 const N = 5_000;
 const WARMUP = 500;
 
-function delivery(size: number): { rawBody: Buffer; headers: Record<string, string>; body: unknown } {
+/** A V2 delivery of `size` bytes signed with SECRET, and its body as n8n's body parser gives it. */
+export function delivery(size: number): { rawBody: Buffer; headers: Record<string, string>; body: unknown } {
 	const id = `msg_${randomUUID().replace(/-/g, '')}`;
 	const body = { id, event: 'PAYMENT_COMPLETED', createdAt: new Date().toISOString(), data: { pad: '' } };
 	const base = Buffer.byteLength(JSON.stringify(body));
@@ -88,9 +89,9 @@ export async function runTriggerBench(): Promise<string> {
 	].join('\n');
 }
 
-if (require.main === module) {
-	// n8n-core keeps process-wide handles open after a run: exit when the section is printed.
-	runTriggerBench().then(
+/** Runs a section by itself: prints its markdown and exits (n8n-core keeps process-wide handles open after a run). */
+export function printAndExit(section: () => Promise<string>): void {
+	section().then(
 		(markdown) => {
 			console.log(markdown);
 			process.exit(0);
@@ -101,3 +102,5 @@ if (require.main === module) {
 		},
 	);
 }
+
+if (require.main === module) printAndExit(runTriggerBench);
