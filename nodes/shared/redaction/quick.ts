@@ -240,10 +240,7 @@ export class QuickScan {
 	feed(text: string): void {
 		if (this.maybe) return;
 		const { ring, compact, t } = this;
-		const spreadBits = t.spreadGrams.bits;
-		const spreadWhole = t.spreadGrams.whole;
-		const directBits = t.directGrams.bits;
-		const directWhole = t.directGrams.whole;
+		const { spreadGrams, directGrams } = t;
 		const { pair, pairTurned1, pairTurned2, pairTurned3, hexPair } = t;
 		let n = this.n;
 		let m = this.m;
@@ -280,9 +277,7 @@ export class QuickScan {
 				compact[m & (RING - 1)] = c;
 				m++;
 				if ((m & 3) === 0) {
-					const h = gramHash(compact[(m - 4) & 15], compact[(m - 3) & 15], compact[(m - 2) & 15], c);
-					const slot = (h ^ (h >>> 16)) & 0xffff;
-					if ((spreadBits[slot >>> 5] & (1 << (slot & 31))) !== 0 && spreadWhole.has(h)) {
+					if (spreadGrams.has(gramHash(compact[(m - 4) & 15], compact[(m - 3) & 15], compact[(m - 2) & 15], c))) {
 						if (this.spreadHi < 0) this.spreadLo = m - 7;
 						this.spreadHi = m - 4;
 						spreadPending = true;
@@ -298,9 +293,7 @@ export class QuickScan {
 				const a = ring[(n - 4) & 15];
 				const b = ring[(n - 3) & 15];
 				const g = ring[(n - 2) & 15];
-				const h = gramHash(a, b, g, c);
-				const slot = (h ^ (h >>> 16)) & 0xffff;
-				if ((directBits[slot >>> 5] & (1 << (slot & 31))) !== 0 && directWhole.has(h)) {
+				if (directGrams.has(gramHash(a, b, g, c))) {
 					if (this.directHi < 0) this.directLo = n - 7;
 					this.directHi = n - 4;
 					directPending = true;
