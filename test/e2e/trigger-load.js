@@ -361,15 +361,18 @@ async function beside({ inst, t, rest, H, url, make, mixed, triggerExecutions })
 	t.check('beside: rate: every delivery to the Webhook node answered 200', rate.webhook.statuses.every((r) => r.status === 200), JSON.stringify(rate.webhook.statuses.filter((r) => r.status !== 200).length));
 	const genuine = rate.trigger.statuses.filter((r) => r.valid).length;
 	t.equal('beside: rate: the trigger ran each genuine delivery once and no forged one (executions added)', (await triggerExecutions()) - before, genuine);
-	// n8n 2.41's default expression engine ('vm', a pool of one isolate) takes an isolate for every
-	// credential read of a live webhook (n8n's credentials helper resolves the credential's expressions
-	// in a workflow of its own), so any webhook that reads a credential per request, as a verifying
-	// trigger must, pays for one per delivery; the plain Webhook node reads none. There the rate is
-	// logged, not bounded (docs/performance.md has the figures, and with N8N_EXPRESSION_ENGINE=legacy).
+	// n8n 2.41's default expression engine ('vm') takes an isolate per delivery that n8n's own Webhook
+	// node skips: the webhook phase takes one for every start node except `n8n-nodes-base.webhook`
+	// with static parameters (live-webhooks.js webhookPhaseNeedsIsolate, on by default:
+	// N8N_EXPRESSION_ENGINE_ALLOW_WEBHOOK_ISOLATE_SKIP). And every credential read of a live webhook
+	// takes one (n8n's credentials helper resolves the credential's expressions in a workflow of its
+	// own), which a verifying trigger makes per delivery; the plain Webhook node reads none. There the
+	// rate is logged, not bounded (bench/RESULTS.md section 7 has the figures, with the skip off and
+	// with N8N_EXPRESSION_ENGINE=legacy).
 	const [major, minor] = String(lib.N8N_VERSION).split('.').map(Number);
 	const legacyEngine = /(^|,)N8N_EXPRESSION_ENGINE=legacy(,|$)/.test(process.env.VS_N8N_ENV ?? '');
 	const isolatePerCredentialRead = !legacyEngine && (major > 2 || (major === 2 && minor >= 41));
-	if (isolatePerCredentialRead) log(`beside: rate: not bounded on n8n ${lib.N8N_VERSION} (an expression isolate per credential read)`);
+	if (isolatePerCredentialRead) log(`beside: rate: not bounded on n8n ${lib.N8N_VERSION} (an expression isolate in the webhook phase, which n8n skips for its own Webhook node only, and one per credential read)`);
 	else t.check("beside: rate: the trigger takes the mix at least at the Webhook node's rate", ratio >= 1, `${ratio.toFixed(2)}x`);
 	await rest.request('POST', `/api/v1/workflows/${baseId}/deactivate`, undefined, H);
 	await rest.request('DELETE', `/api/v1/workflows/${baseId}`, undefined, H);
